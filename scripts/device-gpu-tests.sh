@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the carried folder (.carry/gpu): every test binary, first its [gpu] tests,
+# then all the others, with full logs under $OUT. Prints one summary line per binary and a total at the end.
+#   device call: cd .carry/gpu && bash device-gpu-tests.sh
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-/tmp/flashlab-out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export FA_KERNELS_DIR="$here/kernels_src"
+export XDG_CACHE_HOME=/tmp/flashlab-cache
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | tee "$out/gpu.txt"
+failed=0
+for t in "$here"/bin/test_*; do
+  name=$(basename "$t")
+  for filter in "[gpu]" "~[gpu]"; do
+    log="$out/${name}$( [ "$filter" = "[gpu]" ] && echo .gpu || echo .cpu ).log"
+    "$t" "$filter" -r compact >"$log" 2>&1
+    rc=$?
+    # Catch2's compact reporter ends with a "Passed N test cases" / "Failed ..." line.
+    echo "$name $filter: rc=$rc $(tail -n 1 "$log")"
+    [ $rc -eq 0 ] || failed=$((failed + 1))
+  done
+done
+echo "device-gpu-tests: $failed run(s) failed"
+exit $((failed > 0))
