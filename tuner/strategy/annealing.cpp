@@ -1,0 +1,65 @@
+// Simulated annealing over the index lattice: a neighbour differs in one parameter by one step of its
+// value list (the next block size up or down). Worse neighbours are accepted with probability
+// exp(-(relative slowdown) / T), T falling geometrically, so early moves explore and late moves climb.
+// Points already evaluated are never proposed twice (their cost is remembered); when every neighbour of
+// the current point is spent, the walk restarts from a random unvisited point.
+#include <cmath>
+#include <random>
+
+#include "tuner/strategy/strategies.hpp"
+
+namespace fl::tuner {
+
+namespace {
+// Relative slowdowns are the natural unit: 0.1 = 10% slower. T starts where a 10% slowdown is accepted
+// with probability exp(-1) ~ 37% and falls 5% per evaluation, so after ~45 steps (T ~ 0.01) only
+// improvements and ~1% slowdowns get through.
+constexpr double kInitialTemperature = 0.1;
+constexpr double kCooling = 0.95;
+}  // namespace
+
+AnnealingStrategy::AnnealingStrategy(ParameterSpace const& space, std::uint64_t seed)
+    : space_(space), rng_(seed), temperature_(kInitialTemperature) {
+  for (auto const& p : space_.valid_points()) unvisited_.insert(p);
+}
+
+std::optional<PointIndex> AnnealingStrategy::random_unvisited() {
+  if (unvisited_.empty()) return std::nullopt;
+  std::uniform_int_distribution<std::size_t> pick(0, unvisited_.size() - 1);
+  auto it = unvisited_.begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(pick(rng_)));
+  return *it;
+}
+
+std::optional<PointIndex> AnnealingStrategy::next() {
+  if (!current_) return random_unvisited();
+  std::vector<PointIndex> candidates;
+  for (std::size_t i = 0; i < current_->size(); ++i)
+    for (int step : {-1, 1}) {
+      PointIndex neighbour = *current_;
+      neighbour[i] += step;
+      if (unvisited_.contains(neighbour)) candidates.push_back(neighbour);
+    }
+  if (candidates.empty()) return random_unvisited();
+  std::uniform_int_distribution<std::size_t> pick(0, candidates.size() - 1);
+  return candidates[pick(rng_)];
+}
+
+void AnnealingStrategy::report(PointIndex const& point, std::optional<double> cost) {
+  unvisited_.erase(point);
+  temperature_ *= kCooling;
+  if (!cost) return;  // a rejected point is never a place to stand
+  if (!current_) {
+    current_ = point;
+    current_cost_ = *cost;
+    return;
+  }
+  double const slowdown = (*cost - current_cost_) / current_cost_;
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  if (slowdown <= 0.0 || coin(rng_) < std::exp(-slowdown / temperature_)) {
+    current_ = point;
+    current_cost_ = *cost;
+  }
+}
+
+}  // namespace fl::tuner

@@ -1,0 +1,43 @@
+#pragma once
+// The discrete space a search strategy walks: named parameters, each with an ordered list of values,
+// and a validity predicate (the family's constraints). A point is one value index per parameter, so
+// "neighbour" has a meaning (the next larger or smaller block size), which annealing and the Bayesian
+// strategy's distance both rely on.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fl::tuner {
+
+struct Parameter {
+  std::string name;
+  std::vector<std::int64_t> values;  // ordered: neighbours in the list are neighbours in the search
+};
+
+using PointIndex = std::vector<int>;                 // one value index per parameter
+using Config = std::map<std::string, std::int64_t>;  // parameter name -> value
+
+class ParameterSpace {
+ public:
+  using Validity = std::function<bool(Config const&)>;
+
+  ParameterSpace(std::vector<Parameter> parameters, Validity is_valid);
+
+  std::vector<Parameter> const& parameters() const { return parameters_; }
+  Config config_of(PointIndex const& point) const;
+  bool is_valid(PointIndex const& point) const;
+  // Every valid point, in lexicographic index order (the exhaustive strategy's order).
+  std::vector<PointIndex> valid_points() const;
+  std::size_t total_points() const;  // the full product, valid or not
+
+ private:
+  std::vector<Parameter> parameters_;
+  Validity is_valid_;
+};
+
+// "kBlockM=128,kBlockN=64,..." in parameter order: the stable text form used in tables and keys.
+std::string to_string(Config const& config);
+
+}  // namespace fl::tuner
