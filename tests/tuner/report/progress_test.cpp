@@ -1,0 +1,47 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "tuner/report/progress.hpp"
+
+using fl::tuner::Progress;
+
+namespace {
+std::string read_all(std::FILE* f) {
+  std::rewind(f);
+  std::string text;
+  for (int c; (c = std::fgetc(f)) != EOF;) text.push_back(char(c));
+  return text;
+}
+}  // namespace
+
+TEST_CASE("progress status shows done/total, rate, ETA and the best so far", "[tuner][progress]") {
+  std::FILE* f = std::tmpfile();
+  Progress p("compile", 10, f, false);
+  p.advance(5);
+  p.set_best("kBlockM=128 300 TFLOP/s");
+  auto const line = p.status_line(Progress::Clock::now() + std::chrono::seconds(5));
+  CHECK(line.find("compile 5/10") == 0);
+  CHECK(line.find("ETA") != std::string::npos);
+  CHECK(line.find("best: kBlockM=128 300 TFLOP/s") != std::string::npos);
+  std::fclose(f);
+}
+
+TEST_CASE("without a terminal progress writes plain lines, no carriage returns", "[tuner][progress]") {
+  std::FILE* f = std::tmpfile();
+  Progress p("time", 3, f, false);
+  for (int i = 0; i < 3; ++i) p.advance();
+  p.finish();
+  auto const text = read_all(f);
+  CHECK(text.find('\r') == std::string::npos);
+  CHECK(text.find("time 3/3") != std::string::npos);
+  std::fclose(f);
+
+  std::FILE* t = std::tmpfile();
+  Progress q("time", 2, t, true);
+  q.advance();
+  q.finish();
+  CHECK(read_all(t).find('\r') != std::string::npos);
+  std::fclose(t);
+}
