@@ -1,0 +1,38 @@
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "tuner/cli/tune_options.hpp"
+
+using namespace fl::tuner;
+
+namespace {
+TuneOptions parse(std::vector<char const*> args) {
+  args.insert(args.begin(), "fa-tune");
+  return parse_tune_options(static_cast<int>(args.size()), args.data());
+}
+}  // namespace
+
+TEST_CASE("fa-tune options: defaults and lists", "[tuner][cli]") {
+  auto o = parse({"--arch", "sm90", "--head-dim", "64,128", "--dtype", "fp16,bf16", "--causal", "yes"});
+  CHECK(o.arch == "sm90");
+  CHECK(o.head_dims == std::vector<int>{64, 128});
+  CHECK(o.dtypes == std::vector<std::string>{"fp16", "bf16"});
+  CHECK(o.causal == CausalChoice::yes);
+  CHECK_FALSE(o.compile_only);
+  CHECK(parse({"--compile-only"}).compile_only);
+  CHECK(parse({"--help"}).help);
+  CHECK(parse({"--help"}).help_text.find("--compile-only") != std::string::npos);
+}
+
+TEST_CASE("fa-tune options: every bad value is one clear UsageError", "[tuner][cli]") {
+  CHECK_THROWS_WITH(parse({"--arch", "sm75"}), Catch::Contains("--arch 'sm75' is not one of"));
+  CHECK_THROWS_WITH(parse({"--seqlen", "-4"}), Catch::Contains("--seqlen -4 is outside"));
+  CHECK_THROWS_WITH(parse({"--seqlen", "12x"}), Catch::Contains("not a whole number"));
+  CHECK_THROWS_WITH(parse({"--head-dim", "96"}), Catch::Contains("--head-dim 96"));
+  CHECK_THROWS_WITH(parse({"--dtype", "fp4"}), Catch::Contains("--dtype 'fp4'"));
+  CHECK_THROWS_WITH(parse({"--batch", "2"}), Catch::Contains("--batch and --heads go together"));
+  CHECK_THROWS_WITH(parse({"--budget", "0"}), Catch::Contains("must be positive"));
+  CHECK_THROWS_AS(parse({"--no-such-option"}), UsageError);
+  CHECK_THROWS_AS(parse({"--jobs", "-1"}), UsageError);
+}

@@ -1,0 +1,148 @@
+#include "tuner/cli/tune_options.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace fl::tuner {
+
+namespace {
+
+std::vector<std::string> split_commas(std::vector<std::string> const& items) {
+  std::vector<std::string> out;
+  for (auto const& item : items) {
+    std::stringstream ss(item);
+    for (std::string part; std::getline(ss, part, ',');)
+      if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+void require_one_of(std::string const& value, std::set<std::string> const& allowed,
+                    std::string const& option) {
+  if (allowed.contains(value)) return;
+  std::string list;
+  for (auto const& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  throw UsageError("--" + option + " '" + value + "' is not one of: " + list);
+}
+
+}  // namespace
+
+std::vector<int> parse_int_list(std::string const& text, std::string const& option, int min, int max) {
+  std::vector<int> values;
+  for (auto const& part : split_commas({text})) {
+    int value = 0;
+    auto const [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (ec != std::errc() || end != part.data() + part.size())
+      throw UsageError("--" + option + " '" + part + "' is not a whole number");
+    if (value < min || value > max)
+      throw UsageError("--" + option + " " + part + " is outside " + std::to_string(min) + ".." +
+                       std::to_string(max));
+    values.push_back(value);
+  }
+  if (values.empty()) throw UsageError("--" + option + " needs at least one value");
+  return values;
+}
+
+TuneOptions parse_tune_options(int argc, char const* const argv[]) {
+  TuneOptions o;
+  std::vector<std::string> families, dtypes;
+  std::string head_dims, seqlens, causal = "both", direction = "fwd";
+  std::int64_t tokens = 0;
+  int batch = 0, heads = 0, budget = 0;
+  double time_limit = 0.0;
+
+  po::options_description desc(
+      "fa-tune: JIT-compile attention kernel configs with NVRTC, verify each, time each on the GPU,\n"
+      "keep everything in SQLite, and print the best config per problem.\n"
+      "Without a GPU it prints the shipped best configs and compile-checks them.\n\nOptions");
+  desc.add_options()("help,h", "show this help and exit")(
+      "arch", po::value(&o.arch)->default_value("sm90"),
+      "target GPU architecture: sm80, sm89 or sm90 (sm90 builds sm_90a code); must match the present GPU "
+      "when timing")(
+      "compile-only", po::bool_switch(&o.compile_only),
+      "compile and prune every config (no GPU needed); print registers, shared memory, spills, compile time")(
+      "family", po::value(&families)->composing(),
+      "kernel family to tune (repeat or comma-separate); default: all")(
+      "dtype", po::value(&dtypes)->composing(),
+      "fp16, bf16, fp8_e4m3, fp8_e5m2 (comma-separated); default: bf16")(
+      "head-dim", po::value(&head_dims), "head dims, e.g. 64,128,256; default: 128")(
+      "seqlen", po::value(&seqlens), "sequence lengths n (n_q = n_k), e.g. 512,4096; default: 4096")(
+      "batch", po::value(&batch), "batch size (with --heads); default: tokens / n")(
+      "heads", po::value(&heads), "query heads (with --batch); default: 2048 / head dim")(
+      "tokens", po::value(&tokens),
+      "batch = tokens / n (the FlashAttention papers' convention); default 16384")(
+      "causal", po::value(&causal)->default_value("both"), "causal mask: both, yes or no")(
+      "direction", po::value(&direction)->default_value("fwd"), "fwd, bwd or both")(
+      "strategy", po::value(&o.strategy)->default_value("exhaustive"), "exhaustive, random, anneal or bayes")(
+      "budget", po::value(&budget), "at most N candidates timed per problem")(
+      "time-limit", po::value(&time_limit), "stop proposing new candidates after S seconds")(
+      "db", po::value(&o.db_path), "SQLite database (default: $XDG_CACHE_HOME/flashlab/flashlab.sqlite)")(
+      "json", po::value(&o.json_path), "also write the results as JSON to this path")(
+      "kernels-dir", po::value(&o.kernels_dir), "kernels_src directory (default: found next to the binary)")(
+      "jobs,j", po::value(&o.jobs)->default_value(0), "compile workers (0: one per core)")(
+      "seed", po::value(&o.seed)->default_value(1), "seed for the random, anneal and bayes strategies");
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (po::error const& e) {
+    throw UsageError(e.what());
+  }
+  if (vm.count("help")) {
+    std::ostringstream text;
+    text << desc << "\nExit codes: 0 done, 1 a kernel failed verification, 2 bad input, 3 no usable GPU.\n";
+    o.help = true;
+    o.help_text = text.str();
+    return o;
+  }
+
+  require_one_of(o.arch, {"sm80", "sm89", "sm90"}, "arch");
+  o.families = split_commas(families);
+  o.dtypes = split_commas(dtypes);
+  if (o.dtypes.empty()) o.dtypes = {"bf16"};
+  for (auto const& d : o.dtypes) require_one_of(d, {"fp16", "bf16", "fp8_e4m3", "fp8_e5m2"}, "dtype");
+  o.head_dims = head_dims.empty() ? std::vector<int>{128} : parse_int_list(head_dims, "head-dim", 1, 1 << 30);
+  for (int d : o.head_dims)
+    if (d != 64 && d != 128 && d != 256)
+      throw UsageError("--head-dim " + std::to_string(d) + " is not one of: 64, 128, 256");
+  o.seqlens = seqlens.empty() ? std::vector<int>{4096} : parse_int_list(seqlens, "seqlen", 1, 1 << 20);
+  require_one_of(causal, {"both", "yes", "no"}, "causal");
+  o.causal = causal == "yes" ? CausalChoice::yes : causal == "no" ? CausalChoice::no : CausalChoice::both;
+  require_one_of(direction, {"fwd", "bwd", "both"}, "direction");
+  o.direction = direction == "bwd" ? Direction::bwd : direction == "both" ? Direction::both : Direction::fwd;
+  require_one_of(o.strategy, {"exhaustive", "random", "anneal", "bayes"}, "strategy");
+
+  if (vm.count("batch") != vm.count("heads")) throw UsageError("--batch and --heads go together");
+  if (vm.count("batch") && vm.count("tokens"))
+    throw UsageError("--tokens cannot be combined with --batch/--heads");
+  if (vm.count("batch")) {
+    if (batch <= 0) throw UsageError("--batch " + std::to_string(batch) + " must be positive");
+    if (heads <= 0) throw UsageError("--heads " + std::to_string(heads) + " must be positive");
+    o.batch = batch;
+    o.heads = heads;
+  }
+  if (vm.count("tokens")) {
+    if (tokens <= 0) throw UsageError("--tokens " + std::to_string(tokens) + " must be positive");
+    o.tokens = tokens;
+  }
+  if (vm.count("budget")) {
+    if (budget <= 0) throw UsageError("--budget " + std::to_string(budget) + " must be positive");
+    o.budget = budget;
+  }
+  if (vm.count("time-limit")) {
+    if (!(time_limit > 0.0)) throw UsageError("--time-limit must be a positive number of seconds");
+    o.time_limit_s = time_limit;
+  }
+  if (o.jobs < 0)
+    throw UsageError("--jobs " + std::to_string(o.jobs) + " must be 0 (one per core) or positive");
+  return o;
+}
+
+}  // namespace fl::tuner

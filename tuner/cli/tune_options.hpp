@@ -1,0 +1,49 @@
+#pragma once
+// fa-tune's command line: parsed and validated in one place, so that every bad value is one clear line
+// (UsageError) and exit code 2, and the rest of the tuner only ever sees a valid TuneOptions.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fl::tuner {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class CausalChoice { both, yes, no };
+enum class Direction { fwd, bwd, both };
+
+struct TuneOptions {
+  std::string arch;  // "sm80", "sm89", "sm90" (sm90 compiles sm_90a code)
+  bool compile_only = false;
+  std::vector<std::string> families;  // empty: every family that exists for the arch
+  std::vector<std::string> dtypes;    // fp16, bf16, fp8_e4m3, fp8_e5m2
+  std::vector<int> head_dims;         // 64, 128, 256
+  std::vector<int> seqlens;           // n (n_q = n_k)
+  std::optional<int> batch;           // with heads: a fixed shape
+  std::optional<int> heads;
+  std::optional<std::int64_t> tokens;  // b = tokens / n (the headline convention: 16384)
+  CausalChoice causal = CausalChoice::both;
+  Direction direction = Direction::fwd;
+  std::string strategy = "exhaustive";
+  std::optional<int> budget;           // max candidates timed per problem
+  std::optional<double> time_limit_s;  // wall-clock limit for the whole run
+  std::string db_path;                 // empty: the default database location
+  std::string json_path;               // empty: no JSON
+  std::string kernels_dir;             // empty: found by runtime/
+  int jobs = 0;                        // compile workers; 0: one per core
+  std::uint64_t seed = 1;
+  bool help = false;
+  std::string help_text;
+};
+
+// Throws UsageError for any bad value; returns help=true with help_text filled for --help.
+TuneOptions parse_tune_options(int argc, char const* const argv[]);
+
+// "64,128" -> {64, 128}; a non-number or a value outside [min, max] is a UsageError naming `option`.
+std::vector<int> parse_int_list(std::string const& text, std::string const& option, int min, int max);
+
+}  // namespace fl::tuner
