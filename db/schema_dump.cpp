@@ -7,8 +7,9 @@
 namespace fl::db {
 namespace {
 
-// Drops `-- comments` (outside quotes) and collapses every run of whitespace into one space, so the
-// dump changes when the schema does and not when a migration's layout or comments do.
+// Drops `-- comments` (outside quotes), collapses every run of whitespace into one space and spaces
+// parentheses and commas one way, so the dump changes when the schema does and not when a migration's
+// layout or comments do. Quoted text is kept byte for byte.
 std::string normalise_sql(std::string_view sql) {
   std::string out;
   char quote = '\0';
@@ -24,8 +25,10 @@ std::string normalise_sql(std::string_view sql) {
       pending_space = true;
       continue;
     }
-    if (pending_space && !out.empty()) out += ' ';
-    pending_space = false;
+    // Outside quotes, "( a , b )" and "(a,b)" both become "(a, b)".
+    bool const tight = quote == '\0' && (c == ')' || c == ',' || (!out.empty() && out.back() == '('));
+    if (pending_space && !out.empty() && !tight) out += ' ';
+    pending_space = quote == '\0' && c == ',';
     out += c;
     if (quote == '\0' && (c == '\'' || c == '"')) {
       quote = c;

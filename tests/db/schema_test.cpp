@@ -140,3 +140,19 @@ TEST_CASE("a failing migration leaves the database at the previous version", "[d
   tables.step();
   CHECK(tables.column_int64(0) == 0);
 }
+
+TEST_CASE("schema_dump sees schema changes but not layout or comments", "[db][schema]") {
+  Database spaced(":memory:");
+  spaced.execute("CREATE TABLE t (\n  a INTEGER,  -- the first column\n  b TEXT DEFAULT 'x  -- y'\n)");
+  Database compact(":memory:");
+  compact.execute("CREATE TABLE t (a INTEGER, b TEXT DEFAULT 'x  -- y')");
+  CHECK(schema_dump(spaced) == schema_dump(compact));
+
+  std::string const before = schema_dump(compact);
+  compact.execute("CREATE INDEX t_by_b ON t (b)");
+  CHECK(schema_dump(compact) != before);
+  Database other_default(":memory:");
+  other_default.execute(
+      "CREATE TABLE t (a INTEGER, b TEXT DEFAULT 'x -- y')");  // one space fewer, in a string
+  CHECK(schema_dump(other_default) != schema_dump(spaced));
+}
