@@ -82,7 +82,7 @@ CREATE TABLE measurements (
   nvrtc_version     TEXT NOT NULL,
   source_hash       TEXT NOT NULL CHECK (length(source_hash) = 64),
   family            TEXT NOT NULL,                  -- e.g. fa2_sm80
-  config            TEXT NOT NULL,                  -- canonical: "kBlockM=128 kBlockN=64 ..." sorted by name
+  config            TEXT NOT NULL,                  -- tuner::to_string(Config): "kBlockM=128,kBlockN=64,..."
   problem_id        INTEGER NOT NULL REFERENCES problems (problem_id),
   -- ok: verified and timed; wrong: failed verification (diagnosis: mutant ids, or no known signature);
   -- pruned: rejected on constraints or ptxas resources (diagnosis: the reason);
@@ -92,6 +92,8 @@ CREATE TABLE measurements (
   median_ms         REAL CHECK (median_ms > 0),
   p20_ms            REAL CHECK (p20_ms > 0),
   p80_ms            REAL CHECK (p80_ms > 0),
+  min_ms            REAL CHECK (min_ms > 0),
+  max_ms            REAL CHECK (max_ms > 0),
   runs              INTEGER CHECK (runs > 0),
   tflops            REAL CHECK (tflops >= 0),
   clock_mhz         REAL,                           -- SM clock beside the measurement
