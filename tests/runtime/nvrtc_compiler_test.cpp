@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "tests/runtime/smoke_program.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
@@ -134,4 +136,16 @@ TEST_CASE("a define name that is not an identifier is refused before NVRTC", "[n
   auto program = compile(request);
   REQUIRE_FALSE(program.ok());
   CHECK(program.error().message == "define name 'BAD NAME' is not a C identifier");
+}
+
+TEST_CASE("compiles on two threads at once give identical CUBINs", "[nvrtc]") {
+  // The tuner's compile pool runs one compile() per core.
+  auto const request = fl::test::smoke_request(TargetArch::sm_90a);
+  std::vector<char> first;
+  std::vector<char> second;
+  std::thread other([&] { first = compile(request).value().cubin; });
+  second = compile(request).value().cubin;
+  other.join();
+  CHECK_FALSE(first.empty());
+  CHECK(first == second);
 }
