@@ -41,8 +41,7 @@ CompileRequest make_compile_request(KernelSource const& source, TargetArch arch)
 
 std::vector<std::string> compile_options(CompileRequest const& request) {
   std::vector<std::string> options = {
-      "--gpu-architecture=" + std::string(arch_name(request.arch)),
-      "--std=c++20",
+      "--gpu-architecture=" + std::string(arch_name(request.arch)), "--std=c++20",
       "--ptxas-options=--verbose",  // per-function registers, smem, spills: parsed by ptxas_report
   };
   if (request.line_info) options.emplace_back("-lineinfo");

@@ -24,13 +24,15 @@ struct AttributeReader {
   }
 };
 
-std::size_t as_size(int value) { return static_cast<std::size_t>(value); }
+std::size_t as_size(int value) {
+  return static_cast<std::size_t>(value);
+}
 
 }  // namespace
 
 std::string DeviceInfo::identity() const {
-  return name + "|cc" + std::to_string(cc_major) + "." + std::to_string(cc_minor) + "|sm" + std::to_string(sm_count) +
-         "|driver" + std::to_string(driver_version);
+  return name + "|cc" + std::to_string(cc_major) + "." + std::to_string(cc_minor) + "|sm" +
+         std::to_string(sm_count) + "|driver" + std::to_string(driver_version);
 }
 
 Result<DeviceInfo> query_device(int ordinal) {
@@ -51,7 +53,8 @@ Result<DeviceInfo> query_device(int ordinal) {
   info.ordinal = ordinal;
   info.driver_version = api.driver_version;
   std::array<char, kDeviceNameCapacity> name{};
-  if (CUresult rc = api.cuDeviceGetName(name.data(), static_cast<int>(name.size()), device); rc != CUDA_SUCCESS) {
+  if (CUresult rc = api.cuDeviceGetName(name.data(), static_cast<int>(name.size()), device);
+      rc != CUDA_SUCCESS) {
     return driver_error(api, rc, "cuDeviceGetName", "device");
   }
   info.name = name.data();
@@ -65,10 +68,12 @@ Result<DeviceInfo> query_device(int ordinal) {
   info.cc_major = read(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "compute capability major");
   info.cc_minor = read(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "compute capability minor");
   info.sm_count = read(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "multiprocessor count");
-  info.max_shared_per_block = as_size(read(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "shared per block"));
+  info.max_shared_per_block =
+      as_size(read(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, "shared per block"));
   info.max_shared_per_block_optin =
       as_size(read(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "shared per block opt-in"));
-  info.shared_per_sm = as_size(read(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, "shared per SM"));
+  info.shared_per_sm =
+      as_size(read(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, "shared per SM"));
   info.max_threads_per_block = read(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "threads per block");
   info.registers_per_sm = read(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, "registers per SM");
   info.l2_bytes = as_size(read(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 size"));
@@ -114,7 +119,9 @@ PrimaryContext& PrimaryContext::operator=(PrimaryContext&& other) noexcept {
   return *this;
 }
 
-PrimaryContext::~PrimaryContext() { release(); }
+PrimaryContext::~PrimaryContext() {
+  release();
+}
 
 void PrimaryContext::release() {
   if (context_ == nullptr) return;

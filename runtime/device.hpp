@@ -14,7 +14,7 @@ struct DeviceInfo {
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
-  int driver_version = 0;  // 13000 = CUDA 13.0
+  int driver_version = 0;                      // 13000 = CUDA 13.0
   std::size_t max_shared_per_block = 0;        // without opting in (48 KiB)
   std::size_t max_shared_per_block_optin = 0;  // with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
   std::size_t shared_per_sm = 0;

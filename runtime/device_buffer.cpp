@@ -33,7 +33,9 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   return *this;
 }
 
-DeviceBuffer::~DeviceBuffer() { free(); }
+DeviceBuffer::~DeviceBuffer() {
+  free();
+}
 
 void DeviceBuffer::free() {
   if (pointer_ == 0) return;
@@ -44,8 +46,8 @@ void DeviceBuffer::free() {
 Status DeviceBuffer::check_range(std::size_t bytes, std::size_t offset, char const* what) const {
   if (offset > bytes_ || bytes > bytes_ - offset) {
     return Error{"memory",
-                 std::string(what) + " of " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
-                     " overruns a buffer of " + std::to_string(bytes_),
+                 std::string(what) + " of " + std::to_string(bytes) + " bytes at offset " +
+                     std::to_string(offset) + " overruns a buffer of " + std::to_string(bytes_),
                  ""};
   }
   return {};
@@ -78,10 +80,12 @@ Status DeviceBuffer::fill_bytes(std::uint8_t value) {
 Status DeviceBuffer::fill_words(std::uint32_t value) {
   constexpr std::size_t kWordBytes = 4;
   if (bytes_ % kWordBytes != 0) {
-    return Error{"memory", "fill_words on a buffer of " + std::to_string(bytes_) + " bytes (not a multiple of 4)", ""};
+    return Error{"memory",
+                 "fill_words on a buffer of " + std::to_string(bytes_) + " bytes (not a multiple of 4)", ""};
   }
   if (bytes_ == 0) return {};
-  return check_driver(*api_, api_->cuMemsetD32(pointer_, value, bytes_ / kWordBytes), "cuMemsetD32", "memory");
+  return check_driver(*api_, api_->cuMemsetD32(pointer_, value, bytes_ / kWordBytes), "cuMemsetD32",
+                      "memory");
 }
 
 }  // namespace fl::runtime

@@ -25,8 +25,12 @@ std::string last_dl_error() {
   return first_line(message != nullptr ? message : "unknown dlopen error");
 }
 
-Error no_driver(std::string const& why) { return Error{"driver", "no CUDA driver: " + why, ""}; }
-Error no_device(std::string const& why) { return Error{"device", "no CUDA device: " + why, ""}; }
+Error no_driver(std::string const& why) {
+  return Error{"driver", "no CUDA driver: " + why, ""};
+}
+Error no_device(std::string const& why) {
+  return Error{"device", "no CUDA device: " + why, ""};
+}
 
 template <class Fn>
 bool resolve(void* handle, Fn& slot, char const* symbol) {

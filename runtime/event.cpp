@@ -28,7 +28,9 @@ Event& Event::operator=(Event&& other) noexcept {
   return *this;
 }
 
-Event::~Event() { destroy(); }
+Event::~Event() {
+  destroy();
+}
 
 void Event::destroy() {
   if (event_ == nullptr) return;

@@ -15,7 +15,9 @@ namespace fl::runtime {
 namespace fs = std::filesystem;
 namespace {
 
-Error source_error(std::string message) { return Error{"source", std::move(message), ""}; }
+Error source_error(std::string message) {
+  return Error{"source", std::move(message), ""};
+}
 
 std::optional<fs::path> executable_dir() {
   std::array<char, 4096> buffer{};
@@ -67,7 +69,8 @@ bool inside(fs::path const& root, fs::path const& candidate) {
 
 Result<fs::path> resolve_kernels_dir(std::optional<fs::path> const& explicit_dir) {
   if (explicit_dir) {
-    if (!is_existing_directory(*explicit_dir)) return source_error("kernels directory '" + explicit_dir->string() + "' does not exist");
+    if (!is_existing_directory(*explicit_dir))
+      return source_error("kernels directory '" + explicit_dir->string() + "' does not exist");
     return fs::absolute(*explicit_dir).lexically_normal();
   }
   if (char const* env = std::getenv(kKernelsDirEnv); env != nullptr && *env != '\0') {
@@ -93,7 +96,8 @@ Result<fs::path> resolve_kernels_dir(std::optional<fs::path> const& explicit_dir
 Result<KernelSource> load_kernel_source(std::string const& name, fs::path const& kernels_dir) {
   fs::path const root = fs::absolute(kernels_dir).lexically_normal();
   fs::path const main_path = (root / name).lexically_normal();
-  if (!inside(root, main_path)) return source_error("kernel source '" + name + "' is outside " + root.string());
+  if (!inside(root, main_path))
+    return source_error("kernel source '" + name + "' is outside " + root.string());
   auto main_text = read_text(main_path);
   if (!main_text) return source_error("cannot read kernel source '" + main_path.string() + "'");
 
@@ -102,7 +106,7 @@ Result<KernelSource> load_kernel_source(std::string const& name, fs::path const&
   std::string const main_relative = main_path.lexically_relative(root).generic_string();
   source.main = SourceFile{main_relative, {}, *main_text, sha256_hex(*main_text)};
 
-  std::map<std::string, SourceFile> by_path;          // every included file once
+  std::map<std::string, SourceFile> by_path;            // every included file once
   std::map<std::string, std::string> path_of_spelling;  // NVRTC matches headers by spelling
   std::vector<std::pair<fs::path, std::string>> pending = {{main_path, *main_text}};
   while (!pending.empty()) {
@@ -120,16 +124,19 @@ Result<KernelSource> load_kernel_source(std::string const& name, fs::path const&
       }
       if (!found) continue;  // not ours: a CUDA header, found by NVRTC through -I
       if (!inside(root, *found)) {
-        return source_error("#include \"" + spelled + "\" in " + including.string() + " leaves " + root.string());
+        return source_error("#include \"" + spelled + "\" in " + including.string() + " leaves " +
+                            root.string());
       }
       std::string const relative = found->lexically_relative(root).generic_string();
-      if (auto const [it, added] = path_of_spelling.emplace(spelled, relative); !added && it->second != relative) {
+      if (auto const [it, added] = path_of_spelling.emplace(spelled, relative);
+          !added && it->second != relative) {
         return source_error("#include \"" + spelled + "\" names both " + it->second + " and " + relative +
                             "; spell them differently");
       }
       if (auto const known = by_path.find(relative); known != by_path.end()) {
         auto& spellings = known->second.spellings;
-        if (std::find(spellings.begin(), spellings.end(), spelled) == spellings.end()) spellings.push_back(spelled);
+        if (std::find(spellings.begin(), spellings.end(), spelled) == spellings.end())
+          spellings.push_back(spelled);
         continue;
       }
       auto included_text = read_text(*found);

@@ -31,7 +31,8 @@ struct KernelSource {
 // <exe dir>/../kernels_src, <exe dir>/kernels_src, the source tree this binary was built from
 // (FA_SOURCE_KERNELS_DIR). An explicit dir or env value that is not a directory is an error rather than
 // a silent fallback: the user asked for it.
-Result<std::filesystem::path> resolve_kernels_dir(std::optional<std::filesystem::path> const& explicit_dir = {});
+Result<std::filesystem::path> resolve_kernels_dir(
+    std::optional<std::filesystem::path> const& explicit_dir = {});
 
 // Reads kernels_dir/name and follows its quoted includes recursively. A quoted include is looked up next
 // to the including file, then at kernels_dir; one not found there is left to NVRTC's own include path

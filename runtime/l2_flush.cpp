@@ -16,6 +16,8 @@ Result<L2Flusher> L2Flusher::create(DeviceInfo const& device) {
   return L2Flusher(std::move(scratch).value());
 }
 
-Status L2Flusher::flush() { return scratch_.fill_words(++pass_); }
+Status L2Flusher::flush() {
+  return scratch_.fill_words(++pass_);
+}
 
 }  // namespace fl::runtime

@@ -14,7 +14,7 @@ constexpr std::size_t kDriverLogBytes = 8192;
 constexpr std::size_t kElf64HeaderBytes = 64;
 constexpr std::size_t kElfClassOffset = 4;
 constexpr unsigned char kElfClass64 = 2;
-constexpr std::size_t kSectionTableOffset = 0x28;  // e_shoff, 8 bytes
+constexpr std::size_t kSectionTableOffset = 0x28;      // e_shoff, 8 bytes
 constexpr std::size_t kSectionEntrySizeOffset = 0x3A;  // e_shentsize, 2 bytes
 constexpr std::size_t kSectionCountOffset = 0x3C;      // e_shnum, 2 bytes
 
@@ -31,9 +31,15 @@ Error load_error(std::string message, std::string log = {}) {
 
 // A truncated or overwritten CUBIN must come back as an Error: the driver is not promised to survive one.
 std::optional<Error> check_elf_image(std::span<char const> cubin) {
-  if (cubin.size() < kElf64HeaderBytes) return load_error("CUBIN of " + std::to_string(cubin.size()) + " bytes is too short");
-  if (std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0) return load_error("CUBIN is not an ELF image");
-  if (static_cast<unsigned char>(cubin[kElfClassOffset]) != kElfClass64) return load_error("CUBIN is not ELF64");
+  if (cubin.size() < kElf64HeaderBytes)
+    return load_error("CUBIN of " + std::to_string(cubin.size()) + " bytes is too short");
+  if (std::memcmp(cubin.data(),
+                  "\x7f"
+                  "ELF",
+                  4) != 0)
+    return load_error("CUBIN is not an ELF image");
+  if (static_cast<unsigned char>(cubin[kElfClassOffset]) != kElfClass64)
+    return load_error("CUBIN is not ELF64");
   auto const table = read_little_endian<std::uint64_t>(cubin, kSectionTableOffset);
   auto const entry = read_little_endian<std::uint16_t>(cubin, kSectionEntrySizeOffset);
   auto const count = read_little_endian<std::uint16_t>(cubin, kSectionCountOffset);
@@ -48,10 +54,11 @@ std::optional<Error> check_elf_image(std::span<char const> cubin) {
 }  // namespace
 
 Result<LoadedModule> LoadedModule::load(std::span<char const> cubin) {
+  // The image first: a corrupt cache row is reported as such, with or without a GPU.
+  if (auto bad = check_elf_image(cubin)) return *bad;
   auto loaded = driver_api();
   if (!loaded.ok()) return loaded.error();
   DriverApi const* api = loaded.value();
-  if (auto bad = check_elf_image(cubin)) return *bad;
 
   std::array<char, kDriverLogBytes> error_log{};
   std::array<char, kDriverLogBytes> info_log{};
@@ -81,7 +88,9 @@ LoadedModule& LoadedModule::operator=(LoadedModule&& other) noexcept {
   return *this;
 }
 
-LoadedModule::~LoadedModule() { unload(); }
+LoadedModule::~LoadedModule() {
+  unload();
+}
 
 void LoadedModule::unload() {
   if (module_ == nullptr) return;
@@ -106,10 +115,11 @@ Result<int> Kernel::attribute(CUfunction_attribute attribute) const {
 }
 
 Status Kernel::set_max_dynamic_shared_bytes(std::size_t bytes) {
-  CUresult const rc =
-      api_->cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes));
+  CUresult const rc = api_->cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                               static_cast<int>(bytes));
   if (rc != CUDA_SUCCESS) {
-    return driver_error(*api_, rc, "cuFuncSetAttribute(max dynamic shared = " + std::to_string(bytes) + ")", "launch");
+    return driver_error(*api_, rc, "cuFuncSetAttribute(max dynamic shared = " + std::to_string(bytes) + ")",
+                        "launch");
   }
   opted_in_shared_bytes_ = bytes;
   return {};
@@ -117,9 +127,10 @@ Status Kernel::set_max_dynamic_shared_bytes(std::size_t bytes) {
 
 Result<int> Kernel::max_active_blocks_per_sm(int block_threads, std::size_t dynamic_shared_bytes) const {
   int blocks = 0;
-  CUresult const rc =
-      api_->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, block_threads, dynamic_shared_bytes);
-  if (rc != CUDA_SUCCESS) return driver_error(*api_, rc, "cuOccupancyMaxActiveBlocksPerMultiprocessor", "kernel");
+  CUresult const rc = api_->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, block_threads,
+                                                                        dynamic_shared_bytes);
+  if (rc != CUDA_SUCCESS)
+    return driver_error(*api_, rc, "cuOccupancyMaxActiveBlocksPerMultiprocessor", "kernel");
   return blocks;
 }
 
@@ -129,13 +140,14 @@ Status launch(Kernel& kernel, LaunchConfig const& config, std::span<void*> args)
   bool const needs_opt_in = wanted > kernel.opted_in_shared_bytes_ ||
                             (config.opt_in_shared && wanted != kernel.opted_in_shared_bytes_);
   if (needs_opt_in) {
-    if (auto raised = kernel.set_max_dynamic_shared_bytes(config.dynamic_shared_bytes); !raised.ok()) return raised;
+    if (auto raised = kernel.set_max_dynamic_shared_bytes(config.dynamic_shared_bytes); !raised.ok())
+      return raised;
   }
   DriverApi const& api = *kernel.api_;
-  CUresult const rc = api.cuLaunchKernel(kernel.function_, config.grid.x, config.grid.y, config.grid.z,
-                                         config.block.x, config.block.y, config.block.z,
-                                         static_cast<unsigned>(config.dynamic_shared_bytes), config.stream,
-                                         args.data(), nullptr);
+  CUresult const rc =
+      api.cuLaunchKernel(kernel.function_, config.grid.x, config.grid.y, config.grid.z, config.block.x,
+                         config.block.y, config.block.z, static_cast<unsigned>(config.dynamic_shared_bytes),
+                         config.stream, args.data(), nullptr);
   if (rc != CUDA_SUCCESS) return driver_error(api, rc, "cuLaunchKernel(" + kernel.name() + ")", "launch");
   return {};
 }

@@ -81,8 +81,8 @@ std::optional<std::string> line_of(std::string const& text, std::size_t number) 
 std::string const* text_named(CompileRequest const& request, std::string const& file) {
   if (file == request.program_name) return &request.source;
   for (auto const& header : request.headers) {
-    if (header.path == file || std::find(header.spellings.begin(), header.spellings.end(), file) !=
-                                   header.spellings.end()) {
+    if (header.path == file ||
+        std::find(header.spellings.begin(), header.spellings.end(), file) != header.spellings.end()) {
       return &header.text;
     }
   }
@@ -106,10 +106,12 @@ Error failed_compilation(CompileRequest const& request, std::string const& log) 
 
 Result<std::vector<char>> cubin_of(nvrtcProgram program) {
   std::size_t size = 0;
-  if (auto rc = nvrtcGetCUBINSize(program, &size); rc != NVRTC_SUCCESS) return nvrtc_error(rc, "nvrtcGetCUBINSize");
+  if (auto rc = nvrtcGetCUBINSize(program, &size); rc != NVRTC_SUCCESS)
+    return nvrtc_error(rc, "nvrtcGetCUBINSize");
   if (size == 0) return compile_error("NVRTC produced no CUBIN (was a virtual compute_XX arch requested?)");
   std::vector<char> cubin(size);
-  if (auto rc = nvrtcGetCUBIN(program, cubin.data()); rc != NVRTC_SUCCESS) return nvrtc_error(rc, "nvrtcGetCUBIN");
+  if (auto rc = nvrtcGetCUBIN(program, cubin.data()); rc != NVRTC_SUCCESS)
+    return nvrtc_error(rc, "nvrtcGetCUBIN");
   return cubin;
 }
 
@@ -129,8 +131,9 @@ Result<CompiledProgram> compile(CompileRequest const& request) {
     }
   }
   nvrtcProgram raw = nullptr;
-  if (auto rc = nvrtcCreateProgram(&raw, request.source.c_str(), request.program_name.c_str(),
-                                   static_cast<int>(header_texts.size()), header_texts.data(), header_names.data());
+  if (auto rc =
+          nvrtcCreateProgram(&raw, request.source.c_str(), request.program_name.c_str(),
+                             static_cast<int>(header_texts.size()), header_texts.data(), header_names.data());
       rc != NVRTC_SUCCESS) {
     return nvrtc_error(rc, "nvrtcCreateProgram");
   }
@@ -150,8 +153,10 @@ Result<CompiledProgram> compile(CompileRequest const& request) {
   for (auto const& option : compiled.options) option_pointers.push_back(option.c_str());
 
   auto const start = std::chrono::steady_clock::now();
-  nvrtcResult const rc = nvrtcCompileProgram(raw, static_cast<int>(option_pointers.size()), option_pointers.data());
-  compiled.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  nvrtcResult const rc =
+      nvrtcCompileProgram(raw, static_cast<int>(option_pointers.size()), option_pointers.data());
+  compiled.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   compiled.log = program_log(raw);
   if (rc != NVRTC_SUCCESS) return failed_compilation(request, compiled.log);
 

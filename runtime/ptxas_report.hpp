@@ -9,7 +9,7 @@
 namespace fl::runtime {
 
 struct KernelResources {
-  std::string function;  // mangled (lowered) name, as ptxas prints it
+  std::string function;   // mangled (lowered) name, as ptxas prints it
   bool is_entry = false;  // a __global__ kernel; false for a non-inlined __device__ function
   int registers = 0;
   int barriers = 0;

@@ -42,7 +42,7 @@ class [[nodiscard]] Result {
  public:
   using value_type = T;
 
-  Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return state_.index() == 0; }
@@ -51,6 +51,8 @@ class [[nodiscard]] Result {
   T& value() & { return checked(); }
   T const& value() const& { return const_cast<Result*>(this)->checked(); }
   T&& value() && { return std::move(checked()); }
+  T& operator*() & { return checked(); }
+  T const& operator*() const& { return const_cast<Result*>(this)->checked(); }
   T* operator->() { return &checked(); }
   T const* operator->() const { return &const_cast<Result*>(this)->checked(); }
 

@@ -24,7 +24,9 @@ constexpr std::array<std::uint32_t, 8> kInitialState = {0x6a09e667, 0xbb67ae85, 
 constexpr std::size_t kBlockBytes = 64;
 constexpr std::size_t kLengthBytes = 8;  // the message length in bits, big-endian, ends the padding
 
-constexpr std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+constexpr std::uint32_t rotr(std::uint32_t x, int n) {
+  return (x >> n) | (x << (32 - n));
+}
 
 }  // namespace
 
@@ -53,7 +55,8 @@ Sha256::Digest Sha256::finish() {
   std::uint8_t const marker = 0x80;
   update(std::string_view(reinterpret_cast<char const*>(&marker), 1));
   std::uint8_t const zero = 0;
-  while (buffered_ != kBlockBytes - kLengthBytes) update(std::string_view(reinterpret_cast<char const*>(&zero), 1));
+  while (buffered_ != kBlockBytes - kLengthBytes)
+    update(std::string_view(reinterpret_cast<char const*>(&zero), 1));
   std::array<std::uint8_t, kLengthBytes> length{};
   for (std::size_t i = 0; i < kLengthBytes; ++i) {
     length[i] = static_cast<std::uint8_t>(total_bits >> (8 * (kLengthBytes - 1 - i)));
@@ -62,7 +65,8 @@ Sha256::Digest Sha256::finish() {
 
   Digest digest{};
   for (std::size_t i = 0; i < state_.size(); ++i) {
-    for (std::size_t b = 0; b < 4; ++b) digest[4 * i + b] = static_cast<std::uint8_t>(state_[i] >> (24 - 8 * b));
+    for (std::size_t b = 0; b < 4; ++b)
+      digest[4 * i + b] = static_cast<std::uint8_t>(state_[i] >> (24 - 8 * b));
   }
   return digest;
 }
@@ -110,6 +114,8 @@ std::string to_hex(Sha256::Digest const& digest) {
   return hex;
 }
 
-std::string sha256_hex(std::string_view bytes) { return to_hex(Sha256().update(bytes).finish()); }
+std::string sha256_hex(std::string_view bytes) {
+  return to_hex(Sha256().update(bytes).finish());
+}
 
 }  // namespace fl::runtime

@@ -35,9 +35,13 @@ std::string lowercase_without_prefix(std::string_view text) {
 
 }  // namespace
 
-std::string_view arch_name(TargetArch arch) { return entry(arch).name; }
+std::string_view arch_name(TargetArch arch) {
+  return entry(arch).name;
+}
 
-int arch_compute_capability(TargetArch arch) { return entry(arch).compute_capability; }
+int arch_compute_capability(TargetArch arch) {
+  return entry(arch).compute_capability;
+}
 
 std::string allowed_arch_names() {
   std::string names;
@@ -50,8 +54,9 @@ Result<TargetArch> parse_target_arch(std::string_view text) {
   for (auto const& e : kArchs) {
     if (e.name.substr(3) == wanted) return e.arch;
   }
-  return Error{"arch", "unknown target architecture '" + std::string(text) + "' (allowed: " + allowed_arch_names() + ")",
-               ""};
+  return Error{
+      "arch",
+      "unknown target architecture '" + std::string(text) + "' (allowed: " + allowed_arch_names() + ")", ""};
 }
 
 Result<TargetArch> arch_for_device(int cc_major, int cc_minor) {
