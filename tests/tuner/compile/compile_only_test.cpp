@@ -1,0 +1,61 @@
+#include <catch2/catch.hpp>
+
+#include "tests/runtime/temp_kernels_dir.hpp"
+#include "tuner/compile/prune.hpp"
+#include "tuner/tune/compile_only.hpp"
+
+using namespace fl;
+
+namespace {
+char const* const kSmokeArgs[] = {"fa-tune", "--compile-only", "--family", "smoke", "--jobs", "2"};
+}
+
+TEST_CASE("fa-tune --compile-only compiles every smoke config, then answers from the cache",
+          "[tuner][compile]") {
+  test::TempKernelsDir scratch;
+  auto const options = tuner::parse_tune_options(6, kSmokeArgs);
+  std::filesystem::path const kernels = FA_SOURCE_DIR "/kernels_src";
+  auto const limits = tuner::limits_for(runtime::TargetArch::sm_90a);
+  auto const cold =
+      tuner::run_compile_only(options, runtime::TargetArch::sm_90a, kernels, scratch.path() / "db", limits);
+  auto const expected = tuner::find_family("smoke")->space(tuner::ProblemClass{}).valid_points().size();
+  REQUIRE(cold.rows.size() == expected);
+  CHECK(cold.compiled == static_cast<int>(expected));
+  CHECK(cold.cache_hits == 0);
+  for (auto const& row : cold.rows) {
+    INFO(row.config << " " << row.reason);
+    CHECK(row.kept);
+    CHECK(row.registers > 0);
+  }
+  auto const warm =
+      tuner::run_compile_only(options, runtime::TargetArch::sm_90a, kernels, scratch.path() / "db", limits);
+  CHECK(warm.compiled == 0);
+  CHECK(warm.cache_hits == static_cast<int>(expected));
+  auto const table = tuner::render_compile_only(warm);
+  CHECK(table.find("hit") != std::string::npos);
+  CHECK(table.find(std::to_string(expected) + " configs: " + std::to_string(expected) + " kept") !=
+        std::string::npos);
+}
+
+TEST_CASE("pruning rejects spills, shared memory over the limit and zero occupancy", "[tuner][compile]") {
+  auto const limits = tuner::limits_for(runtime::TargetArch::sm_90a);
+  CHECK(tuner::prune_before_compile(300 * 1024, 128, limits));
+  CHECK_FALSE(tuner::prune_before_compile(100 * 1024, 128, limits));
+  CHECK(tuner::prune_before_compile(0, 2048, limits));
+
+  runtime::CompiledProgram program;
+  runtime::KernelResources kernel;
+  kernel.function = "k";
+  kernel.is_entry = true;
+  kernel.registers = 128;
+  program.resources.functions = {kernel};
+  CHECK_FALSE(tuner::prune_on_resources(program, 64 * 1024, 256, limits));
+  program.resources.functions[0].registers = 255;  // 256 x 1024 threads = 262144 > 65536 registers
+  CHECK(tuner::prune_on_resources(program, 0, 1024, limits)->find("zero occupancy") == 0);
+  program.resources.functions[0].registers = 64;
+  program.resources.functions[0].spill_store_bytes = 8;
+  CHECK(tuner::prune_on_resources(program, 0, 128, limits)->find("spills") == 0);
+  program.resources.functions[0].spill_store_bytes = 0;
+  program.resources.functions[0].shared_bytes = 200 * 1024;
+  CHECK(tuner::prune_on_resources(program, 40 * 1024, 128, limits)->find("shared memory") == 0);
+}

@@ -1,0 +1,69 @@
+#include "tuner/compile/compile_pool.hpp"
+
+#include <algorithm>
+
+#include "db/schema.hpp"
+
+namespace fl::tuner {
+
+CompilePool::CompilePool(int jobs, std::filesystem::path db_path, std::shared_ptr<SourceSet> sources,
+                         runtime::TargetArch arch)
+    : sources_(std::move(sources)) {
+  // Create and migrate the database once, here, before the workers open their own connections: N
+  // connections racing to create a fresh file contend for the lock that switching to WAL takes.
+  if (!db_path.empty()) db::open_database(db_path);
+  int const n = jobs > 0 ? jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  for (int i = 0; i < n; ++i) threads_.emplace_back([this, db_path, arch] { work(db_path, arch); });
+}
+
+CompilePool::~CompilePool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  ready_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+std::future<runtime::Result<CompileResult>> CompilePool::submit(CompileUnit unit) {
+  Job job{std::move(unit), {}};
+  auto future = job.done.get_future();
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(job));
+  }
+  ready_.notify_one();
+  return future;
+}
+
+void CompilePool::work(std::filesystem::path const& db_path, runtime::TargetArch arch) {
+  // Opening the database can fail (unwritable path): every job this worker takes then reports it.
+  std::unique_ptr<CompileService> service;
+  std::string open_error;
+  try {
+    service = std::make_unique<CompileService>(db_path, sources_, arch);
+  } catch (std::exception const& e) {
+    open_error = e.what();
+  }
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lock(mutex_);
+      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    if (!service) {
+      job.done.set_value(runtime::Error{"cache", "cannot open the database: " + open_error, ""});
+      continue;
+    }
+    try {
+      job.done.set_value(service->compile(job.unit));
+    } catch (std::exception const& e) {  // a SQLite error must not take the pool down
+      job.done.set_value(runtime::Error{"cache", e.what(), ""});
+    }
+  }
+}
+
+}  // namespace fl::tuner

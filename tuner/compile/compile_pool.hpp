@@ -1,0 +1,45 @@
+#pragma once
+// The compile pool: one worker per core, each with its own CompileService (and so its own SQLite
+// connection). NVRTC compiles are independent and take ~0.3-3 s each, so a pool of N workers on N
+// cores gives close to N times the throughput; the tuner submits ahead and times compiled candidates on
+// the GPU while later ones compile.
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "tuner/compile/compile_service.hpp"
+
+namespace fl::tuner {
+
+class CompilePool {
+ public:
+  // jobs = 0: std::thread::hardware_concurrency().
+  CompilePool(int jobs, std::filesystem::path db_path, std::shared_ptr<SourceSet> sources,
+              runtime::TargetArch arch);
+  ~CompilePool();
+  CompilePool(CompilePool const&) = delete;
+  CompilePool& operator=(CompilePool const&) = delete;
+
+  std::future<runtime::Result<CompileResult>> submit(CompileUnit unit);
+  int workers() const { return static_cast<int>(threads_.size()); }
+
+ private:
+  struct Job {
+    CompileUnit unit;
+    std::promise<runtime::Result<CompileResult>> done;
+  };
+  void work(std::filesystem::path const& db_path, runtime::TargetArch arch);
+
+  std::shared_ptr<SourceSet> sources_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Job> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace fl::tuner

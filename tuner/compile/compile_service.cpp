@@ -1,0 +1,103 @@
+#include "tuner/compile/compile_service.hpp"
+
+#include <chrono>
+
+#include "db/schema.hpp"
+#include "runtime/sha256.hpp"
+
+namespace fl::tuner {
+
+runtime::Result<runtime::KernelSource> SourceSet::get(std::string const& kernels_file) {
+  std::lock_guard lock(mutex_);
+  if (auto it = loaded_.find(kernels_file); it != loaded_.end()) return it->second;
+  auto source = runtime::load_kernel_source(kernels_file, kernels_dir_);
+  if (source) loaded_.emplace(kernels_file, source.value());
+  return source;
+}
+
+CompileService::CompileService(std::filesystem::path const& db_path, std::shared_ptr<SourceSet> sources,
+                               runtime::TargetArch arch)
+    : sources_(std::move(sources)), arch_(arch) {
+  if (!db_path.empty()) {
+    database_ = std::make_unique<db::Database>(db::open_database(db_path));
+    cache_ = std::make_unique<db::CompileCache>(*database_);
+  }
+}
+
+runtime::Result<runtime::CompileRequest> CompileService::request_for(CompileUnit const& unit) {
+  auto source = sources_->get(unit.kernels_file);
+  if (!source) return source.error();
+  runtime::CompileRequest request = runtime::make_compile_request(source.value(), arch_);
+  request.defines = unit.defines;
+  request.name_expressions = unit.name_expressions;
+  return request;
+}
+
+runtime::Result<CompileResult> CompileService::compile(CompileUnit const& unit) {
+  auto request = request_for(unit);
+  if (!request) return request.error();
+  auto const key = runtime::cache_key_material(request.value()).sha256;
+  auto const start = std::chrono::steady_clock::now();
+  CompileResult result;
+  result.cache_key = key;
+  if (cache_) {
+    auto hit = cache_->lookup_with_reason(key);
+    result.cache_note = hit.discarded_because;
+    if (hit.record) {
+      result.program = from_record(*hit.record, arch_);
+      result.from_cache = true;
+      result.elapsed_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      return result;
+    }
+  }
+  auto compiled = runtime::compile(request.value());
+  if (!compiled) return compiled.error();
+  result.program = std::move(compiled).value();
+  result.elapsed_ms = result.program.compile_ms;
+  if (cache_) cache_->store(key, to_record(result.program, request.value()));
+  return result;
+}
+
+void CompileService::invalidate(std::string const& cache_key) {
+  if (cache_) cache_->invalidate(cache_key);
+}
+
+db::CompileRecord to_record(runtime::CompiledProgram const& program, runtime::CompileRequest const& request) {
+  db::CompileRecord record;
+  record.program_name = program.program_name;
+  record.arch = std::string(runtime::arch_name(program.arch));
+  record.nvrtc_version = program.nvrtc_version;
+  for (auto const& option : program.options) record.options += option + "\n";
+  for (auto const& header : request.headers) record.source_hashes += header.sha256 + " " + header.path + "\n";
+  record.source_hashes += runtime::sha256_hex(request.source) + " " + request.program_name + "\n";
+  record.cubin = program.cubin;
+  record.compile_log = program.log;
+  for (auto const& f : program.resources.functions)
+    record.kernel_resources[f.function] =
+        db::KernelResources{.registers = f.registers,
+                            .shared_bytes = static_cast<std::int64_t>(f.shared_bytes),
+                            .spill_stores = static_cast<std::int64_t>(f.spill_store_bytes),
+                            .spill_loads = static_cast<std::int64_t>(f.spill_load_bytes),
+                            .stack_bytes = static_cast<std::int64_t>(f.stack_frame_bytes)};
+  record.lowered_names = program.lowered_names;
+  record.compile_ms = program.compile_ms;
+  return record;
+}
+
+runtime::CompiledProgram from_record(db::CompileRecord const& record, runtime::TargetArch arch) {
+  runtime::CompiledProgram program;
+  program.program_name = record.program_name;
+  program.arch = arch;
+  program.cubin = record.cubin;
+  program.log = record.compile_log;
+  program.lowered_names = record.lowered_names;
+  // The verbose ptxas report is in the stored log: parse it again rather than trusting a second copy,
+  // so is_entry and the constant bank sizes come back too.
+  program.resources = runtime::parse_ptxas_report(record.compile_log);
+  program.compile_ms = record.compile_ms;
+  program.nvrtc_version = record.nvrtc_version;
+  return program;
+}
+
+}  // namespace fl::tuner

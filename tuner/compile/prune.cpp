@@ -1,0 +1,42 @@
+#include "tuner/compile/prune.hpp"
+
+namespace fl::tuner {
+
+namespace {
+// Registers are allocated per warp in units of 256 (8 per thread), so a kernel's footprint is rounded up.
+constexpr int kRegisterAllocationUnit = 8;
+constexpr int kWarpSize = 32;
+}  // namespace
+
+std::optional<std::string> prune_before_compile(std::size_t dynamic_shared_bytes, int block_threads,
+                                                ArchLimits const& limits) {
+  if (dynamic_shared_bytes > limits.max_shared_per_block_optin)
+    return "shared memory " + std::to_string(dynamic_shared_bytes) + " B over the opt-in limit " +
+           std::to_string(limits.max_shared_per_block_optin) + " B";
+  if (block_threads > limits.max_threads_per_block)
+    return std::to_string(block_threads) + " threads per block over the limit " +
+           std::to_string(limits.max_threads_per_block);
+  return std::nullopt;
+}
+
+std::optional<std::string> prune_on_resources(runtime::CompiledProgram const& program,
+                                              std::size_t dynamic_shared_bytes, int block_threads,
+                                              ArchLimits const& limits) {
+  for (auto const& kernel : program.resources.entries()) {
+    if (kernel.spills())
+      return "spills " + std::to_string(kernel.spill_store_bytes) + " B stores / " +
+             std::to_string(kernel.spill_load_bytes) + " B loads in " + kernel.function;
+    std::size_t const shared = kernel.shared_bytes + dynamic_shared_bytes;
+    if (shared > limits.max_shared_per_block_optin)
+      return "shared memory " + std::to_string(shared) + " B (static + dynamic) over the opt-in limit";
+    int const regs_per_thread =
+        (kernel.registers + kRegisterAllocationUnit - 1) / kRegisterAllocationUnit * kRegisterAllocationUnit;
+    int const warps = (block_threads + kWarpSize - 1) / kWarpSize;
+    if (regs_per_thread * kWarpSize * warps > limits.registers_per_sm)
+      return "zero occupancy: " + std::to_string(kernel.registers) + " registers x " +
+             std::to_string(block_threads) + " threads exceed the register file";
+  }
+  return std::nullopt;
+}
+
+}  // namespace fl::tuner

@@ -1,0 +1,22 @@
+#pragma once
+// Pruning: what can be rejected without timing. Before compiling, on what is derivable from the config
+// (shared memory against the opt-in limit, threads per block); after compiling, on ptxas' report
+// (spills, static + dynamic shared memory, registers that leave zero resident blocks). Each rejection
+// carries its reason, which is printed and stored.
+#include <optional>
+#include <string>
+
+#include "runtime/nvrtc_compiler.hpp"
+#include "tuner/compile/arch_limits.hpp"
+
+namespace fl::tuner {
+
+std::optional<std::string> prune_before_compile(std::size_t dynamic_shared_bytes, int block_threads,
+                                                ArchLimits const& limits);
+
+// Checks every entry kernel in the program.
+std::optional<std::string> prune_on_resources(runtime::CompiledProgram const& program,
+                                              std::size_t dynamic_shared_bytes, int block_threads,
+                                              ArchLimits const& limits);
+
+}  // namespace fl::tuner

@@ -1,0 +1,47 @@
+#pragma once
+// fa-tune --compile-only: enumerate every config of every selected family and problem class, prune what
+// is derivable, compile the rest in the pool (SQLite cache first), prune on ptxas resources, and report
+// one row per config. Needs no GPU.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tuner/cli/tune_options.hpp"
+#include "tuner/compile/arch_limits.hpp"
+#include "tuner/family/kernel_family.hpp"
+
+namespace fl::tuner {
+
+struct CompileOnlyRow {
+  std::string family;
+  std::string problem_class;  // "bf16 d=128 full fwd", or "any" for problem-independent families
+  std::string config;
+  bool kept = false;
+  std::string reason;  // why rejected (pruned before compiling, compile error, resources)
+  int registers = 0;
+  std::size_t shared_bytes = 0;  // static + dynamic
+  std::size_t spill_bytes = 0;   // stores + loads
+  double compile_ms = 0.0;       // NVRTC time when compiled now or originally (cache)
+  bool from_cache = false;
+};
+
+struct CompileOnlyReport {
+  std::vector<CompileOnlyRow> rows;
+  int cache_hits = 0;
+  int compiled = 0;
+  double wall_s = 0.0;
+};
+
+// The problem classes the options select (dtype x head dim x causal x direction).
+std::vector<ProblemClass> selected_problem_classes(TuneOptions const& options);
+
+// Families named by --family (all when none). Throws UsageError for an unknown name.
+std::vector<std::shared_ptr<KernelFamily const>> selected_families(TuneOptions const& options);
+
+CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetArch arch,
+                                   std::filesystem::path const& kernels_dir,
+                                   std::filesystem::path const& db_path, ArchLimits const& limits);
+
+std::string render_compile_only(CompileOnlyReport const& report);
+
+}  // namespace fl::tuner
