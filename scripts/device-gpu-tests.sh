@@ -9,6 +9,11 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export FA_KERNELS_DIR="$here/kernels_src"
 export XDG_CACHE_HOME=/tmp/flashlab-cache
+# Test binaries name their data by the absolute source path they were built in (FA_SOURCE_DIR); the
+# device gets a copy of the checkout elsewhere, so point that path at the copy when it is absent.
+repo=$(cd "$here/../.." && pwd)
+built_in=${FA_BUILT_IN:-/work/main}
+if [ ! -e "$built_in" ]; then mkdir -p "$(dirname "$built_in")" && ln -s "$repo" "$built_in"; fi
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | tee "$out/gpu.txt"
 failed=0
