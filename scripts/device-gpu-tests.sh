@@ -22,11 +22,15 @@ for t in "$here"/bin/test_*; do
   for filter in "[gpu]" "~[gpu]"; do
     # Catch2 fails a run whose filter matches nothing; a binary without [gpu] tests is not a failure.
     [ -n "$("$t" "$filter" --list-test-names-only 2>/dev/null | grep -v '^$')" ] || continue
-    log="$out/${name}$( [ "$filter" = "[gpu]" ] && echo .gpu || echo .cpu ).log"
-    "$t" "$filter" -r compact >"$log" 2>&1
+    # One log for everything: the device returns at most 8 files.
+    log="$out/tests.log"
+    echo "===== $name $filter" >>"$log"
+    "$t" "$filter" -r compact >"$log.part" 2>&1
     rc=$?
+    cat "$log.part" >>"$log"
     # Catch2's compact reporter ends with a "Passed N test cases" / "Failed ..." line.
-    echo "$name $filter: rc=$rc $(tail -n 1 "$log")"
+    echo "$name $filter: rc=$rc $(grep -v '^$' "$log.part" | tail -n 1)"
+    rm -f "$log.part"
     [ $rc -eq 0 ] || failed=$((failed + 1))
   done
 done

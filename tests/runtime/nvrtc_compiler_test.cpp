@@ -38,6 +38,7 @@ TEST_CASE("NVRTC compiles the smoke kernels to CUBIN for sm_80 and sm_90a", "[nv
     CHECK(program->compile_ms > 0.0);
     CHECK(program->nvrtc_version == fl::runtime::nvrtc_version());
 
+    INFO(program->log);
     auto const* axpy = program->resources_of(fl::test::kSmokeAxpy);
     REQUIRE(axpy != nullptr);
     CHECK(axpy->is_entry);
