@@ -240,20 +240,20 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
         }
       }
     }
-#ifdef FA_MUTANT_NORMALIZE_IN_LOOP
-    // [normalize-in-loop] O divided by the running sum after every block (and again at the end)
+    if constexpr (fa::kNormalizeInLoop) {
 #pragma unroll
-    for (int mt = 0; mt < kMT; ++mt)
+      for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const float inv = 1.f / fa::quad_sum(softmax.row_sum[2 * mt + h]);
+        for (int h = 0; h < 2; ++h) {
+          const float sum = fa::quad_sum(softmax.row_sum[2 * mt + h]);
+          const float inv = sum == 0.f ? 0.f : 1.f / sum;
 #pragma unroll
-        for (int dt = 0; dt < kDT; ++dt) {
-          o[mt][dt][2 * h] *= inv;
-          o[mt][dt][2 * h + 1] *= inv;
+          for (int dt = 0; dt < kDT; ++dt) {
+            o[mt][dt][2 * h] *= inv;
+            o[mt][dt][2 * h + 1] *= inv;
+          }
         }
-      }
-#endif
+    }
   }
   fa::cp_async_wait<0>();  // nothing may land in shared memory while the epilogue reuses it
 
@@ -327,7 +327,8 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
 
   const int warp_row0 = m0 + warp_m * Cfg::kWarpRows;
   float* lse = p.lse + (static_cast<long long>(batch) * p.heads_q + head) * p.seqlen_q;
-  fa::normalise_and_write_lse(o, softmax, sums_are_partial, scale_log2, lse + row0, p.seqlen_q - row0, lane);
+  fa::normalise_and_write_lse(o, softmax, sums_are_partial, !fa::kNormalizeInLoop, scale_log2, lse + row0,
+                              p.seqlen_q - row0, lane);
   Element* o_base = static_cast<Element*>(p.o) + batch * p.o_batch_stride + head * p.o_head_stride;
   if constexpr (Cfg::kEpilogueSmem) {
     // The warp's own Q rows are free: only this warp ever read them.

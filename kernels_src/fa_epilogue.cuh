@@ -11,6 +11,14 @@
 
 namespace fa {
 
+// Whether O is divided by the running sum after every key block (a bug) instead of once in the epilogue.
+#ifdef FA_MUTANT_NORMALIZE_IN_LOOP
+constexpr bool kNormalizeInLoop =
+    true;  // [normalize-in-loop] O divided by l after every block, not at the end
+#else
+constexpr bool kNormalizeInLoop = false;
+#endif
+
 // Natural-log LSE of one row from its running max (raw units) and full row sum. A fully masked row
 // (l = 0) has LSE = -inf, which the backward reads as "every P of this row is 0".
 __device__ __forceinline__ float row_lse(float row_max, float row_sum, float scale_log2) {
@@ -26,15 +34,16 @@ __device__ __forceinline__ float row_lse(float row_max, float row_sum, float sca
 // of rows row0 + 16 mt + 8 h that are < seqlen_q. lse_row0 points at this thread's row0 entry.
 template <int kMT, int kDT>
 __device__ __forceinline__ void normalise_and_write_lse(float (&o)[kMT][kDT][4], const OnlineSoftmax<kMT>& sm,
-                                                        bool sums_are_partial, float scale_log2,
-                                                        float* lse_row0, int rows_valid_from_row0, int lane) {
+                                                        bool sums_are_partial, bool divide_by_sum,
+                                                        float scale_log2, float* lse_row0,
+                                                        int rows_valid_from_row0, int lane) {
 #pragma unroll
   for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = 2 * mt + h;
       const float sum = sums_are_partial ? quad_sum(sm.row_sum[r]) : sm.row_sum[r];
-      const float inv = sum == 0.f ? 0.f : 1.f / sum;
+      const float inv = sum == 0.f ? 0.f : (divide_by_sum ? 1.f / sum : 1.f);
 #pragma unroll
       for (int dt = 0; dt < kDT; ++dt) {
         o[mt][dt][2 * h] *= inv;

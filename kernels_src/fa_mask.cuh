@@ -20,7 +20,7 @@ __device__ __forceinline__ int key_limit(int row, int seqlen_k, int causal_offse
 #endif
   if (!Is_causal) return tail_limit;
 #ifdef FA_MUTANT_CAUSAL_DIAGONAL
-  const int causal_limit = row + causal_offset;  // [causal-diagonal] off by one: the diagonal is masked
+  const int causal_limit = row + causal_offset + 2;  // [causal-diagonal] off by one: also sees the next key
 #else
   const int causal_limit = row + causal_offset + 1;
 #endif

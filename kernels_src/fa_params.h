@@ -43,6 +43,7 @@ struct AttentionParams {
   int seqlen_q;
   int seqlen_k;
   int head_dim;
+  int step;  // multi-launch families: which launch this is (fa1's outer key block, naive's pass)
 
   float softmax_scale;       // usually 1/sqrt(D)
   float softmax_scale_log2;  // softmax_scale * log2(e): scores enter exp2 with one FFMA

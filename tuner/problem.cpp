@@ -1,0 +1,46 @@
+#include "tuner/problem.hpp"
+
+namespace fl::tuner {
+
+namespace {
+constexpr double kForwardFlopsPerMac = 4.0;   // two GEMMs (QK^T and PV), 2 FLOPs per multiply-add each
+constexpr double kBackwardOverForward = 2.5;  // five GEMMs against two
+constexpr int kHeadlineTokens = 16384;        // b * n of the papers' benchmark shapes
+constexpr int kHeadlineWidth = 2048;          // h * d
+}  // namespace
+
+double attention_flops(Problem const& problem) {
+  auto const& s = problem.shape;
+  double flops =
+      kForwardFlopsPerMac * s.batch * s.heads_q * double(s.seqlen_q) * double(s.seqlen_k) * s.head_dim;
+  if (s.causal) flops /= 2.0;
+  if (problem.direction == Direction::backward) flops *= kBackwardOverForward;
+  return flops;
+}
+
+Problem headline_problem(int seqlen, int head_dim, bool causal, numerics::Precision dtype,
+                         Direction direction) {
+  Problem p;
+  p.shape.batch = kHeadlineTokens / seqlen;
+  p.shape.heads_q = p.shape.heads_kv = kHeadlineWidth / head_dim;
+  p.shape.seqlen_q = p.shape.seqlen_k = seqlen;
+  p.shape.head_dim = head_dim;
+  p.shape.causal = causal;
+  p.dtype = dtype;
+  p.direction = direction;
+  return p;
+}
+
+std::string direction_name(Direction direction) {
+  return direction == Direction::forward ? "fwd" : "bwd";
+}
+
+std::string describe(Problem const& p) {
+  auto const& s = p.shape;
+  return "b" + std::to_string(s.batch) + " h" + std::to_string(s.heads_q) + "/" + std::to_string(s.heads_kv) +
+         " n" + std::to_string(s.seqlen_q) + "x" + std::to_string(s.seqlen_k) + " d" +
+         std::to_string(s.head_dim) + " " + std::string(numerics::name(p.dtype)) +
+         (s.causal ? " causal " : " full ") + direction_name(p.direction);
+}
+
+}  // namespace fl::tuner
