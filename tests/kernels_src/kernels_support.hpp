@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the kernels_src tests: where the kernels live and the problems every family must handle.
 #include <array>
+#include <cstdlib>
 #include <filesystem>
 #include <vector>
 

@@ -22,10 +22,12 @@ constexpr std::size_t kMiB = 1 << 20;
 
 runtime::Result<ForwardCheck> check_config(Family const& family, Config const& config, Problem const& problem,
                                            runtime::CompiledProgram const& program,
-                                           CheckOptions const& options) {
+                                           CheckOptions const& options, HostInputs const* given) {
   auto runner = FamilyRunner::load(family, config, problem, program);
   if (!runner) return runner.error();
-  auto const inputs = make_normal_inputs(problem, options.seed);
+  HostInputs generated;
+  if (!given) generated = make_normal_inputs(problem, options.seed);
+  HostInputs const& inputs = given ? *given : generated;
   auto device = DeviceProblem::create(problem, inputs, family.scratch(config, problem));
   if (!device) return device.error();
   if (auto st = runner->run(device->params); !st) return st.error();

@@ -18,10 +18,10 @@ struct CheckOptions {
   std::uint64_t seed = 1;
 };
 
-// Runs the config once on seeded inputs for `problem` and judges O and LSE.
+// Runs the config once on `given` inputs (or, when null, seeded N(0,1) inputs) and judges O and LSE.
 runtime::Result<ForwardCheck> check_config(Family const& family, Config const& config, Problem const& problem,
                                            runtime::CompiledProgram const& program,
-                                           CheckOptions const& options);
+                                           CheckOptions const& options, HostInputs const* given = nullptr);
 
 struct TimedResult {
   TimingStats stats;
