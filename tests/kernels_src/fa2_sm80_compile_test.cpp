@@ -33,7 +33,8 @@ std::string read_all(std::filesystem::path const& path) {
 
 }  // namespace
 
-TEST_CASE("fa2_sm80 default configs compile for sm_80 and sm_90a, without spills on sm_90a", "[kernels][nvrtc]") {
+TEST_CASE("fa2_sm80 default configs compile for sm_80 and sm_90a, without spills on sm_90a",
+          "[kernels][nvrtc]") {
   Fa2Sm80Family const f;
   for (auto arch : {TargetArch::sm_80, TargetArch::sm_90a}) {
     // One program holding every default instance: one NVRTC front-end pass instead of twelve.

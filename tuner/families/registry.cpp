@@ -1,5 +1,6 @@
 #include "tuner/families/registry.hpp"
 
+#include "tuner/families/fa1.hpp"
 #include "tuner/families/fa2_sm80.hpp"
 #include "tuner/families/naive.hpp"
 
@@ -8,6 +9,7 @@ namespace fl::tuner {
 std::vector<std::unique_ptr<Family>> all_families() {
   std::vector<std::unique_ptr<Family>> out;
   out.push_back(std::make_unique<NaiveFamily>());
+  out.push_back(std::make_unique<Fa1Family>());
   out.push_back(std::make_unique<Fa2Sm80Family>());
   return out;
 }
