@@ -10,13 +10,14 @@
 namespace fl::smoke {
 
 constexpr int kBlockSize = FA_BLOCK_SIZE;
-static_assert(kBlockSize % 32 == 0 && kBlockSize <= 1024, "FA_BLOCK_SIZE must be a multiple of the warp size, <= 1024");
+static_assert(kBlockSize % 32 == 0 && kBlockSize <= 1024,
+              "FA_BLOCK_SIZE must be a multiple of the warp size, <= 1024");
 
 // out[i] = alpha * x[i] + y[i] for i < n; kItemsPerThread consecutive elements per thread.
 // Instantiated by name expression, e.g. "fl::smoke::vector_axpy<2>".
 template <int kItemsPerThread>
-__global__ void __launch_bounds__(kBlockSize) vector_axpy(float alpha, float const* x, float const* y, float* out,
-                                                          int n) {
+__global__ void __launch_bounds__(kBlockSize)
+    vector_axpy(float alpha, float const* x, float const* y, float* out, int n) {
   int const first = (blockIdx.x * kBlockSize + threadIdx.x) * kItemsPerThread;
 #pragma unroll
   for (int k = 0; k < kItemsPerThread; ++k) {

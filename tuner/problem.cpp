@@ -1,48 +1,46 @@
 #include "tuner/problem.hpp"
 
-#include <algorithm>
-#include <cstdio>
-
 namespace fl::tuner {
 
 namespace {
 constexpr double kForwardFlopsPerMac = 4.0;   // two GEMMs (QK^T and PV), 2 FLOPs per multiply-add each
-constexpr double kBackwardOverForward = 2.5;  // five GEMMs against the forward's two
-constexpr int kHeadlineWidth = 2048;          // h = 2048 / d keeps the model width fixed
+constexpr double kBackwardOverForward = 2.5;  // five GEMMs against two
+constexpr int kHeadlineTokens = 16384;        // b * n of the papers' benchmark shapes
+constexpr int kHeadlineWidth = 2048;          // h * d
 }  // namespace
 
-double Problem::flops() const {
-  double f = kForwardFlopsPerMac * batch * heads_q * double(seqlen_q) * double(seqlen_k) * kind.head_dim;
-  if (kind.causal) f /= 2.0;
-  if (kind.pass == Pass::bwd) f *= kBackwardOverForward;
-  return f;
+double attention_flops(Problem const& problem) {
+  auto const& s = problem.shape;
+  double flops =
+      kForwardFlopsPerMac * s.batch * s.heads_q * double(s.seqlen_q) * double(s.seqlen_k) * s.head_dim;
+  if (s.causal) flops /= 2.0;
+  if (problem.direction == Direction::backward) flops *= kBackwardOverForward;
+  return flops;
 }
 
-std::string_view name(Pass pass) {
-  return pass == Pass::fwd ? "fwd" : "bwd";
-}
-
-std::string describe(ProblemClass const& problem) {
-  char buffer[96];
-  std::snprintf(buffer, sizeof buffer, "%s d=%d %s %s", std::string(numerics::name(problem.dtype)).c_str(),
-                problem.head_dim, problem.causal ? "causal" : "full",
-                std::string(name(problem.pass)).c_str());
-  return buffer;
-}
-
-std::string Problem::describe() const {
-  char buffer[96];
-  std::snprintf(buffer, sizeof buffer, " b=%d h=%d/%d n=%d/%d", batch, heads_q, heads_kv, seqlen_q, seqlen_k);
-  return fl::tuner::describe(kind) + buffer;
-}
-
-Problem headline_problem(ProblemClass const& kind, int seqlen, std::int64_t tokens) {
+Problem headline_problem(int seqlen, int head_dim, bool causal, numerics::Precision dtype,
+                         Direction direction) {
   Problem p;
-  p.kind = kind;
-  p.batch = static_cast<int>(std::max<std::int64_t>(1, tokens / seqlen));
-  p.heads_q = p.heads_kv = std::max(1, kHeadlineWidth / kind.head_dim);
-  p.seqlen_q = p.seqlen_k = seqlen;
+  p.shape.batch = kHeadlineTokens / seqlen;
+  p.shape.heads_q = p.shape.heads_kv = kHeadlineWidth / head_dim;
+  p.shape.seqlen_q = p.shape.seqlen_k = seqlen;
+  p.shape.head_dim = head_dim;
+  p.shape.causal = causal;
+  p.dtype = dtype;
+  p.direction = direction;
   return p;
+}
+
+std::string direction_name(Direction direction) {
+  return direction == Direction::forward ? "fwd" : "bwd";
+}
+
+std::string describe(Problem const& p) {
+  auto const& s = p.shape;
+  return "b" + std::to_string(s.batch) + " h" + std::to_string(s.heads_q) + "/" + std::to_string(s.heads_kv) +
+         " n" + std::to_string(s.seqlen_q) + "x" + std::to_string(s.seqlen_k) + " d" +
+         std::to_string(s.head_dim) + " " + std::string(numerics::name(p.dtype)) +
+         (s.causal ? " causal " : " full ") + direction_name(p.direction);
 }
 
 }  // namespace fl::tuner

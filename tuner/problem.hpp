@@ -1,41 +1,33 @@
 #pragma once
-// Problems as the tuner keys them. A ProblemClass is what a compiled kernel is specialised for (dtype,
-// head dim, causal, direction); a Problem adds the sizes it is timed at.
-#include <cstdint>
+// One attention problem as the tuner and the benchmark see it: the shape (numerics' AttentionShape,
+// layout (B, H, N, D), bottom-right causal), the element type and the direction.
 #include <string>
-#include <vector>
 
+#include "numerics/attention_shape.hpp"
 #include "numerics/precision.hpp"
 
 namespace fl::tuner {
 
-enum class Pass { fwd, bwd };
-
-struct ProblemClass {
-  numerics::Precision dtype = numerics::Precision::bf16;
-  int head_dim = 128;
-  bool causal = false;
-  Pass pass = Pass::fwd;
-};
+enum class Direction { forward, backward };
 
 struct Problem {
-  ProblemClass kind;
-  int batch = 1;
-  int heads_q = 1;
-  int heads_kv = 1;
-  int seqlen_q = 1;
-  int seqlen_k = 1;
-
-  // FLOPs by the FlashAttention papers' convention: forward 4·b·h·n_q·n_k·d, halved for causal;
-  // backward 2.5 times the forward.
-  double flops() const;
-  std::string describe() const;  // "bf16 d=128 causal fwd b=4 h=16/16 n=4096/4096"
+  numerics::AttentionShape shape;
+  numerics::Precision dtype = numerics::Precision::bf16;
+  Direction direction = Direction::forward;
 };
 
-std::string describe(ProblemClass const& problem);
-std::string_view name(Pass pass);
+// FLOPs by the FlashAttention papers' convention: forward 4 * b * h * n_q * n_k * d, halved for causal
+// (only when n_q == n_k is that exact; we keep the convention for every shape, as the papers do);
+// backward 2.5 times the forward.
+double attention_flops(Problem const& problem);
 
-// The headline shapes of the FlashAttention papers: b = tokens / n, h = 2048 / d (tokens = 16384).
-Problem headline_problem(ProblemClass const& kind, int seqlen, std::int64_t tokens = 16384);
+// The papers' headline shape for sequence length n and head dim d: b = 16384 / n, h = 2048 / d.
+Problem headline_problem(int seqlen, int head_dim, bool causal, numerics::Precision dtype,
+                         Direction direction);
+
+// "b4 h16/16 n4096x4096 d128 bf16 causal fwd": one line for tables and logs.
+std::string describe(Problem const& problem);
+
+std::string direction_name(Direction direction);
 
 }  // namespace fl::tuner

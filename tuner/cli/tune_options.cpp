@@ -116,7 +116,9 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   require_one_of(causal, {"both", "yes", "no"}, "causal");
   o.causal = causal == "yes" ? CausalChoice::yes : causal == "no" ? CausalChoice::no : CausalChoice::both;
   require_one_of(direction, {"fwd", "bwd", "both"}, "direction");
-  o.direction = direction == "bwd" ? Direction::bwd : direction == "both" ? Direction::both : Direction::fwd;
+  o.direction = direction == "bwd"    ? DirectionChoice::bwd
+                : direction == "both" ? DirectionChoice::both
+                                      : DirectionChoice::fwd;
   require_one_of(o.strategy, {"exhaustive", "random", "anneal", "bayes"}, "strategy");
 
   if (vm.count("batch") != vm.count("heads")) throw UsageError("--batch and --heads go together");

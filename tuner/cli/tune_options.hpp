@@ -14,7 +14,7 @@ struct UsageError : std::runtime_error {
 };
 
 enum class CausalChoice { both, yes, no };
-enum class Direction { fwd, bwd, both };
+enum class DirectionChoice { fwd, bwd, both };
 
 struct TuneOptions {
   std::string arch;  // "sm80", "sm89", "sm90" (sm90 compiles sm_90a code)
@@ -27,7 +27,7 @@ struct TuneOptions {
   std::optional<int> heads;
   std::optional<std::int64_t> tokens;  // b = tokens / n (the headline convention: 16384)
   CausalChoice causal = CausalChoice::both;
-  Direction direction = Direction::fwd;
+  DirectionChoice direction = DirectionChoice::fwd;
   std::string strategy = "exhaustive";
   std::optional<int> budget;           // max candidates timed per problem
   std::optional<double> time_limit_s;  // wall-clock limit for the whole run

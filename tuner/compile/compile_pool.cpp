@@ -6,14 +6,12 @@
 
 namespace fl::tuner {
 
-CompilePool::CompilePool(int jobs, std::filesystem::path db_path, std::shared_ptr<SourceSet> sources,
-                         runtime::TargetArch arch)
-    : sources_(std::move(sources)) {
+CompilePool::CompilePool(int jobs, std::filesystem::path db_path) {
   // Create and migrate the database once, here, before the workers open their own connections: N
   // connections racing to create a fresh file contend for the lock that switching to WAL takes.
   if (!db_path.empty()) db::open_database(db_path);
   int const n = jobs > 0 ? jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this, db_path, arch] { work(db_path, arch); });
+  for (int i = 0; i < n; ++i) threads_.emplace_back([this, db_path] { work(db_path); });
 }
 
 CompilePool::~CompilePool() {
@@ -25,8 +23,8 @@ CompilePool::~CompilePool() {
   for (auto& t : threads_) t.join();
 }
 
-std::future<runtime::Result<CompileResult>> CompilePool::submit(CompileUnit unit) {
-  Job job{std::move(unit), {}};
+std::future<runtime::Result<CompileResult>> CompilePool::submit(runtime::CompileRequest request) {
+  Job job{std::move(request), {}};
   auto future = job.done.get_future();
   {
     std::lock_guard lock(mutex_);
@@ -36,12 +34,12 @@ std::future<runtime::Result<CompileResult>> CompilePool::submit(CompileUnit unit
   return future;
 }
 
-void CompilePool::work(std::filesystem::path const& db_path, runtime::TargetArch arch) {
+void CompilePool::work(std::filesystem::path const& db_path) {
   // Opening the database can fail (unwritable path): every job this worker takes then reports it.
   std::unique_ptr<CompileService> service;
   std::string open_error;
   try {
-    service = std::make_unique<CompileService>(db_path, sources_, arch);
+    service = std::make_unique<CompileService>(db_path);
   } catch (std::exception const& e) {
     open_error = e.what();
   }
@@ -59,7 +57,7 @@ void CompilePool::work(std::filesystem::path const& db_path, runtime::TargetArch
       continue;
     }
     try {
-      job.done.set_value(service->compile(job.unit));
+      job.done.set_value(service->compile(job.request));
     } catch (std::exception const& e) {  // a SQLite error must not take the pool down
       job.done.set_value(runtime::Error{"cache", e.what(), ""});
     }

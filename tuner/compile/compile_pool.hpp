@@ -18,23 +18,21 @@ namespace fl::tuner {
 class CompilePool {
  public:
   // jobs = 0: std::thread::hardware_concurrency().
-  CompilePool(int jobs, std::filesystem::path db_path, std::shared_ptr<SourceSet> sources,
-              runtime::TargetArch arch);
+  CompilePool(int jobs, std::filesystem::path db_path);
   ~CompilePool();
   CompilePool(CompilePool const&) = delete;
   CompilePool& operator=(CompilePool const&) = delete;
 
-  std::future<runtime::Result<CompileResult>> submit(CompileUnit unit);
+  std::future<runtime::Result<CompileResult>> submit(runtime::CompileRequest request);
   int workers() const { return static_cast<int>(threads_.size()); }
 
  private:
   struct Job {
-    CompileUnit unit;
+    runtime::CompileRequest request;
     std::promise<runtime::Result<CompileResult>> done;
   };
-  void work(std::filesystem::path const& db_path, runtime::TargetArch arch);
+  void work(std::filesystem::path const& db_path);
 
-  std::shared_ptr<SourceSet> sources_;
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<Job> queue_;

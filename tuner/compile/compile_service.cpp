@@ -7,36 +7,15 @@
 
 namespace fl::tuner {
 
-runtime::Result<runtime::KernelSource> SourceSet::get(std::string const& kernels_file) {
-  std::lock_guard lock(mutex_);
-  if (auto it = loaded_.find(kernels_file); it != loaded_.end()) return it->second;
-  auto source = runtime::load_kernel_source(kernels_file, kernels_dir_);
-  if (source) loaded_.emplace(kernels_file, source.value());
-  return source;
-}
-
-CompileService::CompileService(std::filesystem::path const& db_path, std::shared_ptr<SourceSet> sources,
-                               runtime::TargetArch arch)
-    : sources_(std::move(sources)), arch_(arch) {
+CompileService::CompileService(std::filesystem::path const& db_path) {
   if (!db_path.empty()) {
     database_ = std::make_unique<db::Database>(db::open_database(db_path));
     cache_ = std::make_unique<db::CompileCache>(*database_);
   }
 }
 
-runtime::Result<runtime::CompileRequest> CompileService::request_for(CompileUnit const& unit) {
-  auto source = sources_->get(unit.kernels_file);
-  if (!source) return source.error();
-  runtime::CompileRequest request = runtime::make_compile_request(source.value(), arch_);
-  request.defines = unit.defines;
-  request.name_expressions = unit.name_expressions;
-  return request;
-}
-
-runtime::Result<CompileResult> CompileService::compile(CompileUnit const& unit) {
-  auto request = request_for(unit);
-  if (!request) return request.error();
-  auto const key = runtime::cache_key_material(request.value()).sha256;
+runtime::Result<CompileResult> CompileService::compile(runtime::CompileRequest const& request) {
+  auto const key = runtime::cache_key_material(request).sha256;
   auto const start = std::chrono::steady_clock::now();
   CompileResult result;
   result.cache_key = key;
@@ -44,18 +23,18 @@ runtime::Result<CompileResult> CompileService::compile(CompileUnit const& unit) 
     auto hit = cache_->lookup_with_reason(key);
     result.cache_note = hit.discarded_because;
     if (hit.record) {
-      result.program = from_record(*hit.record, arch_);
+      result.program = from_record(*hit.record, request.arch);
       result.from_cache = true;
       result.elapsed_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       return result;
     }
   }
-  auto compiled = runtime::compile(request.value());
+  auto compiled = runtime::compile(request);
   if (!compiled) return compiled.error();
   result.program = std::move(compiled).value();
   result.elapsed_ms = result.program.compile_ms;
-  if (cache_) cache_->store(key, to_record(result.program, request.value()));
+  if (cache_) cache_->store(key, to_record(result.program, request));
   return result;
 }
 

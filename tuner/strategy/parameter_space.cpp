@@ -1,6 +1,5 @@
 #include "tuner/strategy/parameter_space.hpp"
 
-#include <sstream>
 #include <stdexcept>
 
 namespace fl::tuner {
@@ -43,16 +42,6 @@ std::vector<PointIndex> ParameterSpace::valid_points() const {
     }
   }
   return points;
-}
-
-std::string to_string(Config const& config) {
-  std::ostringstream out;
-  bool first = true;
-  for (auto const& [name, value] : config) {
-    out << (first ? "" : ",") << name << '=' << value;
-    first = false;
-  }
-  return out.str();
 }
 
 }  // namespace fl::tuner

@@ -3,21 +3,20 @@
 // and a validity predicate (the family's constraints). A point is one value index per parameter, so
 // "neighbour" has a meaning (the next larger or smaller block size), which annealing and the Bayesian
 // strategy's distance both rely on.
-#include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
+
+#include "tuner/config.hpp"
 
 namespace fl::tuner {
 
 struct Parameter {
   std::string name;
-  std::vector<std::int64_t> values;  // ordered: neighbours in the list are neighbours in the search
+  std::vector<int> values;  // ordered: neighbours in the list are neighbours in the search
 };
 
-using PointIndex = std::vector<int>;                 // one value index per parameter
-using Config = std::map<std::string, std::int64_t>;  // parameter name -> value
+using PointIndex = std::vector<int>;  // one value index per parameter
 
 class ParameterSpace {
  public:
@@ -36,8 +35,5 @@ class ParameterSpace {
   std::vector<Parameter> parameters_;
   Validity is_valid_;
 };
-
-// "kBlockM=128,kBlockN=64,..." in parameter order: the stable text form used in tables and keys.
-std::string to_string(Config const& config);
 
 }  // namespace fl::tuner

@@ -43,9 +43,8 @@ int run(int argc, char const* const argv[]) {
       options.db_path.empty() ? db::default_database_path() : std::filesystem::path(options.db_path);
 
   if (options.compile_only) {
-    std::vector<std::shared_ptr<tuner::KernelFamily const>> families;
     try {
-      families = tuner::selected_families(options);
+      (void)tuner::selected_families(options);  // an unknown --family is bad input: exit 2 before compiling
     } catch (tuner::UsageError const& e) {
       std::fprintf(stderr, "fa-tune: %s\n", e.what());
       return runtime::kExitBadInput;

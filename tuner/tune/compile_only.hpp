@@ -3,25 +3,27 @@
 // is derivable, compile the rest in the pool (SQLite cache first), prune on ptxas resources, and report
 // one row per config. Needs no GPU.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/compile/arch_limits.hpp"
-#include "tuner/family/kernel_family.hpp"
+#include "tuner/family.hpp"
 
 namespace fl::tuner {
 
 struct CompileOnlyRow {
   std::string family;
-  std::string problem_class;  // "bf16 d=128 full fwd", or "any" for problem-independent families
+  std::string problem_class;  // "bf16 d128 full fwd"
   std::string config;
   bool kept = false;
   std::string reason;  // why rejected (pruned before compiling, compile error, resources)
+  bool compiled = false;
   int registers = 0;
-  std::size_t shared_bytes = 0;  // static + dynamic
+  std::size_t shared_bytes = 0;  // static + dynamic, the largest over the config's launches
   std::size_t spill_bytes = 0;   // stores + loads
-  double compile_ms = 0.0;       // NVRTC time when compiled now or originally (cache)
+  double compile_ms = 0.0;       // NVRTC time, now or when the cached entry was made
   bool from_cache = false;
 };
 
@@ -32,11 +34,12 @@ struct CompileOnlyReport {
   double wall_s = 0.0;
 };
 
-// The problem classes the options select (dtype x head dim x causal x direction).
-std::vector<ProblemClass> selected_problem_classes(TuneOptions const& options);
+// The problems the options select: one per (dtype, head dim, causal, direction), each at the headline
+// shape of the first --seqlen (the compiled code depends on the class, not on the sizes).
+std::vector<Problem> selected_problem_classes(TuneOptions const& options);
 
 // Families named by --family (all when none). Throws UsageError for an unknown name.
-std::vector<std::shared_ptr<KernelFamily const>> selected_families(TuneOptions const& options);
+std::vector<std::unique_ptr<Family>> selected_families(TuneOptions const& options);
 
 CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetArch arch,
                                    std::filesystem::path const& kernels_dir,

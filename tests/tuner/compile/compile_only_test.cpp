@@ -2,25 +2,30 @@
 
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tuner/compile/prune.hpp"
+#include "tuner/families/registry.hpp"
 #include "tuner/tune/compile_only.hpp"
 
 using namespace fl;
 
 namespace {
-char const* const kSmokeArgs[] = {"fa-tune", "--compile-only", "--family", "smoke", "--jobs", "2"};
-}
+// The naive family at one head dim: its kernels are small, so a cold compile of its whole space stays
+// a few seconds on a 2-core CI machine.
+char const* const kArgs[] = {"fa-tune", "--compile-only", "--family", "naive",  "--head-dim",
+                             "64",      "--causal",       "no",       "--jobs", "2"};
+}  // namespace
 
-TEST_CASE("fa-tune --compile-only compiles every smoke config, then answers from the cache",
-          "[tuner][compile]") {
+TEST_CASE("fa-tune --compile-only compiles every config, then answers from the cache", "[tuner][compile]") {
   test::TempKernelsDir scratch;
-  auto const options = tuner::parse_tune_options(6, kSmokeArgs);
+  auto const options = tuner::parse_tune_options(10, kArgs);
   std::filesystem::path const kernels = FA_SOURCE_DIR "/kernels_src";
   auto const limits = tuner::limits_for(runtime::TargetArch::sm_90a);
   auto const cold =
       tuner::run_compile_only(options, runtime::TargetArch::sm_90a, kernels, scratch.path() / "db", limits);
-  auto const expected = tuner::find_family("smoke")->space(tuner::ProblemClass{}).valid_points().size();
+  auto const family = tuner::find_family("naive");
+  auto const expected =
+      tuner::enumerate_space(*family, tuner::selected_problem_classes(options).front()).size();
   REQUIRE(cold.rows.size() == expected);
-  CHECK(cold.compiled == static_cast<int>(expected));
+  CHECK(cold.compiled > 0);
   CHECK(cold.cache_hits == 0);
   for (auto const& row : cold.rows) {
     INFO(row.config << " " << row.reason);
@@ -30,7 +35,7 @@ TEST_CASE("fa-tune --compile-only compiles every smoke config, then answers from
   auto const warm =
       tuner::run_compile_only(options, runtime::TargetArch::sm_90a, kernels, scratch.path() / "db", limits);
   CHECK(warm.compiled == 0);
-  CHECK(warm.cache_hits == static_cast<int>(expected));
+  CHECK(warm.cache_hits == cold.compiled);
   auto const table = tuner::render_compile_only(warm);
   CHECK(table.find("hit") != std::string::npos);
   CHECK(table.find(std::to_string(expected) + " configs: " + std::to_string(expected) + " kept") !=

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "db/schema.hpp"
+#include "runtime/kernel_source.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tuner/compile/compile_service.hpp"
 
@@ -22,16 +23,18 @@ void write_family(test::TempKernelsDir const& dir, std::string const& header_val
             "}\n");
 }
 
-tuner::CompileUnit unit() {
-  return {.kernels_file = "scale.cu", .defines = {{"FA_BIAS", "2.0f"}}, .name_expressions = {"scale<4>"}};
-}
-
 struct Fixture {
   test::TempKernelsDir dir;
   std::filesystem::path db_path = dir.path() / "cache.sqlite";
-  tuner::CompileService service() {
-    return tuner::CompileService(db_path, std::make_shared<tuner::SourceSet>(dir.path()),
-                                 runtime::TargetArch::sm_90a);
+  tuner::CompileService service() { return tuner::CompileService(db_path); }
+  // What a run would compile now: the sources as they are on disk at this moment.
+  runtime::CompileRequest unit() const {
+    auto source = runtime::load_kernel_source("scale.cu", dir.path());
+    REQUIRE(source.ok());
+    auto request = runtime::make_compile_request(source.value(), runtime::TargetArch::sm_90a);
+    request.defines = {{"FA_BIAS", "2.0f"}};
+    request.name_expressions = {"scale<4>"};
+    return request;
   }
 };
 
@@ -41,7 +44,7 @@ TEST_CASE("compile service: miss compiles and stores, hit is answered from SQLit
   Fixture f;
   write_family(f.dir, "1.0f");
   auto service = f.service();
-  auto first = service.compile(unit());
+  auto first = service.compile(f.unit());
   REQUIRE(first.ok());
   CHECK_FALSE(first->from_cache);
   CHECK_FALSE(first->program.cubin.empty());
@@ -50,7 +53,7 @@ TEST_CASE("compile service: miss compiles and stores, hit is answered from SQLit
   // Best of five look-ups: one slow look-up on a loaded 2-core machine must not fail the test.
   double best_hit_ms = 1e9;
   for (int i = 0; i < 5; ++i) {
-    auto hit = service.compile(unit());
+    auto hit = service.compile(f.unit());
     REQUIRE(hit.ok());
     REQUIRE(hit->from_cache);
     CHECK(hit->program.cubin == first->program.cubin);
@@ -65,15 +68,15 @@ TEST_CASE("compile service: miss compiles and stores, hit is answered from SQLit
 TEST_CASE("compile service: editing an included kernels_src file invalidates the entry", "[tuner][compile]") {
   Fixture f;
   write_family(f.dir, "1.0f");
-  auto first = f.service().compile(unit());
+  auto first = f.service().compile(f.unit());
   REQUIRE(first.ok());
   write_family(f.dir, "3.0f");  // a new run (new SourceSet) reads the edited header
-  auto second = f.service().compile(unit());
+  auto second = f.service().compile(f.unit());
   REQUIRE(second.ok());
   CHECK_FALSE(second->from_cache);
   CHECK(second->cache_key != first->cache_key);
   write_family(f.dir, "1.0f");  // back to the original text: the original entry answers again
-  auto third = f.service().compile(unit());
+  auto third = f.service().compile(f.unit());
   REQUIRE(third.ok());
   CHECK(third->from_cache);
   CHECK(third->cache_key == first->cache_key);
@@ -82,18 +85,18 @@ TEST_CASE("compile service: editing an included kernels_src file invalidates the
 TEST_CASE("compile service: a corrupt cached CUBIN is recompiled and replaced", "[tuner][compile]") {
   Fixture f;
   write_family(f.dir, "1.0f");
-  auto first = f.service().compile(unit());
+  auto first = f.service().compile(f.unit());
   REQUIRE(first.ok());
   {
     auto database = db::open_database(f.db_path);
     database.execute("UPDATE compile_cache SET cubin = substr(cubin, 1, 100)");  // truncate the blob
   }
-  auto second = f.service().compile(unit());
+  auto second = f.service().compile(f.unit());
   REQUIRE(second.ok());
   CHECK_FALSE(second->from_cache);
   CHECK_FALSE(second->cache_note.empty());
   CHECK(second->program.cubin == first->program.cubin);
-  auto third = f.service().compile(unit());
+  auto third = f.service().compile(f.unit());
   REQUIRE(third.ok());
   CHECK(third->from_cache);
 }
@@ -102,7 +105,7 @@ TEST_CASE("compile service: a compile error is a failed stage with the NVRTC log
           "[tuner][compile]") {
   Fixture f;
   f.dir.write("scale.cu", "template <int k> __global__ void scale(float* x, int n) { x[0] = k }\n");
-  auto result = f.service().compile(unit());
+  auto result = f.service().compile(f.unit());
   REQUIRE_FALSE(result.ok());
   CHECK(result.error().stage == "compile");
   CHECK(result.error().log.find("error") != std::string::npos);

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Peers of our kernels, timed by the project protocol in the same run as fa-bench.
+
+PyTorch's scaled_dot_product_attention with one backend forced: FLASH_ATTENTION (FlashAttention-2 inside
+PyTorch) and CUDNN_ATTENTION. Layout (B, H, N, D), b = 16384 / n, h = 2048 / d. CUDA events around the
+call only, 5 warm-ups, median of 30 with p20/p80, three input sets rotated (each set is 64 MiB per tensor,
+so the rotation spans far more than the 60 MB L2). TFLOP/s: forward 4*b*h*n^2*d, halved for causal;
+backward 2.5x the forward FLOPs (the FlashAttention convention).
+
+Usage: peers.py --out results.csv [--dtype bf16,fp16] [--head-dim 64,128] [--seqlen 512,...] [--bwd]
+"""
+import argparse
+import csv
+import datetime
+import os
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def quantile(sorted_values, q):
+    return sorted_values[round(q * (len(sorted_values) - 1))]
+
+
+def time_call(fn, sets, warmup=5, runs=30):
+    for i in range(warmup):
+        fn(sets[i % len(sets)])
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ms = []
+    for i in range(runs):
+        s = sets[i % len(sets)]
+        start.record()
+        fn(s)
+        stop.record()
+        stop.synchronize()
+        ms.append(start.elapsed_time(stop))
+    ms.sort()
+    return statistics.median(ms), quantile(ms, 0.2), quantile(ms, 0.8)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--dtype", default="bf16")
+    ap.add_argument("--head-dim", default="64,128")
+    ap.add_argument("--seqlen", default="512,1024,2048,4096,8192,16384")
+    ap.add_argument("--bwd", action="store_true", help="also time the backward (dQ, dK, dV from dO)")
+    a = ap.parse_args()
+    rows = []
+    for dname in a.dtype.split(","):
+        dtype = DTYPES[dname]
+        for d in map(int, a.head_dim.split(",")):
+            for n in map(int, a.seqlen.split(",")):
+                b, h = 16384 // n, 2048 // d
+                gen = torch.Generator(device="cuda").manual_seed(n * 1000 + d)
+                sets = []
+                for _ in range(3):
+                    q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=dtype, generator=gen) for _ in range(3))
+                    sets.append((q, k, v, torch.randn_like(q)))
+                for causal in (False, True):
+                    flops = 4.0 * b * h * n * n * d / (2 if causal else 1)
+                    for bname, backend in BACKENDS.items():
+                        def fwd(s):
+                            with sdpa_kernel(backend):
+                                return F.scaled_dot_product_attention(s[0], s[1], s[2], is_causal=causal)
+                        try:
+                            med, p20, p80 = time_call(fwd, sets)
+                            rows.append(dict(backend=bname, dtype=dname, head_dim=d, seqlen=n, mask="causal" if causal else "full",
+                                             direction="fwd", median_ms=med, p20_ms=p20, p80_ms=p80, tflops=flops / med / 1e9))
+                        except RuntimeError as e:
+                            print(f"{bname} {dname} d{d} n{n} fwd: {str(e).splitlines()[0]}", file=sys.stderr)
+                            continue
+                        if not a.bwd:
+                            continue
+                        grads = []
+                        for s in sets:
+                            qg, kg, vg = (t.detach().clone().requires_grad_() for t in s[:3])
+                            with sdpa_kernel(backend):
+                                out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
+                            grads.append((out, s[3], qg, kg, vg))
+                        def bwd(g):
+                            torch.autograd.grad(g[0], (g[2], g[3], g[4]), g[1], retain_graph=True)
+                        med, p20, p80 = time_call(bwd, grads)
+                        rows.append(dict(backend=bname, dtype=dname, head_dim=d, seqlen=n, mask="causal" if causal else "full",
+                                         direction="bwd", median_ms=med, p20_ms=p20, p80_ms=p80, tflops=2.5 * flops / med / 1e9))
+                del sets
+                torch.cuda.empty_cache()
+    tmp = a.out + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        f.write(f"# {torch.cuda.get_device_name()} torch {torch.__version__} cudnn {torch.backends.cudnn.version()} "
+                f"{datetime.date.today().isoformat()}\n")
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(tmp, a.out)
+    for r in rows:
+        print(f"{r['backend']:6s} {r['dtype']} d{r['head_dim']:<4d} n{r['seqlen']:<6d} {r['mask']:6s} {r['direction']} "
+              f"{r['median_ms']:8.3f} ms {r['tflops']:6.1f} TFLOP/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+#pragma once
+// Epilogue of the forward kernels: normalise O once by the row sum, write O and the log-sum-exp.
+//
+// Two paths for O (a tunable): straight from registers (4-byte stores; each quad writes 16 contiguous
+// bytes of a row, so a warp's store touches 8 rows = 8 half-used 32-byte sectors), or staged through
+// the warp's own rows of a swizzled shared tile and written back as 16-byte, fully coalesced stores.
+// Both are warp-local: each warp owns its rows, so no block-wide barrier is needed.
+#include "fa_copy.cuh"
+#include "fa_softmax.cuh"
+#include "fa_types.cuh"
+
+namespace fa {
+
+// Whether O is divided by the running sum after every key block (a bug) instead of once in the epilogue.
+#ifdef FA_MUTANT_NORMALIZE_IN_LOOP
+constexpr bool kNormalizeInLoop =
+    true;  // [normalize-in-loop] O divided by l after every block, not at the end
+#else
+constexpr bool kNormalizeInLoop = false;
+#endif
+
+// Natural-log LSE of one row from its running max (raw units) and full row sum. A fully masked row
+// (l = 0) has LSE = -inf, which the backward reads as "every P of this row is 0".
+__device__ __forceinline__ float row_lse(float row_max, float row_sum, float scale_log2) {
+  if (row_sum == 0.f) return neg_inf();
+#ifdef FA_MUTANT_LSE_WITHOUT_MAX
+  return __logf(row_sum);  // [lse-without-max] LSE stored as log(l), the max forgotten
+#else
+  return (row_max * scale_log2 + __log2f(row_sum)) * kLn2;
+#endif
+}
+
+// Reduces the quad-partial row sums, scales o by 1/l (0 for a fully masked row) and writes the LSE
+// of rows row0 + 16 mt + 8 h that are < seqlen_q. lse_row0 points at this thread's row0 entry.
+template <int kMT, int kDT>
+__device__ __forceinline__ void normalise_and_write_lse(float (&o)[kMT][kDT][4], const OnlineSoftmax<kMT>& sm,
+                                                        bool sums_are_partial, bool divide_by_sum,
+                                                        float scale_log2, float* lse_row0,
+                                                        int rows_valid_from_row0, int lane) {
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = 2 * mt + h;
+      const float sum = sums_are_partial ? quad_sum(sm.row_sum[r]) : sm.row_sum[r];
+      const float inv = sum == 0.f ? 0.f : (divide_by_sum ? 1.f / sum : 1.f);
+#pragma unroll
+      for (int dt = 0; dt < kDT; ++dt) {
+        o[mt][dt][2 * h] *= inv;
+        o[mt][dt][2 * h + 1] *= inv;
+      }
+      const int row = 16 * mt + 8 * h;
+      if (lane % 4 == 0 && row < rows_valid_from_row0)
+        lse_row0[row] = row_lse(sm.row_max[r], sum, scale_log2);
+    }
+  }
+}
+
+// O straight from registers. o_row0: this thread's row0 (…+ g) and column 2c; rows past rows_valid skipped.
+template <typename Element, int kMT, int kDT>
+__device__ __forceinline__ void store_o_from_registers(const float (&o)[kMT][kDT][4], Element* o_row0,
+                                                       long long row_stride, int rows_valid_from_row0) {
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = 16 * mt + 8 * h;
+      if (row >= rows_valid_from_row0) continue;
+#pragma unroll
+      for (int dt = 0; dt < kDT; ++dt) {
+        *reinterpret_cast<unsigned*>(o_row0 + row * row_stride + 8 * dt) =
+            ElementTraits<Element>::pack(o[mt][dt][2 * h], o[mt][dt][2 * h + 1]);
+      }
+    }
+  }
+}
+
+// O through the warp's rows of a swizzled shared tile (rows of kDT 16-byte chunks... kDT = D / 8), then
+// 16-byte coalesced stores. warp_tile: shared address of the warp's first row (a multiple of 8 rows into
+// the tile, so the swizzle phase is the tile's). o_warp_row0: global address of that row, column 0.
+template <typename Element, int kMT, int kDT>
+__device__ __forceinline__ void store_o_through_shared(const float (&o)[kMT][kDT][4], unsigned warp_tile,
+                                                       Element* o_warp_row0, long long row_stride,
+                                                       int rows_valid_from_warp_row0, int lane) {
+  constexpr int kChunks = kDT;  // one 8-column C tile of 16-bit elements is one 16-byte chunk
+  const int g = lane / 4, c = lane % 4;
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = 16 * mt + 8 * h + g;
+#pragma unroll
+      for (int dt = 0; dt < kDT; ++dt) {
+        const unsigned v = ElementTraits<Element>::pack(o[mt][dt][2 * h], o[mt][dt][2 * h + 1]);
+        asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(warp_tile + swizzled_offset<kChunks>(row, dt) + 4 * c),
+                     "r"(v));
+      }
+    }
+  }
+  __syncwarp();
+  constexpr int kWarpChunks = 16 * kMT * kChunks;
+  static_assert(kWarpChunks % 32 == 0, "whole warp-wide rounds of 16-byte stores");
+#pragma unroll
+  for (int i = 0; i < kWarpChunks / 32; ++i) {
+    const int idx = 32 * i + lane;
+    const int row = idx / kChunks, chunk = idx % kChunks;
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(warp_tile + swizzled_offset<kChunks>(row, chunk)));
+    if (row < rows_valid_from_warp_row0)
+      *reinterpret_cast<uint4*>(o_warp_row0 + row * row_stride + 8 * chunk) = v;
+  }
+}
+
+}  // namespace fa

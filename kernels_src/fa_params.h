@@ -1,0 +1,59 @@
+#pragma once
+// Parameters of one attention launch: a plain struct shared by the host (C++20, g++) and the device
+// (NVRTC). It uses only fundamental types so that it needs no header on either side, and the host copies
+// it byte for byte into the kernel's single by-value argument.
+//
+// Layout (B, H, N, D) with explicit strides in elements, so that a view (a slice of a bigger tensor, a
+// (B, N, H, D) tensor seen as (B, H, N, D)) needs no copy. GQA: query head h reads key/value head
+// h / (h_q / h_kv). Causal masks are bottom-right aligned: query row i sees key j when
+// j <= i + (n_k - n_q).
+
+namespace fa {
+
+struct AttentionParams {
+  // Forward tensors. q, k, v: (B, H_q|H_kv, N_q|N_k, D), element type fixed by the kernel instance.
+  const void* q;
+  const void* k;
+  const void* v;
+  void* o;     // (B, H_q, N_q, D), same element type as q (bf16 for the FP8 kernels)
+  float* lse;  // (B, H_q, N_q), natural log: m * scale + log(l); -inf for a fully masked row
+  // Backward tensors (null in a forward launch).
+  const void* d_o;  // (B, H_q, N_q, D)
+  void* d_q;        // (B, H_q, N_q, D)
+  void* d_k;        // (B, H_kv, N_k, D)
+  void* d_v;        // (B, H_kv, N_k, D)
+  float* delta;     // (B, H_q, N_q): rowsum(dO * O), written by the backward preprocessing
+  float* dq_accum;  // (B, H_q, N_q, D) fp32 accumulator for dQ
+  // Scratch for the multi-launch families (naive: S and P; fa1: running m and l), in floats.
+  float* scratch_s;
+  float* scratch_p;
+  float* scratch_m;
+  float* scratch_l;
+  float* scratch_o;  // fa1: fp32 running output (B, H_q, N_q, D)
+
+  // Strides in elements: batch, head, row. The last dimension (D) is contiguous.
+  long long q_batch_stride, q_head_stride, q_row_stride;
+  long long k_batch_stride, k_head_stride, k_row_stride;
+  long long v_batch_stride, v_head_stride, v_row_stride;
+  long long o_batch_stride, o_head_stride, o_row_stride;
+
+  int batch;
+  int heads_q;
+  int heads_kv;
+  int seqlen_q;
+  int seqlen_k;
+  int head_dim;
+  int step;  // multi-launch families: which launch this is (fa1's outer key block, naive's pass)
+
+  float softmax_scale;       // usually 1/sqrt(D)
+  float softmax_scale_log2;  // softmax_scale * log2(e): scores enter exp2 with one FFMA
+
+  // FP8: S = (Q K^T) * q_descale * k_descale; O = (P V) * v_descale. Per-tensor factors when the
+  // pointers are null, else per-block factors indexed (B, H, block).
+  float q_descale, k_descale, v_descale;
+  const float* q_descale_blocks;
+  const float* k_descale_blocks;
+  const float* v_descale_blocks;
+};
+
+}  // namespace fa

@@ -1,0 +1,34 @@
+// Every family's default config on the GPU, on the small awkward problems (odd n, fully masked causal
+// rows, n_q != n_k, GQA), against the float64 reference. Skipped where there is no GPU.
+#include <catch2/catch.hpp>
+
+#include "runtime/device.hpp"
+#include "tests/kernels_src/kernels_support.hpp"
+#include "tuner/compile/compile_config.hpp"
+#include "tuner/families/registry.hpp"
+#include "tuner/run/benchmark.hpp"
+
+using namespace fl;
+using namespace fl::tuner;
+using numerics::Precision;
+
+TEST_CASE("every family's default config is correct on awkward problems", "[gpu][kernels]") {
+  auto context = runtime::PrimaryContext::retain(0);
+  REQUIRE(context);
+  for (auto const& family : all_families())
+    for (int d : {64, 128})
+      for (bool causal : {false, true}) {
+        auto const base = headline_problem(1024, d, causal, Precision::bf16, Direction::forward);
+        auto const config = family->default_config(base);
+        auto const program = compile_family_config(*family, config, base,
+                                                   {runtime::TargetArch::sm_90a, test::kernels_dir(), {}});
+        INFO(family->name() << " d" << d << (causal ? " causal" : " full"));
+        REQUIRE(program);
+        for (auto const& p : test::edge_problems(d, causal, Precision::bf16)) {
+          auto const check = check_config(*family, config, p, program.value(), {});
+          REQUIRE(check);
+          INFO(describe(p) << ": " << summary(check.value()));
+          CHECK(check->pass);
+        }
+      }
+}

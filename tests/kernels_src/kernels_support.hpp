@@ -1,0 +1,30 @@
+#pragma once
+// Shared by the kernels_src tests: where the kernels live and the problems every family must handle.
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "tuner/problem.hpp"
+
+namespace fl::test {
+
+inline std::filesystem::path kernels_dir() {
+  return FA_KERNELS_SRC_DIR;
+}
+
+// Small problems with every edge: odd n, tails in both sequences, n_q != n_k both ways (fully masked
+// causal rows when n_q > n_k), GQA.
+inline std::vector<tuner::Problem> edge_problems(int head_dim, bool causal, numerics::Precision dtype) {
+  std::vector<tuner::Problem> out;
+  for (auto [b, hq, hkv, nq, nk] : std::vector<std::array<int, 5>>{
+           {2, 4, 2, 333, 333}, {1, 6, 2, 257, 513}, {1, 2, 1, 200, 70}, {1, 2, 2, 17, 17}}) {
+    tuner::Problem p;
+    p.shape = {b, hq, hkv, nq, nk, head_dim, causal, 0.0};
+    p.dtype = dtype;
+    out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace fl::test

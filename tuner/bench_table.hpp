@@ -1,0 +1,26 @@
+#pragma once
+// fa-bench's result rows and their CSV / JSON forms (written to a temporary name, then renamed).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tuner/run/timing.hpp"
+
+namespace fl::tuner {
+
+struct BenchRow {
+  std::string family, config, dtype, mask, direction;
+  int batch = 0, heads = 0, seqlen = 0, head_dim = 0;
+  TimingStats stats;
+  double tflops = 0;
+  std::string check;  // "pass" or the failure summary
+  int registers = 0;
+  std::size_t spill_bytes = 0;
+};
+
+std::string to_csv(std::vector<BenchRow> const& rows);
+std::string to_json(std::vector<BenchRow> const& rows, std::string const& device, std::string const& date);
+// Writes text to path.tmp, then renames it over path; false (with errno set) on failure.
+bool write_file_atomically(std::filesystem::path const& path, std::string const& text);
+
+}  // namespace fl::tuner

@@ -1,0 +1,71 @@
+#include "tuner/families/naive.hpp"
+
+namespace fl::tuner {
+
+namespace {
+constexpr int kWarpSize = 32;
+std::string bool_text(bool b) {
+  return b ? "true" : "false";
+}
+}  // namespace
+
+std::vector<ParamSpec> NaiveFamily::parameters() const {
+  return {{"kTile", {16, 32}, "square GEMM tile (threads per block = kTile^2)"},
+          {"kSoftmaxThreads", {128, 256, 512}, "threads per softmax row"}};
+}
+
+std::optional<std::string> NaiveFamily::unsupported(Problem const& problem) const {
+  if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
+    return "naive runs fp16 and bf16";
+  if (problem.direction != Direction::forward) return "naive backward is not implemented yet";
+  if (problem.shape.heads_kv <= 0 || problem.shape.heads_q % problem.shape.heads_kv != 0)
+    return "heads_q must be a multiple of heads_kv";
+  return std::nullopt;
+}
+
+std::optional<std::string> NaiveFamily::violates(Config const& config, Problem const&) const {
+  int const tile = value_or(config, "kTile", 0), threads = value_or(config, "kSoftmaxThreads", 0);
+  if (tile != 16 && tile != 32) return "kTile is 16 or 32";
+  if (threads < kWarpSize || threads % kWarpSize != 0 || threads > 1024)
+    return "kSoftmaxThreads: whole warps, <= 1024";
+  return std::nullopt;
+}
+
+Config NaiveFamily::default_config(Problem const&) const {
+  return {{"kTile", 16}, {"kSoftmaxThreads", 256}};
+}
+
+std::vector<std::string> NaiveFamily::name_expressions(Config const& config, Problem const& problem) const {
+  auto const el = element_type_name(problem.dtype);
+  auto const tile = std::to_string(value_or(config, "kTile", 16));
+  return {"naive_scores<" + el + ", " + tile + ", " + bool_text(problem.shape.causal) + ">",
+          "naive_softmax<" + el + ", " + std::to_string(value_or(config, "kSoftmaxThreads", 256)) + ">",
+          "naive_output<" + el + ", " + tile + ">"};
+}
+
+std::vector<LaunchStep> NaiveFamily::launches(Config const& config, Problem const& problem) const {
+  auto const& s = problem.shape;
+  auto const names = name_expressions(config, problem);
+  unsigned const tile = unsigned(value_or(config, "kTile", 16));
+  auto const blocks = [tile](int n) { return unsigned((n + int(tile) - 1) / int(tile)); };
+  unsigned const bh = unsigned(s.batch * s.heads_q);
+  LaunchStep scores{names[0], {blocks(s.seqlen_q), blocks(s.seqlen_k), bh}, {tile * tile, 1, 1}, 0, 0};
+  LaunchStep softmax{names[1],
+                     {unsigned(s.batch * s.heads_q * s.seqlen_q), 1, 1},
+                     {unsigned(value_or(config, "kSoftmaxThreads", 256)), 1, 1},
+                     0,
+                     1};
+  LaunchStep output{names[2], {blocks(s.seqlen_q), blocks(s.head_dim), bh}, {tile * tile, 1, 1}, 0, 2};
+  return {scores, softmax, output};
+}
+
+ScratchBytes NaiveFamily::scratch(Config const&, Problem const& problem) const {
+  auto const& s = problem.shape;
+  std::size_t const matrix = sizeof(float) * std::size_t(s.batch) * s.heads_q * s.seqlen_q * s.seqlen_k;
+  ScratchBytes b;
+  b.s = matrix;
+  b.p = matrix;
+  return b;
+}
+
+}  // namespace fl::tuner

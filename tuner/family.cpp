@@ -1,0 +1,43 @@
+#include "tuner/family.hpp"
+
+namespace fl::tuner {
+
+std::vector<Config> enumerate_space(Family const& family, Problem const& problem) {
+  auto const params = family.parameters();
+  std::vector<Config> out;
+  std::vector<std::size_t> index(params.size(), 0);
+  for (auto const& p : params)
+    if (p.values.empty()) return out;
+  while (true) {
+    Config config;
+    for (std::size_t i = 0; i < params.size(); ++i) config[params[i].name] = params[i].values[index[i]];
+    if (!family.violates(config, problem)) out.push_back(std::move(config));
+    // Odometer increment, last parameter fastest.
+    std::size_t axis = params.size();
+    while (axis > 0) {
+      --axis;
+      if (++index[axis] < params[axis].values.size()) break;
+      index[axis] = 0;
+      if (axis == 0) return out;
+    }
+    if (params.empty()) return out;
+  }
+}
+
+std::string element_type_name(numerics::Precision dtype) {
+  switch (dtype) {
+    case numerics::Precision::fp16:
+      return "__half";
+    case numerics::Precision::bf16:
+      return "__nv_bfloat16";
+    case numerics::Precision::fp8_e4m3:
+      return "__nv_fp8_e4m3";
+    case numerics::Precision::fp8_e5m2:
+      return "__nv_fp8_e5m2";
+    case numerics::Precision::fp32:
+      return "float";
+  }
+  return "float";
+}
+
+}  // namespace fl::tuner

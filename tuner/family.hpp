@@ -1,0 +1,70 @@
+#pragma once
+// A kernel family as the tuner sees it: its tunables and their values, the constraints between them, the
+// kernels_src file, the kernels to instantiate for a config, and the launches that run a problem. One
+// implementation per family under tuner/families/, each mirroring the static_asserts beside its kernel
+// (the kernel is the ground truth; the mirror lets the tuner prune before it compiles).
+//
+// Every kernel of every family takes one argument, fa::AttentionParams (kernels_src/fa_params.h), by
+// value; a multi-launch family distinguishes its launches by LaunchStep::step, copied into params.step.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/module.hpp"
+#include "tuner/config.hpp"
+#include "tuner/problem.hpp"
+
+namespace fl::tuner {
+
+struct ParamSpec {
+  std::string name;         // "kBlockM": the kernel's template parameter or -D name
+  std::vector<int> values;  // the search space along this axis
+  std::string meaning;      // one line for --help and the README
+};
+
+struct LaunchStep {
+  std::string name_expression;  // which kernel of the program
+  runtime::Dim3 grid;
+  runtime::Dim3 block;
+  std::size_t dynamic_shared_bytes = 0;
+  int step = 0;  // copied into params.step (fa1's outer key block, naive's pass)
+};
+
+// Device scratch a family needs besides Q, K, V, O, LSE (naive's S and P, fa1's running statistics), in
+// bytes per field of fa::AttentionParams.
+struct ScratchBytes {
+  std::size_t s = 0, p = 0, m = 0, l = 0, o = 0;
+  std::size_t total() const { return s + p + m + l + o; }
+};
+
+class Family {
+ public:
+  virtual ~Family() = default;
+
+  virtual std::string_view name() const = 0;  // "fa2_sm80"
+  // The kernels_src file holding the problem's kernels ("fa2_sm80_fwd.cu"; the backward has its own).
+  virtual std::string source_file(Problem const& problem) const = 0;
+  virtual std::vector<ParamSpec> parameters() const = 0;
+
+  // Why the family cannot run `problem` at all (dtype, head dim, direction), or std::nullopt.
+  virtual std::optional<std::string> unsupported(Problem const& problem) const = 0;
+  // Why `config` breaks a constraint for `problem` (the first rule broken, in words), or std::nullopt.
+  virtual std::optional<std::string> violates(Config const& config, Problem const& problem) const = 0;
+  // The hand-picked config measured best on the H200 before tuning (see the family's file).
+  virtual Config default_config(Problem const& problem) const = 0;
+
+  virtual std::vector<std::string> name_expressions(Config const& config, Problem const& problem) const = 0;
+  virtual std::vector<LaunchStep> launches(Config const& config, Problem const& problem) const = 0;
+  virtual ScratchBytes scratch(Config const&, Problem const&) const { return {}; }
+};
+
+// Every config of the family's space (the cartesian product of its parameters) that passes violates(),
+// in a fixed order: the first parameter varies slowest.
+std::vector<Config> enumerate_space(Family const& family, Problem const& problem);
+
+// The C++ spelling of the element type in name expressions: "__half", "__nv_bfloat16".
+std::string element_type_name(numerics::Precision dtype);
+
+}  // namespace fl::tuner

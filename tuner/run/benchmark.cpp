@@ -1,0 +1,73 @@
+#include "tuner/run/benchmark.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "runtime/device.hpp"
+#include "tuner/run/device_problem.hpp"
+#include "tuner/run/family_runner.hpp"
+
+namespace fl::tuner {
+
+namespace {
+
+constexpr std::size_t kL2Multiple = 3;  // the rotated sets together span 3x the L2
+constexpr int kMinSets = 2;
+constexpr int kMaxSets = 16;
+// Keep this share of device memory free for the driver, the module and other users of the GPU.
+constexpr double kUsableMemoryShare = 0.9;
+constexpr std::size_t kMiB = 1 << 20;
+
+}  // namespace
+
+runtime::Result<ForwardCheck> check_config(Family const& family, Config const& config, Problem const& problem,
+                                           runtime::CompiledProgram const& program,
+                                           CheckOptions const& options, HostInputs const* given) {
+  auto runner = FamilyRunner::load(family, config, problem, program);
+  if (!runner) return runner.error();
+  HostInputs generated;
+  if (!given) generated = make_normal_inputs(problem, options.seed);
+  HostInputs const& inputs = given ? *given : generated;
+  auto device = DeviceProblem::create(problem, inputs, family.scratch(config, problem));
+  if (!device) return device.error();
+  if (auto st = runner->run(device->params); !st) return st.error();
+  auto out = device->download(problem);  // synchronous: also surfaces a launch failure
+  if (!out) return out.error();
+  return check_forward(problem, inputs, out.value(), options.rows_per_head, options.heads, options.seed);
+}
+
+runtime::Result<TimedResult> time_config(Family const& family, Config const& config, Problem const& problem,
+                                         runtime::CompiledProgram const& program,
+                                         runtime::DeviceInfo const& device, TimingOptions const& options,
+                                         HostInputs const& host_inputs) {
+  auto const scratch = family.scratch(config, problem);
+  std::size_t const set_bytes = DeviceProblem::bytes_needed(problem, scratch);
+  auto const usable = static_cast<std::size_t>(kUsableMemoryShare * double(device.memory_bytes));
+  if (set_bytes > usable)
+    return runtime::Error{"memory",
+                          describe(problem) + " needs " + std::to_string(set_bytes / kMiB) +
+                              " MiB of device memory; " + device.name + " has " +
+                              std::to_string(usable / kMiB) + " MiB usable",
+                          ""};
+  int sets = int((kL2Multiple * device.l2_bytes + set_bytes - 1) / std::max<std::size_t>(set_bytes, 1));
+  sets = std::clamp(sets, kMinSets, kMaxSets);
+  sets = std::max(1, std::min<int>(sets, int(usable / set_bytes)));
+
+  auto runner = FamilyRunner::load(family, config, problem, program);
+  if (!runner) return runner.error();
+  std::vector<DeviceProblem> inputs;
+  for (int i = 0; i < sets; ++i) {
+    auto dp = DeviceProblem::create(problem, host_inputs, scratch);
+    if (!dp) return dp.error();
+    inputs.push_back(std::move(dp.value()));
+  }
+  auto stats = time_runs([&](int i) { return runner->run(inputs[std::size_t(i % sets)].params); }, options);
+  if (!stats) return stats.error();
+  TimedResult result;
+  result.stats = stats.value();
+  result.tflops = attention_flops(problem) / (result.stats.median_ms * 1e-3) / 1e12;
+  result.input_sets = sets;
+  return result;
+}
+
+}  // namespace fl::tuner

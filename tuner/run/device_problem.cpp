@@ -1,0 +1,112 @@
+#include "tuner/run/device_problem.hpp"
+
+#include <cmath>
+#include <cstdint>
+
+namespace fl::tuner {
+
+namespace {
+
+constexpr std::uint8_t kPoisonByte = 0xFF;  // fp16/bf16/fp32 NaN
+constexpr double kLog2e = 1.4426950408889634;
+constexpr std::size_t kBytes16 = 2;
+
+template <class T>
+T* as_pointer(runtime::DeviceBuffer const& b, std::size_t byte_offset = 0) {
+  return reinterpret_cast<T*>(static_cast<std::uintptr_t>(b.ptr() + byte_offset));
+}
+
+runtime::Status upload(runtime::DeviceBuffer& buffer, std::vector<float> const& values,
+                       numerics::Precision dtype) {
+  auto const bits = encode_16bit(values, dtype);
+  return buffer.upload(bits.data(), bits.size() * sizeof(std::uint16_t));
+}
+
+}  // namespace
+
+std::size_t DeviceProblem::bytes_needed(Problem const& problem, ScratchBytes const& scratch) {
+  auto const& s = problem.shape;
+  return kBytes16 * (2 * s.q_elements() + 2 * s.kv_elements()) + sizeof(float) * s.lse_elements() +
+         scratch.total();
+}
+
+runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, HostInputs const& inputs,
+                                                     ScratchBytes const& scratch) {
+  auto const& s = problem.shape;
+  auto q = runtime::DeviceBuffer::allocate(kBytes16 * s.q_elements());
+  if (!q) return q.error();
+  auto k = runtime::DeviceBuffer::allocate(kBytes16 * s.kv_elements());
+  if (!k) return k.error();
+  auto v = runtime::DeviceBuffer::allocate(kBytes16 * s.kv_elements());
+  if (!v) return v.error();
+  auto o = runtime::DeviceBuffer::allocate(kBytes16 * s.q_elements());
+  if (!o) return o.error();
+  auto lse = runtime::DeviceBuffer::allocate(sizeof(float) * s.lse_elements());
+  if (!lse) return lse.error();
+  DeviceProblem dp{std::move(q.value()),
+                   std::move(k.value()),
+                   std::move(v.value()),
+                   std::move(o.value()),
+                   std::move(lse.value()),
+                   std::nullopt,
+                   {}};
+  if (scratch.total() > 0) {
+    auto sc = runtime::DeviceBuffer::allocate(scratch.total());
+    if (!sc) return sc.error();
+    dp.scratch.emplace(std::move(sc.value()));
+  }
+  if (auto st = upload(dp.q, inputs.q, problem.dtype); !st) return st.error();
+  if (auto st = upload(dp.k, inputs.k, problem.dtype); !st) return st.error();
+  if (auto st = upload(dp.v, inputs.v, problem.dtype); !st) return st.error();
+  if (auto st = dp.o.fill_bytes(kPoisonByte); !st) return st.error();
+  if (auto st = dp.lse.fill_bytes(kPoisonByte); !st) return st.error();
+
+  fa::AttentionParams& p = dp.params;
+  p.q = as_pointer<void const>(dp.q);
+  p.k = as_pointer<void const>(dp.k);
+  p.v = as_pointer<void const>(dp.v);
+  p.o = as_pointer<void>(dp.o);
+  p.lse = as_pointer<float>(dp.lse);
+  if (dp.scratch) {
+    std::size_t offset = 0;
+    auto const take = [&](std::size_t bytes) {
+      float* ptr = bytes ? as_pointer<float>(*dp.scratch, offset) : nullptr;
+      offset += bytes;
+      return ptr;
+    };
+    p.scratch_s = take(scratch.s);
+    p.scratch_p = take(scratch.p);
+    p.scratch_m = take(scratch.m);
+    p.scratch_l = take(scratch.l);
+    p.scratch_o = take(scratch.o);
+  }
+  long long const d = s.head_dim;
+  p.q_row_stride = p.o_row_stride = d;
+  p.q_head_stride = p.o_head_stride = d * s.seqlen_q;
+  p.q_batch_stride = p.o_batch_stride = d * s.seqlen_q * s.heads_q;
+  p.k_row_stride = p.v_row_stride = d;
+  p.k_head_stride = p.v_head_stride = d * s.seqlen_k;
+  p.k_batch_stride = p.v_batch_stride = d * s.seqlen_k * s.heads_kv;
+  p.batch = s.batch;
+  p.heads_q = s.heads_q;
+  p.heads_kv = s.heads_kv;
+  p.seqlen_q = s.seqlen_q;
+  p.seqlen_k = s.seqlen_k;
+  p.head_dim = s.head_dim;
+  p.softmax_scale = static_cast<float>(s.scale());
+  p.softmax_scale_log2 = static_cast<float>(s.scale() * kLog2e);
+  p.q_descale = p.k_descale = p.v_descale = 1.0f;
+  return dp;
+}
+
+runtime::Result<HostOutputs> DeviceProblem::download(Problem const& problem) const {
+  HostOutputs out;
+  std::vector<std::uint16_t> bits(problem.shape.q_elements());
+  if (auto st = o.download(bits.data(), bits.size() * sizeof(std::uint16_t)); !st) return st.error();
+  out.o = decode_16bit(bits, problem.dtype);
+  out.lse.resize(problem.shape.lse_elements());
+  if (auto st = lse.download(out.lse.data(), out.lse.size() * sizeof(float)); !st) return st.error();
+  return out;
+}
+
+}  // namespace fl::tuner

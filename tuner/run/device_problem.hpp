@@ -1,0 +1,29 @@
+#pragma once
+// Device memory of one attention problem: Q, K, V, O, LSE in the problem's dtype (fp32 LSE) plus the
+// family's scratch, and the fa::AttentionParams that point at them (contiguous (B, H, N, D) strides).
+#include <optional>
+
+#include "kernels_src/fa_params.h"
+#include "runtime/device_buffer.hpp"
+#include "tuner/family.hpp"
+#include "tuner/run/host_tensors.hpp"
+
+namespace fl::tuner {
+
+struct DeviceProblem {
+  runtime::DeviceBuffer q, k, v, o, lse;
+  std::optional<runtime::DeviceBuffer> scratch;  // one allocation, split per ScratchBytes field
+  fa::AttentionParams params{};
+
+  // Device bytes this problem needs (inputs, outputs, scratch): what a size check compares with free memory.
+  static std::size_t bytes_needed(Problem const& problem, ScratchBytes const& scratch);
+
+  // Allocates, uploads `inputs` and poisons O and LSE (0xFF bytes: NaN) so that an unwritten element
+  // shows. Fails (stage "memory") with a clear message when the device has too little free memory.
+  static runtime::Result<DeviceProblem> create(Problem const& problem, HostInputs const& inputs,
+                                               ScratchBytes const& scratch);
+
+  runtime::Result<HostOutputs> download(Problem const& problem) const;
+};
+
+}  // namespace fl::tuner

@@ -1,0 +1,59 @@
+#include "tuner/run/host_tensors.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <random>
+
+namespace fl::tuner {
+
+namespace {
+
+std::vector<float> normal_tensor(std::size_t n, std::mt19937_64& rng, float scale,
+                                 numerics::Precision dtype) {
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> out(n);
+  for (auto& x : out) x = numerics::round_to(dtype, scale * dist(rng));
+  return out;
+}
+
+}  // namespace
+
+HostInputs make_normal_inputs(Problem const& problem, std::uint64_t seed, float q_spread) {
+  std::mt19937_64 rng(seed);
+  HostInputs in;
+  in.q = normal_tensor(problem.shape.q_elements(), rng, q_spread, problem.dtype);
+  in.k = normal_tensor(problem.shape.kv_elements(), rng, 1.0f, problem.dtype);
+  in.v = normal_tensor(problem.shape.kv_elements(), rng, 1.0f, problem.dtype);
+  return in;
+}
+
+std::vector<std::uint16_t> encode_16bit(std::vector<float> const& values, numerics::Precision dtype) {
+  std::vector<std::uint16_t> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (dtype == numerics::Precision::bf16) {
+      out[i] = static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(values[i])).x;
+    } else {
+      out[i] = static_cast<__half_raw>(__float2half_rn(values[i])).x;
+    }
+  }
+  return out;
+}
+
+std::vector<float> decode_16bit(std::vector<std::uint16_t> const& bits, numerics::Precision dtype) {
+  std::vector<float> out(bits.size());
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    if (dtype == numerics::Precision::bf16) {
+      __nv_bfloat16_raw raw;
+      raw.x = bits[i];
+      out[i] = __bfloat162float(__nv_bfloat16(raw));
+    } else {
+      __half_raw raw;
+      raw.x = bits[i];
+      out[i] = __half2float(__half(raw));
+    }
+  }
+  return out;
+}
+
+}  // namespace fl::tuner

@@ -1,0 +1,31 @@
+#pragma once
+// Host-side inputs and outputs of one attention problem, as float values that are exactly representable
+// in the problem's dtype (so that the float64 reference sees the same numbers as the GPU).
+#include <cstdint>
+#include <vector>
+
+#include "tuner/problem.hpp"
+
+namespace fl::tuner {
+
+struct HostInputs {
+  std::vector<float> q;  // (B, H_q, N_q, D)
+  std::vector<float> k;  // (B, H_kv, N_k, D)
+  std::vector<float> v;  // (B, H_kv, N_k, D)
+};
+
+struct HostOutputs {
+  std::vector<float> o;    // (B, H_q, N_q, D)
+  std::vector<float> lse;  // (B, H_q, N_q)
+};
+
+// Seeded inputs: N(0, 1) entries rounded to the dtype, Q scaled by `q_spread` so that the scores have a
+// spread wide enough for the running max to move between key blocks. Never zeros (a zero input hides
+// unwritten outputs and wrong indexing).
+HostInputs make_normal_inputs(Problem const& problem, std::uint64_t seed, float q_spread = 2.0f);
+
+// float -> the dtype's 2-byte encoding, and back (CUDA's own host conversions, round to nearest even).
+std::vector<std::uint16_t> encode_16bit(std::vector<float> const& values, numerics::Precision dtype);
+std::vector<float> decode_16bit(std::vector<std::uint16_t> const& bits, numerics::Precision dtype);
+
+}  // namespace fl::tuner

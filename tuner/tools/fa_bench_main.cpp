@@ -1,0 +1,265 @@
+// fa-bench: compile one family config (or the family default), check it on small awkward problems and
+// on the timed shape itself (sampled rows), then time it over the headline shapes (b = 16384 / n,
+// h = 2048 / d) by the project protocol, and print / write a table. Exit 0 all checks pass, 1 a check
+// failed, 2 bad command line, 3 no GPU.
+#include <boost/program_options.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "numerics/precision.hpp"
+#include "runtime/device.hpp"
+#include "runtime/exit_codes.hpp"
+#include "runtime/kernel_source.hpp"
+#include "runtime/target_arch.hpp"
+#include "tuner/bench_table.hpp"
+#include "tuner/cli_lists.hpp"
+#include "tuner/compile/compile_config.hpp"
+#include "tuner/families/registry.hpp"
+#include "tuner/run/benchmark.hpp"
+
+namespace po = boost::program_options;
+using namespace fl;
+using namespace fl::tuner;
+
+namespace {
+
+constexpr int kMinRuns = 20;
+constexpr int kCheckRowsPerHead = 24;  // sampled rows per (batch, head) on the timed shape
+constexpr int kCheckHeads = 3;
+constexpr std::uint64_t kTimedInputSeed = 99;
+
+[[noreturn]] void bad_input(std::string const& line) {
+  std::cerr << "fa-bench: " << line << "\n";
+  std::exit(runtime::kExitBadInput);
+}
+
+struct Options {
+  std::string family = "fa2_sm80";
+  std::optional<Config> config;
+  std::vector<numerics::Precision> dtypes;
+  std::vector<int> head_dims, seqlens;
+  std::vector<bool> causal;
+  std::optional<runtime::TargetArch> arch;
+  std::optional<std::filesystem::path> kernels_dir;
+  std::vector<std::string> mutants;
+  int runs = 30, warmup = 5;
+  std::string csv, json;
+  bool check_only = false;
+};
+
+Options parse(int argc, char** argv) {
+  po::options_description desc(
+      "fa-bench: check and time one kernel family config over the headline attention shapes\n"
+      "(b = 16384/n, h = 2048/d; TFLOP/s: fwd 4*b*h*n^2*d, halved for causal). Options");
+  std::string family, config, dtypes, head_dims, seqlens, causal, arch, kernels_dir, mutants;
+  int runs = 30, warmup = 5;
+  desc.add_options()("help", "print this help")("family", po::value(&family)->default_value("fa2_sm80"),
+                                                ("kernel family: " + family_names()).c_str())(
+      "config", po::value(&config), "tunables, e.g. kBlockM=128,kBlockN=64 (unset ones: the family default)")(
+      "dtype", po::value(&dtypes)->default_value("bf16"), "element types, comma-separated: fp16, bf16")(
+      "head-dim", po::value(&head_dims)->default_value("64,128"),
+      "head dims, comma-separated (64, 128, 256)")(
+      "seqlen", po::value(&seqlens)->default_value("512,1024,2048,4096,8192,16384"), "sequence lengths n")(
+      "causal", po::value(&causal)->default_value("both"), "yes, no or both (bottom-right aligned masks)")(
+      "arch", po::value(&arch), "NVRTC target (sm_80, sm_89, sm_90, sm_90a); default: the device's")(
+      "kernels-dir", po::value(&kernels_dir),
+      "kernels_src folder (default: FA_KERNELS_DIR or next to the binary)")(
+      "mutant", po::value(&mutants),
+      "comma-separated mutant switches to compile in, e.g. FA_MUTANT_UNRESCALED_O")(
+      "runs", po::value(&runs)->default_value(30), "timed runs per shape (>= 20); median, p20, p80 reported")(
+      "warmup", po::value(&warmup)->default_value(5), "untimed runs first")(
+      "csv", po::value<std::string>(), "write the table as CSV to this file")(
+      "json", po::value<std::string>(), "write the table as JSON to this file")(
+      "check-only", "verify every shape, time nothing");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+  } catch (po::error const& e) {
+    bad_input(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    std::exit(0);
+  }
+  Options o;
+  o.family = family;
+  if (!find_family(family)) bad_input("unknown --family '" + family + "'; known: " + family_names());
+  if (vm.count("config")) {
+    o.config = parse_config(config);
+    if (!o.config) bad_input("--config '" + config + "' is not NAME=INT[,NAME=INT...]");
+  }
+  auto const words = parse_word_list(dtypes);
+  if (!words) bad_input("--dtype '" + dtypes + "' is not a comma-separated list");
+  for (auto const& w : *words) {
+    auto const p = numerics::parse_precision(w);
+    if (!p || (*p != numerics::Precision::fp16 && *p != numerics::Precision::bf16))
+      bad_input("--dtype '" + w + "' is not one of fp16, bf16");
+    o.dtypes.push_back(*p);
+  }
+  auto const dims = parse_positive_int_list(head_dims);
+  if (!dims) bad_input("--head-dim '" + head_dims + "' is not a list of positive integers");
+  o.head_dims = *dims;
+  auto const ns = parse_positive_int_list(seqlens);
+  if (!ns) bad_input("--seqlen '" + seqlens + "' is not a list of positive integers");
+  o.seqlens = *ns;
+  if (causal == "both") {
+    o.causal = {false, true};
+  } else if (causal == "yes" || causal == "no") {
+    o.causal = {causal == "yes"};
+  } else {
+    bad_input("--causal '" + causal + "' is not one of yes, no, both");
+  }
+  if (vm.count("arch")) {
+    auto const a = runtime::parse_target_arch(arch);
+    if (!a) bad_input(a.error().message);
+    o.arch = a.value();
+  }
+  if (vm.count("kernels-dir")) o.kernels_dir = kernels_dir;
+  if (vm.count("mutant")) {
+    auto const m = parse_word_list(mutants);
+    if (!m) bad_input("--mutant '" + mutants + "' is not a comma-separated list");
+    for (auto const& s : *m)
+      if (s.rfind("FA_MUTANT_", 0) != 0) bad_input("--mutant '" + s + "' does not start with FA_MUTANT_");
+    o.mutants = *m;
+  }
+  if (runs < kMinRuns) bad_input("--runs " + std::to_string(runs) + " is below the protocol's minimum of 20");
+  if (warmup < 0) bad_input("--warmup " + std::to_string(warmup) + " is negative");
+  o.runs = runs;
+  o.warmup = warmup;
+  if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
+  if (vm.count("json")) o.json = vm["json"].as<std::string>();
+  o.check_only = vm.count("check-only") > 0;
+  return o;
+}
+
+std::string today() {
+  auto const t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+// Small problems that exercise every edge: tails in both sequences, n_q != n_k both ways (causal rows
+// fully masked when n_q > n_k), GQA, a single partial block.
+std::vector<Problem> edge_problems(Problem const& base) {
+  std::vector<Problem> out;
+  auto add = [&](int b, int hq, int hkv, int nq, int nk) {
+    Problem p = base;
+    p.shape.batch = b;
+    p.shape.heads_q = hq;
+    p.shape.heads_kv = hkv;
+    p.shape.seqlen_q = nq;
+    p.shape.seqlen_k = nk;
+    out.push_back(p);
+  };
+  add(2, 4, 2, 1000, 1000);
+  add(1, 6, 2, 257, 513);
+  add(1, 2, 1, 513, 130);
+  add(1, 2, 2, 77, 77);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options const opt = parse(argc, argv);
+  auto const family = find_family(opt.family);
+  auto context = runtime::PrimaryContext::retain(0);
+  if (!context) runtime::exit_no_gpu(context.error());
+  auto const& device = context->info();
+  runtime::TargetArch arch = runtime::TargetArch::sm_90a;
+  if (opt.arch) {
+    arch = *opt.arch;
+  } else {
+    auto const a = runtime::arch_for_device(device.cc_major, device.cc_minor);
+    if (!a) runtime::exit_no_gpu(a.error());
+    arch = a.value();
+  }
+  auto const kernels_dir = runtime::resolve_kernels_dir(opt.kernels_dir);
+  if (!kernels_dir) bad_input(kernels_dir.error().one_line());
+  CompileSpec const spec{arch, kernels_dir.value(), opt.mutants};
+  std::printf("device %s, sm %d, driver %d, arch %s, %s\n", device.name.c_str(), device.sm_count,
+              device.driver_version, std::string(runtime::arch_name(arch)).c_str(), today().c_str());
+
+  std::vector<BenchRow> rows;
+  bool all_pass = true;
+  for (auto const dtype : opt.dtypes)
+    for (int const d : opt.head_dims)
+      for (bool const causal : opt.causal) {
+        Problem base = headline_problem(opt.seqlens.front(), d, causal, dtype, Direction::forward);
+        if (auto why = family->unsupported(base)) bad_input(*why);
+        Config config = family->default_config(base);
+        if (opt.config)
+          for (auto const& [k, v] : *opt.config) config[k] = v;
+        if (auto why = family->violates(config, base))
+          bad_input("--config " + to_string(config) + ": " + *why);
+        auto program = compile_family_config(*family, config, base, spec);
+        if (!program) {
+          std::fprintf(stderr, "%s\n%s\n", program.error().one_line().c_str(), program.error().log.c_str());
+          return runtime::kExitCheckFailed;
+        }
+        auto const* res = program->resources_of(family->name_expressions(config, base).front());
+        int const regs = res ? res->registers : 0;
+        std::size_t const spills = res ? res->spill_store_bytes + res->spill_load_bytes : 0;
+        std::printf("%s %s d%d %s: %s  regs %d spills %zu  compile %.0f ms\n", opt.family.c_str(),
+                    std::string(numerics::name(dtype)).c_str(), d, causal ? "causal" : "full",
+                    to_string(config).c_str(), regs, spills, program->compile_ms);
+        for (auto const& edge : edge_problems(base)) {
+          auto check = check_config(*family, config, edge, program.value(), {});
+          std::string const text = check ? summary(check.value()) : check.error().one_line();
+          bool const pass = check && check->pass;
+          all_pass = all_pass && pass;
+          std::printf("  check %-36s %s\n", describe(edge).c_str(), text.c_str());
+        }
+        for (int const n : opt.seqlens) {
+          Problem const p = headline_problem(n, d, causal, dtype, Direction::forward);
+          auto const inputs = make_normal_inputs(p, kTimedInputSeed);
+          auto check =
+              check_config(*family, config, p, program.value(), {kCheckRowsPerHead, kCheckHeads, 7}, &inputs);
+          bool const pass = check && check->pass;
+          all_pass = all_pass && pass;
+          BenchRow row{opt.family,
+                       to_string(config),
+                       std::string(numerics::name(dtype)),
+                       causal ? "causal" : "full",
+                       "fwd",
+                       p.shape.batch,
+                       p.shape.heads_q,
+                       n,
+                       d,
+                       {},
+                       0.0,
+                       check ? (pass ? "pass" : summary(check.value())) : check.error().one_line(),
+                       regs,
+                       spills};
+          if (!opt.check_only) {
+            auto timed =
+                time_config(*family, config, p, program.value(), device, {opt.warmup, opt.runs}, inputs);
+            if (!timed) {
+              row.check += "; timing: " + timed.error().one_line();
+            } else {
+              row.stats = timed->stats;
+              row.tflops = timed->tflops;
+            }
+          }
+          std::printf("  %-40s %9.3f ms  p20 %.3f p80 %.3f  %6.1f TFLOP/s  %s\n", describe(p).c_str(),
+                      row.stats.median_ms, row.stats.p20_ms, row.stats.p80_ms, row.tflops, row.check.c_str());
+          std::fflush(stdout);
+          rows.push_back(row);
+        }
+      }
+  std::string const device_text = device.identity() + " " + std::string(runtime::arch_name(arch));
+  if (!opt.csv.empty() && !write_file_atomically(opt.csv, to_csv(rows)))
+    bad_input("cannot write --csv " + opt.csv);
+  if (!opt.json.empty() && !write_file_atomically(opt.json, to_json(rows, device_text, today())))
+    bad_input("cannot write --json " + opt.json);
+  std::printf("%s\n", all_pass ? "all checks passed" : "SOME CHECKS FAILED");
+  return all_pass ? runtime::kExitOk : runtime::kExitCheckFailed;
+}
