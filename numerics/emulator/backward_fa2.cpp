@@ -24,10 +24,11 @@ struct BackwardContext {
   MutantSet mutants;
   TileConfig tiles;
   PreparedProblem const* prepared;
-  float const* d_o;      // rounded, (B, H_q, N_q, D)
-  float const* delta;    // D, (B, H_q, N_q)
-  float const* lse;      // (B, H_q, N_q)
-  float const* row_max;  // (B, H_q, N_q)
+  float const* d_o;          // quantised, (B, H_q, N_q, D)
+  float const* d_o_descale;  // (B, H_q, N_q)
+  float const* delta;        // D, (B, H_q, N_q)
+  float const* lse;          // (B, H_q, N_q)
+  float const* row_max;      // (B, H_q, N_q)
 };
 
 // One key/value head of one batch entry: its dK, dV and the dQ of its query-head group.
@@ -69,32 +70,40 @@ void backward_kv_head(BackwardContext const& ctx, std::size_t b, int hk, Backwar
           std::size_t const row = bh * nq + static_cast<std::size_t>(r);
           float const* srow = s.data() + static_cast<std::size_t>(r - r0) * bn;
           float const* do_row = ctx.d_o + row * d;
+          float const do_descale = ctx.d_o_descale[row];
           float const* q_row = head.q + static_cast<std::size_t>(r) * d;
           float* dq_row = dq_tile.data() + static_cast<std::size_t>(r - r0) * d;
           // A fully masked row stores LSE = -inf; as +inf (FlashAttention-2's convention) it makes P = 0.
-          float const lse_scaled = ctx.lse[row] == kMaskedRowLse ? kPosInf : ctx.lse[row] * kLog2e;
+          float const lse = ctx.lse[row] == kMaskedRowLse ? kPosInf : ctx.lse[row];
           // FA_MUTANT_BWD_P_WITHOUT_L: P = exp(S - m), the forward's unnormalised P.
-          float const bias = mut.on(MutantId::bwd_p_without_l)
-                                 ? guard_max(ctx.row_max[row], mut) * c.scale_log2
-                                 : lse_scaled;
+          float const bias =
+              mut.on(MutantId::bwd_p_without_l) ? guard_max(ctx.row_max[row], mut) * c.score_scale : lse;
           float const delta = ctx.delta[row];
           for (int j = 0; j < valid_keys; ++j) {
-            float const p = softmax_exp2(std::fma(srow[j], c.scale_log2, -bias), mut);
+            // P = exp(s * scale - LSE), subtracted in natural-log units and then moved to log2:
+            // FlashAttention-2 computes s * scale_log2 - LSE * log2(e), whose two roundings differ by up to
+            // 2^-24 |LSE| and overflow exp2 for the huge scores of near_dtype_max; this order gives P <= 1
+            // for the row maximum.
+            float const scaled = srow[j] * c.score_scale;
+            float const p = softmax_exp2((scaled - bias) * kLog2e, mut);
             if (p == 0.0f) continue;
             std::size_t const col = static_cast<std::size_t>(c0 + j);
             float const* k_row = head.k + col * d;
             float const* v_row = head.v + col * d;
-            float const p_rounded = round_to(c.p_precision, p);
+            float const p_weight = round_probability(p, c) * do_descale;
             float* dv_row = dv_acc.data() + static_cast<std::size_t>(j) * d;
-            for (std::size_t e = 0; e < d; ++e) dv_row[e] += p_rounded * do_row[e];
+            for (std::size_t e = 0; e < d; ++e) dv_row[e] += p_weight * do_row[e];
             float dp = 0.0f;
             for (std::size_t e = 0; e < d; ++e) dp += do_row[e] * v_row[e];
+            dp *= do_descale * head.v_descale[col];
             // FA_MUTANT_BWD_MISSING_DELTA: dS = P * dP, without the softmax Jacobian's -D term.
             float const ds = mut.on(MutantId::bwd_missing_delta) ? p * dp : p * (dp - delta);
-            float const ds_rounded = round_to(c.p_precision, ds);  // dS enters the MMAs in the input type
+            float const ds_rounded = round_to(c.ds_precision, ds);  // dS enters the MMAs rounded
+            float const dk_weight = ds_rounded * head.q_descale[r];
+            float const dq_weight = ds_rounded * head.k_descale[col];
             float* dk_row = dk_acc.data() + static_cast<std::size_t>(j) * d;
-            for (std::size_t e = 0; e < d; ++e) dk_row[e] += ds_rounded * q_row[e];
-            for (std::size_t e = 0; e < d; ++e) dq_row[e] += ds_rounded * k_row[e];
+            for (std::size_t e = 0; e < d; ++e) dk_row[e] += dk_weight * q_row[e];
+            for (std::size_t e = 0; e < d; ++e) dq_row[e] += dq_weight * k_row[e];
           }
         }
         float* dq_dst = dq_head + static_cast<std::size_t>(r0) * d;
@@ -127,42 +136,41 @@ void backward_kv_head(BackwardContext const& ctx, std::size_t b, int hk, Backwar
 
 }  // namespace
 
-BackwardResult emulate_backward(AttentionProblem const& problem, std::span<float const> d_o,
-                                EmulatorConfig const& config) {
-  return emulate_backward(problem, d_o, emulate_forward(problem, config), config);
+BackwardResult emulate_backward(AttentionInputs const& in, EmulatorConfig const& config) {
+  if (!in.has_backward()) throw std::invalid_argument("the backward needs dO; the inputs carry none");
+  PrecisionRecipe const recipe = recipe_for(config.precision);
+  QuantizedOperands const ops = quantize_operands(in, recipe);
+  return emulate_backward(ops, recipe, emulate_forward(ops, recipe, config), config);
 }
 
-BackwardResult emulate_backward(AttentionProblem const& problem, std::span<float const> d_o,
+BackwardResult emulate_backward(QuantizedOperands const& ops, PrecisionRecipe const& recipe,
                                 ForwardResult const& forward, EmulatorConfig const& config) {
-  if (is_fp8(config.precision))
-    throw std::invalid_argument("the emulator has no backward for " + std::string(name(config.precision)) +
-                                " (FlashAttention-3 has no FP8 backward either); use fp16, bf16 or fp32");
-  AttentionShape const& shape = problem.shape;
-  if (d_o.size() != shape.q_elements())
-    throw std::invalid_argument("dO has " + std::to_string(d_o.size()) + " values, the shape needs " +
+  AttentionShape const& shape = ops.shape;
+  if (ops.d_o.size() != shape.q_elements() || ops.d_o_descale.size() != shape.lse_elements())
+    throw std::invalid_argument("dO has " + std::to_string(ops.d_o.size()) + " values, the shape needs " +
                                 std::to_string(shape.q_elements()));
   if (forward.o.size() != shape.q_elements() || forward.lse.size() != shape.lse_elements() ||
       forward.row_max.size() != shape.lse_elements())
     throw std::invalid_argument("forward result does not match the shape");
-  PreparedProblem const prepared(problem, config);
-  std::vector<float> d_o_rounded(d_o.begin(), d_o.end());
-  round_in_place(config.precision, d_o_rounded);
+  PreparedProblem const prepared(ops, config);
   auto const d = static_cast<std::size_t>(shape.head_dim);
   std::vector<float> delta(shape.lse_elements(), 0.0f);
   for (std::size_t row = 0; row < delta.size(); ++row) {
-    float sum = 0.0f;  // fp32, from the output-precision O and dO as the preprocessing kernel reads them
-    for (std::size_t e = 0; e < d; ++e) sum += d_o_rounded[row * d + e] * forward.o[row * d + e];
-    delta[row] = sum;
+    // fp32, from O as written and dO as loaded, as the preprocessing kernel reads them.
+    float sum = 0.0f;
+    for (std::size_t e = 0; e < d; ++e) sum += ops.d_o[row * d + e] * forward.o[row * d + e];
+    delta[row] = sum * ops.d_o_descale[row];
   }
   BackwardResult out{std::vector<float>(shape.q_elements(), 0.0f),
                      std::vector<float>(shape.kv_elements(), 0.0f),
                      std::vector<float>(shape.kv_elements(), 0.0f)};
   BackwardContext const ctx{shape,
-                            make_constants(shape, config.precision, config.mutants),
+                            make_constants(shape, recipe, config.mutants),
                             config.mutants,
                             config.tiles,
                             &prepared,
-                            d_o_rounded.data(),
+                            ops.d_o.data(),
+                            ops.d_o_descale.data(),
                             delta.data(),
                             forward.lse.data(),
                             forward.row_max.data()};

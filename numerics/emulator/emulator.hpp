@@ -12,9 +12,11 @@
 #include <span>
 #include <vector>
 
-#include "numerics/attention_shape.hpp"
+#include "numerics/attention_tensors.hpp"
 #include "numerics/mutants/catalogue.hpp"
 #include "numerics/precision.hpp"
+#include "numerics/precision_recipe.hpp"
+#include "numerics/quantized_operands.hpp"
 
 namespace fl::numerics::emulator {
 
@@ -29,25 +31,17 @@ struct TileConfig {
 };
 
 struct EmulatorConfig {
-  Precision precision = Precision::bf16;
+  Precision precision = Precision::bf16;  // the claimed precision; its recipe says what is rounded to what
   TileConfig tiles;
   LoopOrder loop_order = LoopOrder::fa2;
   mutants::MutantSet mutants;
   int threads = 0;  // 0: both cores (std::thread::hardware_concurrency, at most kMaxThreads)
 };
 
-// LSE of a row that sees no key. -inf is the mathematical value (log of an empty sum); FlashAttention-2
-// writes +inf instead, which a user comparing against us must know: the reference documents the same.
+// LSE of a row that sees no key: -inf, the reference's convention (numerics/reference.hpp: the log of an
+// empty sum). FlashAttention-2 writes +inf there, which fa-check accepts too.
 inline constexpr float kMaskedRowLse = -std::numeric_limits<float>::infinity();
 inline constexpr int kMaxThreads = 2;
-
-// Non-owning views of the problem, values as the user holds them (float); the emulator rounds them.
-struct AttentionProblem {
-  AttentionShape shape;
-  std::span<float const> q;  // (B, H_q, N_q, D)
-  std::span<float const> k;  // (B, H_kv, N_k, D)
-  std::span<float const> v;  // (B, H_kv, N_k, D)
-};
 
 struct ForwardResult {
   std::vector<float> o;        // (B, H_q, N_q, D), values of the output precision
@@ -61,22 +55,30 @@ struct BackwardResult {
   std::vector<float> dv;  // (B, H_kv, N_k, D)
 };
 
-// Precision of O: the input precision, except fp8 whose output is bf16 (as FlashAttention-3 writes it).
-Precision output_precision(Precision input);
-
+// Forward on the user's inputs: quantize_operands(in, recipe_for(config.precision)), then the tiles.
 // row_selection, when given, has one entry per (B, H_q, N_q) row: only the query tiles that hold a
 // selected row are computed (the diagnosis uses this); rows of other tiles are NaN.
-ForwardResult emulate_forward(AttentionProblem const& problem, EmulatorConfig const& config,
+ForwardResult emulate_forward(AttentionInputs const& in, EmulatorConfig const& config,
                               std::span<std::uint8_t const> row_selection = {});
+// The same on operands already quantised with `recipe` (the diagnosis quantises once for many runs).
+ForwardResult emulate_forward(QuantizedOperands const& ops, PrecisionRecipe const& recipe,
+                              EmulatorConfig const& config, std::span<std::uint8_t const> row_selection = {});
 
-// The FlashAttention-2 backward: runs emulate_forward with the same config for O, LSE and the row max,
-// then recomputes P from Q, K and LSE per tile. d_o: (B, H_q, N_q, D). Throws std::invalid_argument for
-// an fp8 precision (no FP8 backward exists in FlashAttention-3 either).
-BackwardResult emulate_backward(AttentionProblem const& problem, std::span<float const> d_o,
-                                EmulatorConfig const& config);
-
-// The same, given the forward's outputs (O, LSE, row max) instead of recomputing them.
-BackwardResult emulate_backward(AttentionProblem const& problem, std::span<float const> d_o,
+// The FlashAttention-2 backward: runs the forward with the same config (mutants included) for O, LSE and
+// the row max, then recomputes P from Q, K and LSE per tile. Needs in.d_o. FP8 follows the recipe's
+// assumptions (dO quantised like Q, K, V; dS in bf16), as FlashAttention-3 publishes no FP8 backward.
+BackwardResult emulate_backward(AttentionInputs const& in, EmulatorConfig const& config);
+BackwardResult emulate_backward(QuantizedOperands const& ops, PrecisionRecipe const& recipe,
                                 ForwardResult const& forward, EmulatorConfig const& config);
+
+// Forward (and backward) as float64 outputs, the type the reference, the metrics and fa-check use; dQ and
+// dK are rotated back when the operands went through incoherent processing.
+AttentionOutputs to_attention_outputs(ForwardResult const& forward, BackwardResult const* backward = nullptr,
+                                      QuantizedOperands const* ops = nullptr);
+// Forward, plus the backward when the inputs carry dO, with recipe_for(config.precision) or a given recipe
+// (FP8 per-block scaling, incoherent processing).
+AttentionOutputs emulate(AttentionInputs const& in, EmulatorConfig const& config);
+AttentionOutputs emulate(AttentionInputs const& in, PrecisionRecipe const& recipe,
+                         EmulatorConfig const& config);
 
 }  // namespace fl::numerics::emulator

@@ -1,5 +1,5 @@
-// emulate_forward: prepares the operands, splits the problem into (batch, head, query tile) units and runs
-// the chosen loop order on each.
+// emulate_forward: splits the problem into (batch, head, query tile) units (FA-2) or (batch, head) units
+// (FA-1, whose outer loop runs over key blocks) and runs the chosen loop order on each.
 #include <algorithm>
 #include <cstddef>
 #include <limits>
@@ -8,16 +8,30 @@
 
 #include "numerics/emulator/emulator.hpp"
 #include "numerics/emulator/forward_kernels.hpp"
-#include "numerics/emulator/operands.hpp"
 #include "numerics/emulator/parallel_units.hpp"
 #include "numerics/emulator/prepared_problem.hpp"
 
 namespace fl::numerics::emulator {
 
-ForwardResult emulate_forward(AttentionProblem const& problem, EmulatorConfig const& config,
+namespace {
+
+bool any_selected(std::span<std::uint8_t const> selected, int r0, int r1) {
+  return selected.empty() ||
+         std::any_of(selected.begin() + r0, selected.begin() + r1, [](std::uint8_t f) { return f != 0; });
+}
+
+}  // namespace
+
+ForwardResult emulate_forward(AttentionInputs const& in, EmulatorConfig const& config,
                               std::span<std::uint8_t const> row_selection) {
-  PreparedProblem const prepared(problem, config);
-  AttentionShape const& shape = problem.shape;
+  PrecisionRecipe const recipe = recipe_for(config.precision);
+  return emulate_forward(quantize_operands(in, recipe), recipe, config, row_selection);
+}
+
+ForwardResult emulate_forward(QuantizedOperands const& ops, PrecisionRecipe const& recipe,
+                              EmulatorConfig const& config, std::span<std::uint8_t const> row_selection) {
+  PreparedProblem const prepared(ops, config);
+  AttentionShape const& shape = ops.shape;
   if (!row_selection.empty() && row_selection.size() != shape.lse_elements())
     throw std::invalid_argument(
         "row selection has " + std::to_string(row_selection.size()) +
@@ -28,7 +42,7 @@ ForwardResult emulate_forward(AttentionProblem const& problem, EmulatorConfig co
   result.lse.assign(shape.lse_elements(), nan);
   result.row_max.assign(shape.lse_elements(), nan);
 
-  ForwardParams const params{shape, make_constants(shape, config.precision, config.mutants), config.mutants,
+  ForwardParams const params{shape, make_constants(shape, recipe, config.mutants), config.mutants,
                              config.tiles};
   auto const heads = static_cast<std::size_t>(shape.batch) * static_cast<std::size_t>(shape.heads_q);
   auto const nq = static_cast<std::size_t>(shape.seqlen_q);
@@ -54,10 +68,7 @@ ForwardResult emulate_forward(AttentionProblem const& problem, EmulatorConfig co
     std::size_t const bh = unit / tiles;
     int const r0 = static_cast<int>(unit % tiles) * bm;
     int const r1 = std::min(shape.seqlen_q, r0 + bm);
-    auto const selected = selection_of(bh);
-    if (!selected.empty() &&
-        std::none_of(selected.begin() + r0, selected.begin() + r1, [](std::uint8_t f) { return f != 0; }))
-      return;
+    if (!any_selected(selection_of(bh), r0, r1)) return;
     fa2_forward_query_tile(prepared.head(bh), output_of(bh), params, r0, r1);
   });
   return result;

@@ -54,7 +54,7 @@ void fa1_forward_head(HeadView const& head, HeadOutput const& out, ForwardParams
         float const m_tile_scaled = guard_max(m_tile, mut) * c.scale_log2;
         float l_tile = 0.0f;
         for (int j = 0; j < bn; ++j) {
-          p[j] = softmax_exp2(std::fma(srow[j], c.scale_log2, -m_tile_scaled), mut) * c.p_scale;
+          p[j] = softmax_exp2(p_exponent(srow[j], c.scale_log2, m_tile_scaled), mut) * c.p_scale;
           l_tile += p[j];
         }
         std::fill(pv.begin(), pv.end(), 0.0f);
@@ -73,7 +73,9 @@ void fa1_forward_head(HeadView const& head, HeadOutput const& out, ForwardParams
         // FA_MUTANT_STALE_MAX: the tile's P is brought to the max from before this block.
         float const m_target =
             mut.on(MutantId::stale_max) ? guard_max(m_old, mut) * c.scale_log2 : m_new_scaled;
-        float const beta = softmax_exp2(m_tile_scaled - m_target, mut);
+        // From the raw tile max: a tile with no visible key for this row (m~ = -inf) gets beta = 0, not
+        // exp2(0 - m_new), which overflows for a row whose running max is very negative.
+        float const beta = softmax_exp2(m_tile * c.scale_log2 - m_target, mut);
         float const l_new =
             (mut.on(MutantId::unrescaled_l) ? l_old : alpha * l_old)  // FA_MUTANT_UNRESCALED_L
             + beta * l_tile;

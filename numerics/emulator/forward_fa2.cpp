@@ -43,7 +43,7 @@ void fa2_forward_query_tile(HeadView const& head, HeadOutput const& out, Forward
       float const alpha = softmax_exp2(m_old * c.scale_log2 - m_new_scaled, mut);
       float row_sum = 0.0f;
       for (int j = 0; j < bn; ++j) {
-        p[j] = softmax_exp2(std::fma(srow[j], c.scale_log2, -m_for_p), mut) * c.p_scale;
+        p[j] = softmax_exp2(p_exponent(srow[j], c.scale_log2, m_for_p), mut) * c.p_scale;
         row_sum += p[j];  // l sums P before it is rounded, as the kernels do
       }
       l[r] =

@@ -5,20 +5,23 @@
 
 namespace fl::numerics::emulator {
 
-SoftmaxConstants make_constants(AttentionShape const& shape, Precision precision, MutantSet mutants) {
+SoftmaxConstants make_constants(AttentionShape const& shape, PrecisionRecipe const& recipe,
+                                MutantSet mutants) {
   SoftmaxConstants c;
   c.softmax_scale = static_cast<float>(shape.scale());
   // Computed in float on the host as FlashAttention does (params.scale_softmax_log2).
-  c.scale_log2 = mutants.on(MutantId::missing_scale) ? kLog2e  // FA_MUTANT_MISSING_SCALE
-                                                     : c.softmax_scale * kLog2e;
-  c.p_precision = precision;
-  c.out_precision = output_precision(precision);
-  if (is_fp8(precision)) {
+  c.score_scale = mutants.on(MutantId::missing_scale) ? 1.0f  // FA_MUTANT_MISSING_SCALE
+                                                      : c.softmax_scale;
+  c.scale_log2 = c.score_scale * kLog2e;
+  c.p_precision = recipe.probabilities;
+  c.ds_precision = recipe.score_gradients;
+  c.out_precision = recipe.outputs;
+  c.p_scale = static_cast<float>(recipe.probability_scale);
+  if (is_fp8(recipe.probabilities) && mutants.on(MutantId::fp8_p_overflow)) {
     // FA_MUTANT_FP8_P_OVERFLOW: twice the format's largest power of two (e4m3: 512 > 448), so the largest
     // weights of each row saturate while l, summed in fp32 before rounding, keeps their true value.
-    float const top_power_of_two =
-        std::exp2(std::floor(std::log2(static_cast<float>(max_finite(precision)))));
-    c.p_scale = mutants.on(MutantId::fp8_p_overflow) ? 2.0f * top_power_of_two : kFp8PScale;
+    float const max_value = static_cast<float>(max_finite(recipe.probabilities));
+    c.p_scale = 2.0f * std::exp2(std::floor(std::log2(max_value)));
   }
   return c;
 }

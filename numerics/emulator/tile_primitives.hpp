@@ -17,19 +17,26 @@ using mutants::MutantSet;
 
 inline constexpr float kLog2e = 1.4426950408889634f;
 inline constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-// FlashAttention-3 computes exp2(x - max + 8) for FP8, so P lies in [0, 2^8] and uses e4m3's range
-// (max 448) instead of [0, 1], where e4m3 has few values; l carries the same factor, which cancels.
-inline constexpr float kFp8PScale = 256.0f;
-
 struct SoftmaxConstants {
-  float scale_log2 = 0;                       // softmax scale * log2(e): scores enter exp2 multiplied by it
-  float softmax_scale = 0;                    // for the LSE and the backward's dQ, dK
-  float p_scale = 1;                          // P is stored multiplied by this before rounding (fp8 only)
-  Precision p_precision = Precision::fp32;    // P rounded to the input type before P.V
-  Precision out_precision = Precision::fp32;  // O rounded at the end
+  float score_scale = 0;    // the softmax scale as applied to the scores (1/sqrt(d) unless a mutant drops it)
+  float scale_log2 = 0;     // score_scale * log2(e): scores enter exp2 multiplied by it
+  float softmax_scale = 0;  // for the LSE and the backward's dQ, dK
+  // P is computed multiplied by this (FP8: FlashAttention-3's exp2(x - m + 8), P <= 2^8, inside e4m3's
+  // range and clear of its subnormals); l carries the same factor, which cancels in O = acc / l.
+  float p_scale = 1;
+  Precision p_precision = Precision::fp32;    // P rounded to this before P.V
+  Precision ds_precision = Precision::fp32;   // dS rounded to this before dS.K and dS^T.Q
+  Precision out_precision = Precision::fp32;  // O, dQ, dK, dV rounded at the end
 };
 
-SoftmaxConstants make_constants(AttentionShape const& shape, Precision precision, MutantSet mutants);
+// From the precision recipe (numerics/precision_recipe.hpp), with the mutants that change a constant.
+SoftmaxConstants make_constants(AttentionShape const& shape, PrecisionRecipe const& recipe,
+                                MutantSet mutants);
+
+// P as the P.V product sees it, scaled back: round(p * p_scale) / p_scale (p_scale is a power of two).
+inline float round_probability(float p, SoftmaxConstants const& c) {
+  return round_to(c.p_precision, p * c.p_scale) / c.p_scale;
+}
 
 // One (batch, query head) with its key/value head: row pointers into the prepared operands.
 struct HeadView {
@@ -61,6 +68,16 @@ inline float guard_max(float m, MutantSet mutants) {
 
 inline float initial_max(MutantSet mutants) {
   return mutants.on(MutantId::m_init_zero) ? 0.0f : kNegInf;  // FA_MUTANT_M_INIT_ZERO
+}
+
+// Exponent of P in log2 units, x * scale_log2 - max_scaled, with the product rounded before the
+// subtraction. FlashAttention-2 writes the same expression and lets the compiler fuse it into one FFMA;
+// fused, the row maximum's exponent is the rounding error of max * scale_log2 (up to 2^-24 of it) instead
+// of exactly 0, so P exceeds 1 and exp2 overflows once scaled scores reach about 2^31 (the near_dtype_max
+// input family). Unfused, x <= max implies round(x * c) <= round(max * c): P <= 1 always.
+inline float p_exponent(float score, float scale_log2, float max_scaled) {
+  float const scaled = score * scale_log2;
+  return scaled - max_scaled;
 }
 
 // exp2 of an argument already multiplied by log2(e): the kernels' exp2f.
