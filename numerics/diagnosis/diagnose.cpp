@@ -105,7 +105,11 @@ std::vector<CandidateResult> search(Workbench const& w, std::vector<MutantId> co
   std::vector<CandidateResult> found;
   for (MutantId id : mutants) found.push_back(best_over_block_n(w, id, order, block_m));
   std::sort(found.begin(), found.end(), by_error);
-  for (std::size_t i = 0; i < found.size() && i < kStageTwoCandidates; ++i) refine_block_m(w, found[i]);
+  // The closest few, and any whose NaN/inf pattern differs from the correct algorithm's: where a tile
+  // mixes masked and visible rows depends on kBlockM, so such a candidate may match only at another kBlockM.
+  for (std::size_t i = 0; i < found.size(); ++i)
+    if (i < kStageTwoCandidates || found[i].error.mismatched_rows != correct.error.mismatched_rows)
+      refine_block_m(w, found[i]);
   std::stable_sort(found.begin(), found.end(), by_error);
   return found;
 }

@@ -18,10 +18,12 @@ SoftmaxConstants make_constants(AttentionShape const& shape, PrecisionRecipe con
   c.out_precision = recipe.outputs;
   c.p_scale = static_cast<float>(recipe.probability_scale);
   if (is_fp8(recipe.probabilities) && mutants.on(MutantId::fp8_p_overflow)) {
-    // FA_MUTANT_FP8_P_OVERFLOW: twice the format's largest power of two (e4m3: 512 > 448), so the largest
-    // weights of each row saturate while l, summed in fp32 before rounding, keeps their true value.
+    // FA_MUTANT_FP8_P_OVERFLOW: a P scale kOverflowFactor times the format's maximum (rounded up to a power
+    // of two; e4m3: 2^15, the offset that suits fp16, not e4m3's 448): every weight above 1/64 of the row
+    // maximum saturates, while l, summed in fp32 before rounding, keeps the true weights.
+    constexpr float kOverflowFactor = 64.0f;
     float const max_value = static_cast<float>(max_finite(recipe.probabilities));
-    c.p_scale = 2.0f * std::exp2(std::floor(std::log2(max_value)));
+    c.p_scale = std::exp2(std::ceil(std::log2(kOverflowFactor * max_value)));
   }
   return c;
 }

@@ -91,9 +91,9 @@ inline constexpr std::array kCatalogue{
         "target detects it by repeated runs that must agree bit for bit"},
     MutantInfo{MutantId::fp8_missing_descale, "fp8-missing-descale", "FA_MUTANT_FP8_MISSING_DESCALE",
                MutantKind::fp8, "descale factor of K dropped from the FP8 score scale", ""},
-    MutantInfo{
-        MutantId::fp8_p_overflow, "fp8-p-overflow", "FA_MUTANT_FP8_P_OVERFLOW", MutantKind::fp8,
-        "P quantised with a scale that lets it exceed the FP8 maximum: top weights saturate, l does not", ""},
+    MutantInfo{MutantId::fp8_p_overflow, "fp8-p-overflow", "FA_MUTANT_FP8_P_OVERFLOW", MutantKind::fp8,
+               "P quantised with a scale far past the FP8 maximum: the largest weights saturate, l does not",
+               ""},
 };
 
 inline constexpr std::size_t kMutantCount = kCatalogue.size();
