@@ -152,8 +152,8 @@ SampledOutputs reference_sampled(AttentionInputs const& in, RowSample sample,
 
   if (!sample.key_rows.empty()) {
     // Statistics of every query row of the (batch, kv head) groups that the sampled key rows belong to.
-    std::vector<double> lse(query_rows(s), kMinusInfinity);
-    std::vector<double> delta(query_rows(s), 0.0);
+    std::vector<double> lse(query_rows(s), std::numeric_limits<double>::quiet_NaN());
+    std::vector<double> delta(query_rows(s), std::numeric_limits<double>::quiet_NaN());
     std::vector<char> needed(query_rows(s), 0);
     int const group = s.group_size();
     for (std::size_t c : sample.key_rows) {
@@ -186,6 +186,8 @@ SampledOutputs reference_sampled(AttentionInputs const& in, RowSample sample,
       for (std::size_t t = begin; t < end; ++t)
         compute_key_row(in, sample.key_rows[t], lse, delta, ref.dk.data() + t * d, ref.dv.data() + t * d);
     });
+    ref.all_lse = std::move(lse);
+    ref.all_delta = std::move(delta);
   }
   ref.sample = std::move(sample);
   return ref;

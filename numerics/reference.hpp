@@ -45,6 +45,9 @@ struct SampledOutputs {
   std::vector<double> dq;
   std::vector<double> dk;
   std::vector<double> dv;
+  // With sampled key rows: LSE and D of every query row (NaN for heads no sampled key row needs).
+  std::vector<double> all_lse;
+  std::vector<double> all_delta;
 };
 
 SampledOutputs reference_sampled(AttentionInputs const& in, RowSample sample,

@@ -368,6 +368,24 @@ ElementBounds tolerance_bounds(AttentionInputs const& in, RowSample const& sampl
     }
   }
   for (std::size_t r : sample.query_rows) needed[r] = 0;  // done above
+  if (options.approximate_unsampled_row_stats && options.reference && !options.reference->all_lse.empty()) {
+    // Largest variances of the sampled rows, per query head.
+    std::vector<RowStats> head_max(std::size_t(s.batch) * s.heads_q);
+    for (std::size_t r : sample.query_rows) {
+      RowStats& h = head_max[r / std::size_t(s.seqlen_q)];
+      h.var_lse = std::max(h.var_lse, stats[r].var_lse);
+      h.var_delta = std::max(h.var_delta, stats[r].var_delta);
+    }
+    for (std::size_t r = 0; r < needed.size(); ++r) {
+      if (!needed[r]) continue;
+      RowStats& st = stats[r];
+      st = head_max[r / std::size_t(s.seqlen_q)];
+      st.lse = options.reference->all_lse[r];
+      st.m = st.lse;  // only enters the fp32 exp-argument term, where |m| ~ |lse|
+      st.delta = options.reference->all_delta[r];
+      needed[r] = 0;
+    }
+  }
   std::vector<std::size_t> todo;
   for (std::size_t r = 0; r < needed.size(); ++r)
     if (needed[r]) todo.push_back(r);

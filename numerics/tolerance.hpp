@@ -25,6 +25,12 @@ struct ToleranceOptions {
   // the reference's). False adds their rounding to the bound. FP8 operands are always quantised.
   bool inputs_exact = true;
   int threads = 0;
+  // dK and dV bounds need the variance of LSE and D of every query row. When set, rows outside the
+  // sample borrow the largest variances seen on the sampled rows of their head, with the reference's LSE
+  // and D (`reference->all_lse`, `all_delta`), instead of an O(n_k d) pass each: what makes a sampled
+  // n = 16384 backward check take seconds. A heuristic, and reported as such by fa-check.
+  bool approximate_unsampled_row_stats = false;
+  SampledOutputs const* reference = nullptr;
 };
 
 // Bounds on the rows of `sample`, packed like SampledOutputs (o, dq: (rows, D); lse: (rows); dk, dv:
