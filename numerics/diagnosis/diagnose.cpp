@@ -175,14 +175,24 @@ std::string Diagnosis::summary() const {
   return out;
 }
 
+double ranking_error(MatchError const& e) {
+  return e.worst_row_error + static_cast<double>(e.mismatched_rows);
+}
+
 Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, Precision claimed,
                    FailingRows const& failing, DiagnosisOptions const& options) {
-  if (observed.o.size() != in.shape.q_elements())
-    throw std::invalid_argument("diagnosis needs the observed O of the inputs' shape");
+  return diagnose(in, observed, recipe_for(claimed), failing, options);
+}
+
+namespace {
+
+// One pass: the forward outputs (O, LSE) on the failing rows and a sample of passing ones, or the gradients.
+Diagnosis diagnose_pass(AttentionInputs const& in, AttentionOutputs const& observed,
+                        PrecisionRecipe const& recipe, FailingRows const& failing,
+                        DiagnosisOptions const& options, bool backward) {
+  Precision const claimed = recipe.claimed;
   Diagnosis result;
-  result.backward = failing.forward.empty() && in.has_backward() &&
-                    (!observed.dq.empty() || !observed.dk.empty() || !observed.dv.empty());
-  PrecisionRecipe const recipe = recipe_for(claimed);
+  result.backward = backward;
   Workbench w{in, observed, recipe, quantize_operands(in, recipe), options, claimed, result.backward, {}, {}};
   if (!w.backward) {
     w.compared_rows = rows_to_compare(query_rows(in.shape), failing.forward);
@@ -231,8 +241,28 @@ Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, 
                               evidence_for(candidate, result.correct, shared),
                               candidate.error.worst_row_error, candidate.error.mismatched_rows,
                               candidate.loop_order, candidate.tiles});
+    result.entries.back().match_error = ranking_error(candidate.error);
   }
+  std::stable_sort(result.entries.begin(), result.entries.end(),
+                   [](auto const& a, auto const& b) { return a.match_error < b.match_error; });
   return result;
+}
+
+}  // namespace
+
+Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, PrecisionRecipe const& recipe,
+                   FailingRows const& failing, DiagnosisOptions const& options) {
+  if (observed.o.size() != in.shape.q_elements())
+    throw std::invalid_argument("diagnosis needs the observed O of the inputs' shape");
+  bool const has_gradients =
+      in.has_backward() && (!observed.dq.empty() || !observed.dk.empty() || !observed.dv.empty());
+  // Forward first when forward rows failed: a forward bug also breaks the gradients, and the forward pass
+  // is cheaper. When it names nothing (a backward bug leaves O intact), the gradients are tried.
+  if (!failing.forward.empty() || !has_gradients) {
+    Diagnosis forward = diagnose_pass(in, observed, recipe, failing, options, false);
+    if (!forward.entries.empty() || !has_gradients) return forward;
+  }
+  return diagnose_pass(in, observed, recipe, failing, options, true);
 }
 
 }  // namespace fl::numerics::diagnosis

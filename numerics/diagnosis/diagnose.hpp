@@ -79,10 +79,18 @@ struct Diagnosis {
   std::string summary() const;  // "unrescaled-o, stale-max" or "no known signature"
 };
 
-// claimed: the precision the implementation claims. observed.o is required; lse, dq, dk, dv are compared
-// when present. The backward is diagnosed when no forward row failed and the observation has gradients.
+// claimed: the precision the implementation claims (its recipe_for). observed.o is required; lse, dq, dk, dv
+// are compared when present. The backward is diagnosed when no forward row failed and the observation has
+// gradients.
 Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, Precision claimed,
                    FailingRows const& failing, DiagnosisOptions const& options = {});
+// The same with the recipe the check used (FP8 per-block scaling, incoherent processing).
+Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, PrecisionRecipe const& recipe,
+                   FailingRows const& failing, DiagnosisOptions const& options = {});
+
+// One number per named entry, the order of Diagnosis::entries: the worst row error plus one per row whose
+// NaN/inf the mutant does not reproduce (such a row counts as a row that is 100% off).
+double ranking_error(MatchError const& e);
 
 // The candidates `diagnose` tries for a precision: fwd (and bwd for the backward) mutants, fp8 ones for fp8.
 std::vector<mutants::MutantId> candidate_mutants(Precision claimed, bool backward);

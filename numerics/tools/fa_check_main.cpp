@@ -12,6 +12,7 @@
 #include "numerics/check.hpp"
 #include "numerics/check_problem.hpp"
 #include "numerics/check_report.hpp"
+#include "numerics/diagnosis/fa_check_diagnoser.hpp"
 #include "numerics/gnuplot.hpp"
 
 namespace po = boost::program_options;
@@ -36,8 +37,8 @@ std::optional<std::filesystem::path> optional_path(po::variables_map const& vm, 
 
 // The differential diagnosis (numerics/diagnosis/) plugs in here; without it a failure reports
 // "no known signature".
-Diagnoser make_diagnoser(po::variables_map const&) {
-  return {};
+Diagnoser make_diagnoser(po::variables_map const& vm) {
+  return diagnosis::make_fa_check_diagnoser(vm["block-n"].as<std::vector<int>>(), vm["threads"].as<int>());
 }
 
 }  // namespace
@@ -77,6 +78,8 @@ int main(int argc, char** argv) {
        "with sampling: random key rows checked for dK, dV (default 128)")               //
       ("full", po::bool_switch(), "check every row, whatever the size")                 //
       ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
+      ("block-n", po::value<std::vector<int>>()->multitoken()->default_value({}, ""),
+       "on failure, also try these tile sizes (besides 16..256) when matching catalogued bugs")  //
       ("gnuplot", po::value<std::string>()->default_value(kDefaultGnuplot),
        "gnuplot command for the report's plots");
   po::variables_map vm;
