@@ -1,0 +1,190 @@
+// The schema's history: one migration per version, in order. Never edit a migration that has reached
+// main; add the next one instead (the golden files in tests/db/data enforce this).
+//
+// Conventions: STRICT tables (SQLite checks every column's type on write, so a wrong type cannot be
+// stored by our code); times are ISO 8601 UTC text 'YYYY-MM-DDTHH:MM:SS.SSSZ'; hashes are lowercase hex
+// SHA-256 (64 characters); sizes in bytes; times in milliseconds; booleans are 0/1 with a CHECK.
+#include "db/schema.hpp"
+
+namespace fl::db {
+namespace {
+
+// Version 1: the compile cache (db/compile_cache.hpp). The key is a SHA-256 that runtime/ computes from
+// everything that can change the CUBIN; the other descriptive columns are for humans reading the table.
+constexpr std::string_view kCompileCache = R"sql(
+CREATE TABLE compile_cache (
+  cache_key     TEXT PRIMARY KEY NOT NULL CHECK (length(cache_key) = 64),
+  program_name  TEXT NOT NULL,
+  arch          TEXT NOT NULL,                      -- e.g. sm_90a
+  nvrtc_version TEXT NOT NULL,                      -- e.g. 13.0
+  options       TEXT NOT NULL,                      -- NVRTC options, one per line
+  source_hashes TEXT NOT NULL,                      -- "<sha256> <kernels_src file>" lines
+  cubin         BLOB NOT NULL,
+  cubin_bytes   INTEGER NOT NULL CHECK (cubin_bytes >= 0),
+  cubin_sha256  TEXT NOT NULL CHECK (length(cubin_sha256) = 64),  -- detects a corrupt or truncated blob
+  compile_log   TEXT NOT NULL,
+  compile_ms    REAL NOT NULL CHECK (compile_ms >= 0),
+  created_at    TEXT NOT NULL
+) STRICT;
+
+-- ptxas resources of each kernel in the CUBIN, by lowered (mangled) name.
+CREATE TABLE compile_cache_kernels (
+  cache_key    TEXT NOT NULL REFERENCES compile_cache (cache_key) ON DELETE CASCADE,
+  lowered_name TEXT NOT NULL,
+  registers    INTEGER NOT NULL CHECK (registers >= 0),
+  shared_bytes INTEGER NOT NULL CHECK (shared_bytes >= 0),
+  spill_stores INTEGER NOT NULL CHECK (spill_stores >= 0),
+  spill_loads  INTEGER NOT NULL CHECK (spill_loads >= 0),
+  stack_bytes  INTEGER NOT NULL CHECK (stack_bytes >= 0),
+  PRIMARY KEY (cache_key, lowered_name)
+) STRICT, WITHOUT ROWID;
+
+-- NVRTC name expressions (e.g. "fa2_fwd<128, 64, 4>") and the lowered names they resolved to.
+CREATE TABLE compile_cache_names (
+  cache_key       TEXT NOT NULL REFERENCES compile_cache (cache_key) ON DELETE CASCADE,
+  name_expression TEXT NOT NULL,
+  lowered_name    TEXT NOT NULL CHECK (length(lowered_name) > 0),
+  PRIMARY KEY (cache_key, name_expression)
+) STRICT, WITHOUT ROWID;
+)sql";
+
+// Version 2: tuning (issue 6). A measurement is keyed by everything that can change it: the GPU and its
+// driver, the NVRTC version, the hash of the family's kernels_src files, the family, the config and the
+// problem. Editing one kernels_src file changes source_hash, so only what depends on it is re-tuned.
+constexpr std::string_view kTuning = R"sql(
+CREATE TABLE gpus (
+  gpu_id         INTEGER PRIMARY KEY,
+  name           TEXT NOT NULL,                     -- e.g. NVIDIA H200
+  cc_major       INTEGER NOT NULL CHECK (cc_major > 0),
+  cc_minor       INTEGER NOT NULL CHECK (cc_minor >= 0),
+  sm_count       INTEGER NOT NULL CHECK (sm_count > 0),
+  driver_version TEXT NOT NULL,                     -- e.g. 580.65.06
+  UNIQUE (name, cc_major, cc_minor, sm_count, driver_version)
+) STRICT;
+
+CREATE TABLE problems (
+  problem_id INTEGER PRIMARY KEY,
+  batch      INTEGER NOT NULL CHECK (batch > 0),
+  heads_q    INTEGER NOT NULL CHECK (heads_q > 0),
+  heads_kv   INTEGER NOT NULL CHECK (heads_kv > 0 AND heads_q % heads_kv = 0),
+  seqlen_q   INTEGER NOT NULL CHECK (seqlen_q > 0),
+  seqlen_k   INTEGER NOT NULL CHECK (seqlen_k > 0),
+  head_dim   INTEGER NOT NULL CHECK (head_dim > 0),
+  dtype      TEXT NOT NULL,                         -- numerics::name(Precision): fp16, bf16, fp8_e4m3, ...
+  causal     INTEGER NOT NULL CHECK (causal IN (0, 1)),
+  direction  TEXT NOT NULL CHECK (direction IN ('fwd', 'bwd')),
+  UNIQUE (batch, heads_q, heads_kv, seqlen_q, seqlen_k, head_dim, dtype, causal, direction)
+) STRICT;
+
+CREATE TABLE measurements (
+  measurement_id    INTEGER PRIMARY KEY,
+  gpu_id            INTEGER NOT NULL REFERENCES gpus (gpu_id),
+  nvrtc_version     TEXT NOT NULL,
+  source_hash       TEXT NOT NULL CHECK (length(source_hash) = 64),
+  family            TEXT NOT NULL,                  -- e.g. fa2_sm80
+  config            TEXT NOT NULL,                  -- tuner::to_string(Config): "kBlockM=128,kBlockN=64,..."
+  problem_id        INTEGER NOT NULL REFERENCES problems (problem_id),
+  -- ok: verified and timed; wrong: failed verification (diagnosis: mutant ids, or no known signature);
+  -- pruned: rejected on constraints or ptxas resources (diagnosis: the reason);
+  -- failed: compile or launch error (diagnosis: the first line of the error).
+  verdict           TEXT NOT NULL CHECK (verdict IN ('ok', 'wrong', 'pruned', 'failed')),
+  diagnosis         TEXT NOT NULL DEFAULT '',
+  median_ms         REAL CHECK (median_ms > 0),
+  p20_ms            REAL CHECK (p20_ms > 0),
+  p80_ms            REAL CHECK (p80_ms > 0),
+  min_ms            REAL CHECK (min_ms > 0),
+  max_ms            REAL CHECK (max_ms > 0),
+  runs              INTEGER CHECK (runs > 0),
+  tflops            REAL CHECK (tflops >= 0),
+  clock_mhz         REAL,                           -- SM clock beside the measurement
+  temperature_c     REAL,
+  compile_cache_key TEXT,                           -- the CUBIN measured (no FK: the cache may be cleared)
+  measured_at       TEXT NOT NULL,
+  CHECK (verdict <> 'ok' OR (median_ms IS NOT NULL AND p20_ms IS NOT NULL AND p80_ms IS NOT NULL
+                             AND runs IS NOT NULL AND tflops IS NOT NULL)),
+  CHECK (p20_ms IS NULL OR median_ms IS NULL OR p80_ms IS NULL OR (p20_ms <= median_ms AND median_ms <= p80_ms)),
+  UNIQUE (gpu_id, nvrtc_version, source_hash, family, config, problem_id)
+) STRICT;
+
+CREATE INDEX measurements_by_problem ON measurements (problem_id, gpu_id, verdict);
+
+-- The best config per GPU, problem and family; source 'seed' rows come from the configs shipped in
+-- the repository (measured on a real GPU, see recorded_at and the GPU row), 'measured' from this
+-- machine's own tuning.
+CREATE TABLE best_configs (
+  gpu_id         INTEGER NOT NULL REFERENCES gpus (gpu_id),
+  problem_id     INTEGER NOT NULL REFERENCES problems (problem_id),
+  family         TEXT NOT NULL,
+  config         TEXT NOT NULL,
+  median_ms      REAL NOT NULL CHECK (median_ms > 0),
+  tflops         REAL NOT NULL CHECK (tflops >= 0),
+  source         TEXT NOT NULL CHECK (source IN ('measured', 'seed')),
+  nvrtc_version  TEXT NOT NULL,
+  source_hash    TEXT,                              -- kernels_src hash measured with (NULL if unknown)
+  measurement_id INTEGER REFERENCES measurements (measurement_id) ON DELETE SET NULL,
+  recorded_at    TEXT NOT NULL,
+  PRIMARY KEY (gpu_id, problem_id, family)
+) STRICT;
+)sql";
+
+// Version 3: verifier runs (issues 3 and 4). Key columns for queries; the full JSON report as text, so
+// new metrics need no migration.
+constexpr std::string_view kVerifierRuns = R"sql(
+CREATE TABLE numerics_runs (
+  run_id         INTEGER PRIMARY KEY,
+  started_at     TEXT NOT NULL,
+  command        TEXT NOT NULL,
+  implementation TEXT NOT NULL,                     -- "files" for .npy inputs, else family and config
+  dtype          TEXT NOT NULL,
+  direction      TEXT NOT NULL CHECK (direction IN ('fwd', 'bwd', 'fwd+bwd')),
+  batch          INTEGER NOT NULL CHECK (batch > 0),
+  heads_q        INTEGER NOT NULL CHECK (heads_q > 0),
+  heads_kv       INTEGER NOT NULL CHECK (heads_kv > 0),
+  seqlen_q       INTEGER NOT NULL CHECK (seqlen_q > 0),
+  seqlen_k       INTEGER NOT NULL CHECK (seqlen_k > 0),
+  head_dim       INTEGER NOT NULL CHECK (head_dim > 0),
+  causal         INTEGER NOT NULL CHECK (causal IN (0, 1)),
+  verdict        TEXT NOT NULL CHECK (verdict IN ('pass', 'fail')),
+  diagnosis      TEXT NOT NULL DEFAULT '',          -- matching mutant ids, best first, comma-separated
+  report_json    TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE mutation_runs (
+  run_id         INTEGER PRIMARY KEY,
+  started_at     TEXT NOT NULL,
+  command        TEXT NOT NULL,
+  target         TEXT NOT NULL CHECK (target IN ('cpu', 'gpu')),
+  family         TEXT NOT NULL,
+  dtype          TEXT NOT NULL,
+  gpu_id         INTEGER REFERENCES gpus (gpu_id),   -- NULL for --target cpu
+  mutation_score REAL CHECK (mutation_score BETWEEN 0 AND 100),  -- Stryker: detected / valid x 100
+  passed         INTEGER CHECK (passed IN (0, 1))    -- NULL while the run is in progress
+) STRICT;
+
+CREATE TABLE mutation_results (
+  run_id               INTEGER NOT NULL REFERENCES mutation_runs (run_id) ON DELETE CASCADE,
+  mutant_id            TEXT NOT NULL,               -- catalogue id, e.g. unrescaled-o
+  outcome              TEXT NOT NULL CHECK (outcome IN ('killed', 'survived', 'equivalent')),
+  killing_input_family TEXT,                        -- NULL unless killed
+  diagnosis            TEXT NOT NULL DEFAULT '',    -- mutant ids the diagnosis named, best first
+  named_correctly      INTEGER CHECK (named_correctly IN (0, 1)),
+  match_error          REAL,                        -- the diagnosis' match score for the named mutant
+  note                 TEXT NOT NULL DEFAULT '',    -- e.g. the argument for an equivalent mutant
+  PRIMARY KEY (run_id, mutant_id),
+  CHECK (outcome = 'killed' OR killing_input_family IS NULL)
+) STRICT, WITHOUT ROWID;
+)sql";
+
+constexpr Migration kMigrations[] = {
+    {1, "compile cache", kCompileCache},
+    {2, "tuning: gpus, problems, measurements, best configs", kTuning},
+    {3, "verifier runs: numerics and mutation", kVerifierRuns},
+};
+
+}  // namespace
+
+std::span<Migration const> migrations() {
+  return kMigrations;
+}
+
+}  // namespace fl::db

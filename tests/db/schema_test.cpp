@@ -1,0 +1,158 @@
+#include "db/schema.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "db/compile_cache.hpp"
+#include "tests/db/temp_dir.hpp"
+
+using fl::db::current_schema_version;
+using fl::db::Database;
+using fl::db::migrate;
+using fl::db::schema_dump;
+using fl::db::schema_version;
+using fl::db::test::TempDir;
+
+namespace {
+
+std::filesystem::path golden_path(int version) {
+  return std::filesystem::path(FA_TEST_DATA_DIR) / ("schema_v" + std::to_string(version) + ".sql");
+}
+
+std::string read_file(std::filesystem::path const& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::int64_t count(Database& db, std::string const& table) {
+  auto statement = db.prepare("SELECT count(*) FROM " + table);
+  statement.step();
+  return statement.column_int64(0);
+}
+
+}  // namespace
+
+TEST_CASE("migrations are numbered 1, 2, ... without gaps", "[db][schema]") {
+  auto const all = fl::db::migrations();
+  REQUIRE_FALSE(all.empty());
+  for (std::size_t i = 0; i < all.size(); ++i) CHECK(all[i].version == static_cast<int>(i) + 1);
+  CHECK(current_schema_version() == all.back().version);
+}
+
+// The golden test: each version's schema is pinned by tests/db/data/schema_v<N>.sql. Changing a
+// migration (or the schema) without adding a new version and its golden file fails here.
+TEST_CASE("the schema of every version equals its golden file", "[db][schema]") {
+  for (int version = 1; version <= current_schema_version(); ++version) {
+    INFO("schema version " << version);
+    Database db(":memory:");
+    migrate(db, version);
+    std::string const live = schema_dump(db);
+    auto const golden = golden_path(version);
+    if (!std::filesystem::exists(golden) || read_file(golden) != live) {
+      // Leave the live dump beside the build so a deliberate change is one `cp` away.
+      auto const written = std::filesystem::current_path() / golden.filename();
+      std::ofstream(written) << live;
+      FAIL_CHECK("live schema differs from " << golden.string()
+                                             << " (or it is missing). A schema change needs a new "
+                                                "migration and version; the live dump is in "
+                                             << written.string());
+    }
+  }
+  CHECK_FALSE(std::filesystem::exists(golden_path(current_schema_version() + 1)));
+}
+
+TEST_CASE("a fresh database is created at the current version", "[db][schema]") {
+  TempDir dir;
+  auto db = fl::db::open_database(dir / "fresh.sqlite");
+  CHECK(schema_version(db) == current_schema_version());
+  for (std::string table : {"compile_cache", "measurements", "best_configs", "mutation_results"}) {
+    CHECK(count(db, table) == 0);
+  }
+}
+
+TEST_CASE("migrating step by step from v0 equals creating fresh, and keeps the data", "[db][schema]") {
+  TempDir dir;
+  auto const stepped_path = dir / "stepped.sqlite";
+  std::string const key(64, 'a');
+  for (int version = 0; version <= current_schema_version(); ++version) {
+    Database db(stepped_path);  // a new connection each step, as a new FlashLab release would open it
+    migrate(db, version);
+    CHECK(schema_version(db) == version);
+    if (version == 1) {
+      fl::db::CompileRecord record;
+      record.cubin = {'\x7f', 'E', 'L', 'F'};
+      fl::db::CompileCache(db).store(key, record);
+    }
+  }
+  Database stepped(stepped_path);
+  Database fresh(dir / "fresh.sqlite");
+  migrate(fresh);
+  CHECK(schema_dump(stepped) == schema_dump(fresh));
+  CHECK(fl::db::CompileCache(stepped).lookup(key).has_value());
+}
+
+TEST_CASE("opening an older database migrates it to the current version", "[db][schema]") {
+  TempDir dir;
+  auto const path = dir / "old.sqlite";
+  {
+    Database db(path);
+    migrate(db, 1);
+  }
+  auto db = fl::db::open_database(path);
+  CHECK(schema_version(db) == current_schema_version());
+}
+
+TEST_CASE("a database newer than the code is refused and left untouched", "[db][schema]") {
+  TempDir dir;
+  auto const path = dir / "newer.sqlite";
+  int const newer = current_schema_version() + 1;
+  {
+    Database db(path);
+    migrate(db);
+    db.execute("PRAGMA user_version = " + std::to_string(newer));
+  }
+  try {
+    fl::db::open_database(path);
+    FAIL("opened a database from the future");
+  } catch (fl::db::SchemaTooNewError const& error) {
+    CHECK(error.found_version() == newer);
+    CHECK(error.known_version() == current_schema_version());
+    CHECK_THAT(error.what(), Catch::Contains(path.string()) && Catch::Contains(std::to_string(newer)));
+  }
+  Database db(path);
+  CHECK(schema_version(db) == newer);
+  CHECK_THROWS_AS(migrate(db, newer), std::invalid_argument);
+}
+
+TEST_CASE("a failing migration leaves the database at the previous version", "[db][schema]") {
+  // Simulate a conflicting object so migration 1 fails half-way: its transaction must undo it all.
+  Database db(":memory:");
+  db.execute("CREATE TABLE compile_cache_names (x INTEGER)");
+  CHECK_THROWS_AS(migrate(db), fl::db::DatabaseError);
+  CHECK(schema_version(db) == 0);
+  auto tables = db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'compile_cache'");
+  tables.step();
+  CHECK(tables.column_int64(0) == 0);
+}
+
+TEST_CASE("schema_dump sees schema changes but not layout or comments", "[db][schema]") {
+  Database spaced(":memory:");
+  spaced.execute("CREATE TABLE t (\n  a INTEGER,  -- the first column\n  b TEXT DEFAULT 'x  -- y'\n)");
+  Database compact(":memory:");
+  compact.execute("CREATE TABLE t (a INTEGER, b TEXT DEFAULT 'x  -- y')");
+  CHECK(schema_dump(spaced) == schema_dump(compact));
+
+  std::string const before = schema_dump(compact);
+  compact.execute("CREATE INDEX t_by_b ON t (b)");
+  CHECK(schema_dump(compact) != before);
+  Database other_default(":memory:");
+  other_default.execute(
+      "CREATE TABLE t (a INTEGER, b TEXT DEFAULT 'x -- y')");  // one space fewer, in a string
+  CHECK(schema_dump(other_default) != schema_dump(spaced));
+}
