@@ -71,6 +71,7 @@ void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, Campai
     outcome.diagnosis = d.ids();
     outcome.named_correctly = !d.entries.empty() && d.entries.front().id == info(outcome.id).name;
     outcome.evidence = d.entries.empty() ? d.summary() : d.entries.front().evidence;
+    outcome.match_error = d.entries.empty() ? 0.0 : d.entries.front().match_error;
     return;
   }
   outcome.status = MutantStatus::survived;

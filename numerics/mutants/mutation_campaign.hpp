@@ -58,6 +58,7 @@ struct MutantOutcome {
   std::vector<std::string> diagnosis;  // ids named on the killing input, best first
   std::string evidence;                // evidence of the first name, or why nothing was named
   bool named_correctly = false;        // killed and the diagnosis names this mutant first
+  double match_error = 0.0;            // the diagnosis' ranking error of its first name (0 if none)
   std::string reason;                  // not applicable / equivalence argument
 };
 

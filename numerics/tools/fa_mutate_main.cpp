@@ -17,6 +17,7 @@
 #include "numerics/mutants/campaign_report.hpp"
 #include "numerics/mutants/cpu_runner.hpp"
 #include "numerics/mutants/mutation_campaign.hpp"
+#include "numerics/mutants/mutation_store.hpp"
 #include "numerics/mutants/verifier_judge.hpp"
 
 namespace po = boost::program_options;
@@ -187,8 +188,9 @@ int main(int argc, char** argv) {
     auto& m_candidates = options.diagnosis.block_m_candidates;
     if (std::find(m_candidates.begin(), m_candidates.end(), block_m) == m_candidates.end())
       m_candidates.push_back(block_m);
-    if (vm.count("db"))
-      throw BadInput("--db " + vm["db"].as<std::string>() + ": this build has no SQLite store (db/) yet");
+    if (vm.count("db") && !mut::mutation_store_available())
+      throw BadInput("--db " + vm["db"].as<std::string>() +
+                     ": this build has no SQLite store for fa-mutate (fl_numerics is not linked with db/)");
 
     if (target == "gpu") {
       std::cerr
@@ -201,7 +203,11 @@ int main(int argc, char** argv) {
                                               : std::vector<std::string>{"fa1,fa2"});
 
     bool ok = true;
+    std::vector<mut::CampaignResult> results;
+    std::string command_line;
+    for (int a = 0; a < argc; ++a) command_line += (a ? " " : "") + std::string(argv[a]);
     std::string json = "{\"tool\": \"fa-mutate\", \"date\": " + mut::json_string(today()) +
+                       ", \"command\": " + mut::json_string(command_line) +
                        ", \"block_m\": " + std::to_string(block_m) +
                        ", \"block_n\": " + std::to_string(block_n) + ", \"campaigns\": [";
     auto const started = std::chrono::steady_clock::now();
@@ -211,10 +217,15 @@ int main(int argc, char** argv) {
       std::cout << mut::campaign_table(result) << "\n";
       ok = ok && result.ok();
       json += (i ? ",\n" : "\n") + mut::campaign_json(result);
+      results.push_back(result);
     }
     double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     json += "],\n \"seconds\": " + std::to_string(seconds) + ", \"ok\": " + (ok ? "true" : "false") + "}";
     if (vm.count("json")) write_atomically(vm["json"].as<std::string>(), json);
+    if (vm.count("db")) {
+      auto const ids = mut::store_mutation_runs(vm["db"].as<std::string>(), command_line, results);
+      std::cout << "stored " << ids.size() << " mutation run(s) in " << vm["db"].as<std::string>() << "\n";
+    }
     std::cout << (ok ? "every mutant killed and named; no false positive" : "FAILED: see the table above")
               << "\n";
     return ok ? 0 : kExitFailed;
