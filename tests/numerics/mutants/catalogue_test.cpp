@@ -63,7 +63,7 @@ TEST_CASE("the catalogue holds the mutants the issue asks for, with switch names
   CHECK(names.size() == mut::kCatalogue.size());
 }
 
-TEST_CASE("each CPU mutant's switch is marked in the emulator; the GPU-only one is not", "[mutants]") {
+TEST_CASE("each CPU mutant's switch is marked in the emulator and the GPU-only one is not", "[mutants]") {
   std::string const sources = emulator_sources();
   for (auto const& m : mut::kCatalogue) {
     std::string const marker(m.switch_name);
