@@ -126,7 +126,7 @@ TEST_CASE("fp32 emulator backward matches a plain float64 backward", "[emulator]
   }
 }
 
-TEST_CASE("fp8 forward stays within e4m3 accuracy; the backward follows the recipe", "[emulator]") {
+TEST_CASE("fp8 forward stays within e4m3 accuracy and the backward follows the recipe", "[emulator]") {
   auto const p = make_problem(shape_of(64, 64, false), 9);
   auto const ref = fl::test::naive_forward(p.shape, p.q, p.k, p.v);
   auto const out =
