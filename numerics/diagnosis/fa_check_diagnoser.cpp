@@ -1,0 +1,38 @@
+#include "numerics/diagnosis/fa_check_diagnoser.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "numerics/check_problem.hpp"
+
+namespace fl::numerics::diagnosis {
+
+namespace {
+void add_unique(std::vector<int>& list, int value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+}  // namespace
+
+Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes, int threads) {
+  DiagnosisOptions options;
+  options.threads = threads;
+  constexpr int kMinTile = 1, kMaxTile = 1024;  // the emulator's limits
+  for (int size : extra_block_sizes) {
+    if (size < kMinTile || size > kMaxTile)
+      throw CheckInputError("--block-n " + std::to_string(size) + " is not allowed (a tile size in 1..1024)");
+    add_unique(options.block_n_candidates, size);
+    add_unique(options.block_m_candidates, size);
+  }
+  return [options](DiagnosisRequest const& request) {
+    // fa-check reports failing query rows of O, LSE and dQ together: the forward pass compares them on O and
+    // LSE, the backward pass (tried when the forward names nothing) on dQ, dK and dV.
+    FailingRows const failing{request.failing_query_rows, request.failing_query_rows,
+                              request.failing_key_rows};
+    Diagnosis const d = diagnose(request.inputs, request.observed, request.recipe, failing, options);
+    std::vector<fl::numerics::DiagnosisEntry> out;
+    for (auto const& e : d.entries) out.push_back({e.id, e.evidence, e.match_error});
+    return out;
+  };
+}
+
+}  // namespace fl::numerics::diagnosis

@@ -1,0 +1,63 @@
+// fa-mutate as CI runs it: the whole catalogue on the CPU target, both loop orders, bf16 and e4m3, at a
+// small shape; exit 0 and "ok": true in the JSON. Bad options exit 2 with one line.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fa_mutate() {
+  return fs::read_symlink("/proc/self/exe").parent_path() / "fa-mutate";
+}
+
+int exit_code(std::string const& args, fs::path const& output) {
+  std::string const command = fa_mutate().string() + " " + args + " > " + output.string() + " 2>&1";
+  int const status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string slurp(fs::path const& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("fa-mutate --target cpu kills and names every mutant with no false positive", "[mutants][cli]") {
+  REQUIRE(fs::exists(fa_mutate()));
+  fs::path const dir = fs::temp_directory_path() / ("fl_fa_mutate_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  int const rc =
+      exit_code("--target cpu --seqlen 48 --head-dim 16 --threads 1 --json " + (dir / "r.json").string(),
+                dir / "out.txt");
+  INFO(slurp(dir / "out.txt"));
+  CHECK(rc == 0);
+  std::string const json = slurp(dir / "r.json");
+  CHECK(json.find("\"ok\": true") != std::string::npos);
+  CHECK(json.find("\"score\": 100") != std::string::npos);
+  CHECK(slurp(dir / "out.txt").find("bwd-race") != std::string::npos);  // listed, never dropped
+  fs::remove_all(dir);
+}
+
+TEST_CASE("fa-mutate refuses bad options and the missing GPU target with exit code 2", "[mutants][cli]") {
+  REQUIRE(fs::exists(fa_mutate()));
+  fs::path const out =
+      fs::temp_directory_path() / ("fl_fa_mutate_bad_" + std::to_string(::getpid()) + ".txt");
+  CHECK(exit_code("--dtype fp9", out) == 2);
+  CHECK(slurp(out).find("fp9") != std::string::npos);
+  CHECK(exit_code("--family fa3", out) == 2);
+  CHECK(exit_code("--mutant no-such-bug", out) == 2);
+  CHECK(exit_code("--target gpu", out) == 2);
+  CHECK(slurp(out).find("not available") != std::string::npos);
+  fs::remove(out);
+}

@@ -1,0 +1,73 @@
+// fa-mutate's SQLite rows. Runs only where fl_numerics is linked with db/ (FL_NUMERICS_WITH_DB); elsewhere
+// the store must refuse clearly instead of pretending to have written.
+#include "numerics/mutants/mutation_store.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+#include <filesystem>
+
+#ifdef FL_NUMERICS_WITH_DB
+#include "db/schema.hpp"
+#endif
+
+namespace mut = fl::numerics::mutants;
+using fl::numerics::Precision;
+
+namespace {
+
+mut::CampaignResult small_result() {
+  mut::CampaignResult r;
+  r.target = "cpu";
+  r.family = "fa2";
+  r.baseline.push_back({Precision::bf16, 19, {}});
+  mut::MutantOutcome killed;
+  killed.id = mut::MutantId::unrescaled_o;
+  killed.precision = Precision::bf16;
+  killed.status = mut::MutantStatus::killed;
+  killed.killed_by = mut::InputCase{fl::numerics::InputFamily::normal, false, 1};
+  killed.diagnosis = {"unrescaled-o", "stale-max"};
+  killed.named_correctly = true;
+  killed.match_error = 1e-3;
+  killed.evidence = "reproduces the observation";
+  mut::MutantOutcome gpu_only;
+  gpu_only.id = mut::MutantId::bwd_race;
+  gpu_only.precision = Precision::bf16;
+  gpu_only.status = mut::MutantStatus::not_applicable;
+  gpu_only.reason = "GPU only";
+  r.outcomes = {killed, gpu_only};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("fa-mutate runs are stored in one transaction, one row per applicable mutant", "[mutants][db]") {
+  auto const path = std::filesystem::temp_directory_path() /
+                    ("fl_mutation_store_" + std::to_string(::getpid()) + ".sqlite");
+  std::filesystem::remove(path);
+  if (!mut::mutation_store_available()) {
+    CHECK_THROWS_AS(mut::store_mutation_runs(path, "fa-mutate", {small_result()}), std::runtime_error);
+    return;
+  }
+#ifdef FL_NUMERICS_WITH_DB
+  auto const ids = mut::store_mutation_runs(path, "fa-mutate --dtype bf16", {small_result()});
+  REQUIRE(ids.size() == 1);
+  fl::db::Database db = fl::db::open_database(path);
+  auto run =
+      db.prepare("SELECT target, family, dtype, mutation_score, passed FROM mutation_runs WHERE run_id = ?");
+  run.bind_int64(1, ids[0]);
+  REQUIRE(run.step());
+  CHECK(run.column_text(0) == "cpu");
+  CHECK(run.column_text(2) == "bf16");
+  CHECK(run.column_double(3) == 100.0);
+  CHECK(run.column_int64(4) == 1);
+  auto rows = db.prepare(
+      "SELECT mutant_id, outcome, diagnosis, named_correctly FROM mutation_results WHERE run_id = ?");
+  rows.bind_int64(1, ids[0]);
+  REQUIRE(rows.step());
+  CHECK(rows.column_text(0) == "unrescaled-o");
+  CHECK(rows.column_text(2) == "unrescaled-o,stale-max");
+  CHECK_FALSE(rows.step());  // bwd-race (not applicable) has no row
+#endif
+  std::filesystem::remove(path);
+}
