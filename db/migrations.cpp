@@ -175,10 +175,32 @@ CREATE TABLE mutation_results (
 ) STRICT, WITHOUT ROWID;
 )sql";
 
+// Version 4: a mutant that cannot apply to a target or precision (bwd-race on the CPU, the fp8 mutants at
+// bf16) is stored with its reason rather than left out, so a run's rows account for the whole catalogue.
+// SQLite cannot alter a CHECK constraint, so the table is rebuilt and its rows copied.
+constexpr std::string_view kNotApplicableMutants = R"sql(
+CREATE TABLE mutation_results_v4 (
+  run_id               INTEGER NOT NULL REFERENCES mutation_runs (run_id) ON DELETE CASCADE,
+  mutant_id            TEXT NOT NULL,
+  outcome              TEXT NOT NULL CHECK (outcome IN ('killed', 'survived', 'equivalent', 'not_applicable')),
+  killing_input_family TEXT,
+  diagnosis            TEXT NOT NULL DEFAULT '',
+  named_correctly      INTEGER CHECK (named_correctly IN (0, 1)),
+  match_error          REAL,
+  note                 TEXT NOT NULL DEFAULT '',    -- the equivalence argument, or why not applicable
+  PRIMARY KEY (run_id, mutant_id),
+  CHECK (outcome = 'killed' OR killing_input_family IS NULL)
+) STRICT, WITHOUT ROWID;
+INSERT INTO mutation_results_v4 SELECT * FROM mutation_results;
+DROP TABLE mutation_results;
+ALTER TABLE mutation_results_v4 RENAME TO mutation_results;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "compile cache", kCompileCache},
     {2, "tuning: gpus, problems, measurements, best configs", kTuning},
     {3, "verifier runs: numerics and mutation", kVerifierRuns},
+    {4, "mutation results may be not_applicable", kNotApplicableMutants},
 };
 
 }  // namespace

@@ -1,18 +1,10 @@
 #include "tuner/run/timing.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <vector>
 
 #include "runtime/event.hpp"
 
 namespace fl::tuner {
-
-double quantile_sorted(std::vector<double> const& sorted, double q) {
-  if (sorted.empty()) return 0.0;
-  auto const rank = static_cast<std::size_t>(std::lround(q * double(sorted.size() - 1)));
-  return sorted[std::min(rank, sorted.size() - 1)];
-}
 
 runtime::Result<TimingStats> time_runs(std::function<runtime::Status(int)> const& launch,
                                        TimingOptions options) {
@@ -31,15 +23,10 @@ runtime::Result<TimingStats> time_runs(std::function<runtime::Status(int)> const
     if (!elapsed) return elapsed.error();
     ms.push_back(elapsed.value());
   }
-  std::sort(ms.begin(), ms.end());
-  TimingStats stats;
-  stats.runs = options.runs;
-  stats.median_ms = quantile_sorted(ms, 0.5);
-  stats.p20_ms = quantile_sorted(ms, 0.2);
-  stats.p80_ms = quantile_sorted(ms, 0.8);
-  stats.min_ms = ms.front();
-  stats.max_ms = ms.back();
-  return stats;
+  // One definition of the statistics for every caller (tuner/measure/timing_stats.hpp).
+  auto stats = summarize(std::move(ms));
+  if (!stats) return runtime::Error{"timing", "no timed runs (runs must be positive)", ""};
+  return *stats;
 }
 
 }  // namespace fl::tuner

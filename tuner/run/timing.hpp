@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "runtime/result.hpp"
+#include "tuner/measure/timing_stats.hpp"
 
 namespace fl::tuner {
 
@@ -12,17 +13,9 @@ struct TimingOptions {
   int runs = 30;  // >= 20
 };
 
-struct TimingStats {
-  double median_ms = 0, p20_ms = 0, p80_ms = 0, min_ms = 0, max_ms = 0;
-  int runs = 0;
-};
-
 // Times `launch(i)` for i = 0, 1, ...: the callee picks input set i % sets (rotation) and enqueues the
 // work; only that is between the two events of each run.
 runtime::Result<TimingStats> time_runs(std::function<runtime::Status(int)> const& launch,
                                        TimingOptions options);
-
-// Quantile q in [0, 1] of sorted values (nearest rank).
-double quantile_sorted(std::vector<double> const& sorted, double q);
 
 }  // namespace fl::tuner

@@ -41,7 +41,7 @@ mut::CampaignResult small_result() {
 
 }  // namespace
 
-TEST_CASE("fa-mutate runs are stored in one transaction, one row per applicable mutant", "[mutants][db]") {
+TEST_CASE("fa-mutate runs are stored in one transaction, one row per catalogued mutant", "[mutants][db]") {
   auto const path = std::filesystem::temp_directory_path() /
                     ("fl_mutation_store_" + std::to_string(::getpid()) + ".sqlite");
   std::filesystem::remove(path);
@@ -62,12 +62,17 @@ TEST_CASE("fa-mutate runs are stored in one transaction, one row per applicable 
   CHECK(run.column_double(3) == 100.0);
   CHECK(run.column_int64(4) == 1);
   auto rows = db.prepare(
-      "SELECT mutant_id, outcome, diagnosis, named_correctly FROM mutation_results WHERE run_id = ?");
+      "SELECT mutant_id, outcome, diagnosis, named_correctly, note FROM mutation_results WHERE run_id = ? "
+      "ORDER BY outcome = 'not_applicable', mutant_id");
   rows.bind_int64(1, ids[0]);
   REQUIRE(rows.step());
   CHECK(rows.column_text(0) == "unrescaled-o");
   CHECK(rows.column_text(2) == "unrescaled-o,stale-max");
-  CHECK_FALSE(rows.step());  // bwd-race (not applicable) has no row
+  REQUIRE(rows.step());  // bwd-race is stored as not applicable, with its reason
+  CHECK(rows.column_text(0) == "bwd-race");
+  CHECK(rows.column_text(1) == "not_applicable");
+  CHECK_FALSE(rows.column_text(4).empty());
+  CHECK_FALSE(rows.step());
 #endif
   std::filesystem::remove(path);
 }
