@@ -97,6 +97,16 @@ class ToleranceModel {
     }
     // l is a sum of n positive fp32 terms: relative variance about u32^2 n / 3.
     st.var_lse = sum_p2_var_s + sq(kU32) * double(n) / 3.0;
+    // The rounding of Q_i is shared by every score of the row, so in LSE it adds coherently:
+    // delta LSE contains s dq . (sum_j P_ij K_j), not a sum of independent terms.
+    if (q_noise_.relative_var > 0.0 || q_noise_.floor_var > 0.0) {
+      std::vector<double> pk(d_, 0.0);
+      for (std::size_t j = 0; j < nv; ++j)
+        for (std::size_t e = 0; e < d_; ++e) pk[e] += p[j] * krow(k0 + j)[e];
+      double const qn2 = row_norm2(q2_, row);
+      for (std::size_t e = 0; e < d_; ++e)
+        st.var_lse += sq(scale_ * pk[e]) * element_var(q_noise_, qrow(row)[e], qn2);
+    }
     if (tau_lse) {
       // log sum_j P_j e^{delta_j} is convex in the score errors: beyond first order it grows like
       // expm1(a) / a with a the P-weighted score uncertainty (in sigmas).
