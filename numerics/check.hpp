@@ -56,8 +56,8 @@ struct CheckOptions {
 
 // The largest problem (B * H_q * N_q * N_k * D) checked on every row by default: about 2 s on two cores.
 constexpr double kFullCheckWork = 1.5e9;
-constexpr std::size_t kDefaultSampleRows = 512;
-constexpr std::size_t kDefaultSampleKeyRows = 128;
+constexpr std::size_t kDefaultSampleRows = 256;
+constexpr std::size_t kDefaultSampleKeyRows = 64;
 
 struct WorstRow {
   std::string output;   // "O", "LSE", "dQ", "dK", "dV"

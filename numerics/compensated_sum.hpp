@@ -18,6 +18,11 @@ class CompensatedSum {
     sum_ = t;
   }
   double value() const { return sum_ + compensation_; }
+  // Multiplies the running sum by f (online softmax rescaling when the running max rises).
+  void scale(double f) {
+    sum_ *= f;
+    compensation_ *= f;
+  }
 
  private:
   double sum_ = 0.0;

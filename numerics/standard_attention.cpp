@@ -34,14 +34,21 @@ class StandardAttention {
     return raw * (x_.q_descale[row] * x_.k_descale[key_row]) * float(s_.scale());
   }
 
-  RowSoftmax softmax_stats(std::size_t row) const {
+  // The row's softmax statistics; `scores`, when given, receives the row's scores (computed once).
+  RowSoftmax softmax_stats(std::size_t row, std::vector<float>* scores = nullptr) const {
     RowSoftmax st;
     st.visible = visible_keys(s_, query_row_index(s_, row).pos);
     if (st.visible == 0) return st;
     std::size_t const k0 = first_key_row_for_query(s_, row);
+    std::vector<float> local;
+    std::vector<float>& sc = scores ? *scores : local;
+    sc.resize(std::size_t(st.visible));
     st.m = -std::numeric_limits<float>::infinity();
-    for (int j = 0; j < st.visible; ++j) st.m = std::max(st.m, score(row, k0 + std::size_t(j)));
-    for (int j = 0; j < st.visible; ++j) st.l += std::exp(score(row, k0 + std::size_t(j)) - st.m);
+    for (int j = 0; j < st.visible; ++j) {
+      sc[std::size_t(j)] = score(row, k0 + std::size_t(j));
+      st.m = std::max(st.m, sc[std::size_t(j)]);
+    }
+    for (float x : sc) st.l += std::exp(x - st.m);
     st.lse = st.m + std::log(st.l);
     return st;
   }
@@ -52,7 +59,8 @@ class StandardAttention {
 
   // O (rounded), LSE; and, with dO, D (from the rounded O) and dQ.
   void query_row(std::size_t row, double* o_out, double& lse_out, double* delta_out, double* dq_out) const {
-    RowSoftmax const st = softmax_stats(row);
+    std::vector<float> scores;
+    RowSoftmax const st = softmax_stats(row, &scores);
     std::fill(o_out, o_out + d_, 0.0);
     if (dq_out) std::fill(dq_out, dq_out + d_, 0.0);
     lse_out = double(st.lse);
@@ -63,7 +71,7 @@ class StandardAttention {
     std::vector<float> acc(d_, 0.0f);
     for (int j = 0; j < st.visible; ++j) {
       std::size_t const kr = k0 + std::size_t(j);
-      p[std::size_t(j)] = stored_probability(st, row, kr);
+      p[std::size_t(j)] = round_probability(r_, std::exp(scores[std::size_t(j)] - st.m) / st.l);
       float const w = p[std::size_t(j)] * x_.v_descale[kr];
       for (std::size_t e = 0; e < d_; ++e) acc[e] += w * x_.v[kr * d_ + e];
     }

@@ -97,6 +97,16 @@ class ToleranceModel {
     }
     // l is a sum of n positive fp32 terms: relative variance about u32^2 n / 3.
     st.var_lse = sum_p2_var_s + sq(kU32) * double(n) / 3.0;
+    // The rounding of Q_i is shared by every score of the row, so in LSE it adds coherently:
+    // delta LSE contains s dq . (sum_j P_ij K_j), not a sum of independent terms.
+    if (q_noise_.relative_var > 0.0 || q_noise_.floor_var > 0.0) {
+      std::vector<double> pk(d_, 0.0);
+      for (std::size_t j = 0; j < nv; ++j)
+        for (std::size_t e = 0; e < d_; ++e) pk[e] += p[j] * krow(k0 + j)[e];
+      double const qn2 = row_norm2(q2_, row);
+      for (std::size_t e = 0; e < d_; ++e)
+        st.var_lse += sq(scale_ * pk[e]) * element_var(q_noise_, qrow(row)[e], qn2);
+    }
     if (tau_lse) {
       // log sum_j P_j e^{delta_j} is convex in the score errors: beyond first order it grows like
       // expm1(a) / a with a the P-weighted score uncertainty (in sigmas).
@@ -112,15 +122,24 @@ class ToleranceModel {
     std::vector<double> o(d_, 0.0), var_o(d_, 0.0), acc(d_, 0.0), vmax(d_, 0.0), var_ev_max(d_, 0.0);
     for (std::size_t j = 0; j < nv; ++j)
       for (std::size_t e = 0; e < d_; ++e) o[e] += p[j] * vrow(k0 + j)[e];
+    bool const v_noisy = v_noise_.relative_var > 0.0 || v_noise_.floor_var > 0.0;
     for (std::size_t j = 0; j < nv; ++j) {
       double const* v = vrow(k0 + j);
+      // Per-key factors hoisted so that the element loop is plain arithmetic (it vectorises).
+      double const weight_var = sq(w[j]);
+      double const rounding_var = sq(p[j]) * var_p_ + floor_p_var_;
+      double const p2 = sq(p[j]);
+      for (std::size_t e = 0; e < d_; ++e) {
+        double const dv = v[e] - o[e];
+        var_o[e] += weight_var * dv * dv + rounding_var * v[e] * v[e];
+        acc[e] += p2 * v[e] * v[e];
+        vmax[e] = std::max(vmax[e], std::fabs(dv));
+      }
+      if (!v_noisy) continue;
       double const vn2 = row_norm2(v2_, k0 + j);
       for (std::size_t e = 0; e < d_; ++e) {
         double const ev = element_var(v_noise_, v[e], vn2);
-        var_o[e] += sq(w[j] * (v[e] - o[e])) + sq(p[j]) * (var_p_ * sq(v[e]) + ev) + floor_p_var_ * sq(v[e]) +
-                    sq(w[j]) * ev;
-        acc[e] += sq(p[j] * v[e]);
-        vmax[e] = std::max(vmax[e], std::fabs(v[e] - o[e]));
+        var_o[e] += (p2 + weight_var) * ev;
         var_ev_max[e] = std::max(var_ev_max[e], ev);
       }
     }
@@ -153,7 +172,7 @@ class ToleranceModel {
       double const dp = dot(d_o, vrow(k0 + j), d_);
       double const ds = p[j] * (dp - st.delta);
       double const var_dp = pair_var(do_noise_, row, do2_, v_noise_, k0 + j, v2_) +
-                            sq(kU32) * double(d_) * (dot(dorow2(row), vrow2(k0 + j), d_) + sq(dp)) / 3.0;
+                            sq(kU32) * double(d_) * (do_norm2_[row] * v_norm2_[k0 + j] + sq(dp)) / 3.0;
       double const var_ds = sq(w[j] * (dp - st.delta)) + sq(p[j]) * var_dp + (var_p_ + var_ds_) * sq(ds) +
                             floor_p_var_ * sq(dp - st.delta) + floor_ds_var_;
       double const kn2 = row_norm2(k2_, k0 + j);
@@ -198,7 +217,7 @@ class ToleranceModel {
         double const dp = dot(d_o, vrow(kr), d_);
         double const ds = p * (dp - st.delta);
         double const var_dp = pair_var(do_noise_, row, do2_, v_noise_, kr, v2_) +
-                              sq(kU32) * double(d_) * (dot(dorow2(row), vrow2(kr), d_) + sq(dp)) / 3.0;
+                              sq(kU32) * double(d_) * (do_norm2_[row] * v_norm2_[kr] + sq(dp)) / 3.0;
         double const var_ds = sq(w * (dp - st.delta)) + sq(p) * (var_dp + st.var_delta) +
                               (var_p_ + var_ds_) * sq(ds) + floor_p_var_ * sq(dp - st.delta) + floor_ds_var_;
         double const qn2 = row_norm2(q2_, row);
@@ -263,6 +282,7 @@ class ToleranceModel {
   }
 
   double element_var(OperandNoise const& n, double x, double row_norm2) const {
+    if (n.relative_var == 0.0 && n.floor_var == 0.0) return 0.0;
     double const mag2 = n.isotropic ? std::max(x * x, row_norm2 / double(d_)) : x * x;
     return n.relative_var * mag2 + n.floor_var;
   }
@@ -280,8 +300,10 @@ class ToleranceModel {
   }
 
   // Variance of the kernel's scaled score s_ij (before exp), relative to the reference's.
+  // The fp32 dot product's term uses |q|^2 |k|^2 >= sum_d q_d^2 k_d^2 (an O(1) upper bound instead of a
+  // third O(d) pass per score: the term is ~u32/u_P smaller than the rest, so its slack costs nothing).
   double score_var(std::size_t row, std::size_t kr, double score, double m) const {
-    double const qk2 = dot(q2_.data() + row * d_, k2_.data() + kr * d_, d_);
+    double const qk2 = q_norm2_[row] * k_norm2_[kr];
     double const fp32_dot = sq(kU32) * sq(scale_) * double(d_) * (qk2 + sq(score / scale_)) / 3.0;
     double const fp32_exp_argument = sq(kU32) * (2.0 * (sq(score) + sq(m)) + kExpArgumentFloor);
     return sq(scale_) * pair_var(q_noise_, row, q2_, k_noise_, kr, k2_) + fp32_dot + fp32_exp_argument;
@@ -314,8 +336,6 @@ class ToleranceModel {
   double const* krow(std::size_t r) const { return in_.k.data() + r * d_; }
   double const* vrow(std::size_t r) const { return in_.v.data() + r * d_; }
   double const* dorow(std::size_t r) const { return in_.d_o.data() + r * d_; }
-  double const* dorow2(std::size_t r) const { return do2_.data() + r * d_; }
-  double const* vrow2(std::size_t r) const { return v2_.data() + r * d_; }
 
   AttentionInputs const& in_;
   AttentionShape s_;

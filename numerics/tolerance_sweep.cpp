@@ -68,9 +68,18 @@ SweepResult run_tolerance_sweep(Implementation const& implementation, SweepOptio
         request.seed = seed;
         request.precision = claimed;
         request.with_backward = options.backward;
-        FamilyInputs const fi = generate_family(family, request);
-        AttentionInputs const& in = fi.inputs;
+        FamilyInputs fi = generate_family(family, request);
         PrecisionRecipe const recipe = draw_recipe(claimed, seed);
+        if (options.unrepresentable_inputs) {
+          double const u = unit_roundoff(storage_precision(claimed));
+          for (auto* t : {&fi.inputs.q, &fi.inputs.k, &fi.inputs.v, &fi.inputs.d_o})
+            for (double& x : *t) {
+              double const top = max_finite(storage_precision(claimed));
+              x = std::clamp(x * (1.0 + u * (2.0 * shape_rng.uniform() - 1.0)), -top, top);
+            }
+          tol.inputs_exact = is_fp8(claimed) ? true : inputs_representable(fi.inputs, recipe.operands);
+        }
+        AttentionInputs const& in = fi.inputs;
         RowSample const all = RowSample::all(in.shape, in.has_backward());
         SampledOutputs const ref = reference_sampled(in, all, {1});
         ElementBounds const bounds = tolerance_bounds(in, ref.sample, recipe, tol);

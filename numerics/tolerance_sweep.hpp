@@ -28,6 +28,9 @@ struct SweepOptions {
   std::vector<int> head_dims = {16};  // powers of two, so FP8 runs can use incoherent processing
   bool backward = true;
   double kappa = 0.0;  // 0: the tolerance model's default
+  // Perturb every input by a relative u of the claimed precision so that it is no longer representable:
+  // the kernel rounds it itself and the bound must include that rounding (fa-check on unrounded data).
+  bool unrepresentable_inputs = false;
 };
 
 struct SweepResult {

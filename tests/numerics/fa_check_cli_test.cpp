@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -73,7 +74,46 @@ struct Case {
   }
 };
 
+// An independent .npy writer, byte by byte as numpy.save does (format 1.0, '<f4', header padded with
+// spaces to a multiple of 64 bytes and ended by '\n'): fa-check must read files from outside the project.
+void write_numpy_style(std::filesystem::path const& path, std::vector<std::size_t> const& shape,
+                       std::vector<double> const& values) {
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    dict += std::to_string(shape[i]) + (i + 1 < shape.size() ? ", " : "");
+  dict += shape.size() == 1 ? ",), }" : "), }";
+  std::size_t const unpadded = 10 + dict.size() + 1;
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict += '\n';
+  std::ofstream out(path, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  out.put(char(dict.size() & 0xff));
+  out.put(char(dict.size() >> 8));
+  out << dict;
+  for (double v : values) {
+    float const f = float(v);
+    unsigned char b[4];
+    std::memcpy(b, &f, 4);
+    out.write(reinterpret_cast<char const*>(b), 4);
+  }
+}
+
 }  // namespace
+
+TEST_CASE("fa-check reads files written byte by byte as NumPy writes them", "[numerics][fa-check]") {
+  Case c("numpy_style", false);
+  std::vector<std::size_t> const q = {2, 4, 48, 16}, k = {2, 2, 80, 16};
+  write_numpy_style(c.dir / "q.npy", q, c.inputs.q);
+  write_numpy_style(c.dir / "k.npy", k, c.inputs.k);
+  write_numpy_style(c.dir / "v.npy", k, c.inputs.v);
+  write_numpy_style(c.dir / "o.npy", q, c.outputs.o);
+  write_numpy_style(c.dir / "lse.npy", {2, 4, 48}, c.outputs.lse);
+  CHECK(run(c.args + " --dtype bf16 --causal") == 0);
+  std::vector<double> o = c.outputs.o;
+  o[100] += 1.0;
+  write_numpy_style(c.dir / "o.npy", q, o);
+  CHECK(run(c.args + " --dtype bf16 --causal") == 1);
+}
 
 TEST_CASE("fa-check passes a correct bf16 forward and backward, and says so in JSON",
           "[numerics][fa-check]") {

@@ -32,3 +32,15 @@ TEST_CASE("no false positives: standard attention in fp16, bf16, fp8 on every fa
   CHECK(r.runs == 1000u * all_input_families().size() * 3u);
   CHECK(r.failing_runs == 0);
 }
+
+TEST_CASE("no false positives on inputs the kernel has to round itself (300 seeds)",
+          "[numerics][tolerance]") {
+  SweepOptions options;
+  options.seeds = 300;
+  options.first_seed = 5001;
+  options.unrepresentable_inputs = true;
+  SweepResult const r = run_tolerance_sweep(run_standard, options);
+  INFO("worst: " << r.worst_case);
+  INFO("first failure: " << r.first_failure);
+  CHECK(r.failing_runs == 0);
+}
