@@ -175,7 +175,7 @@ TEST_CASE("fa-check exits 2 on bad input with one clear line", "[numerics][fa-ch
   CHECK(run(base) == 0);
 }
 
-TEST_CASE("fa-check --report writes Markdown, CSV and SVG; without gnuplot it skips the plots",
+TEST_CASE("fa-check --report writes Markdown, CSV and SVG, and skips only the plots without gnuplot",
           "[numerics][fa-check]") {
   Case c("report", false);
   std::filesystem::path const with = c.dir / "with", without = c.dir / "without";
