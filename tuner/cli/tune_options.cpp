@@ -84,7 +84,10 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "time-limit", po::value(&time_limit), "stop proposing new candidates after S seconds")(
       "db", po::value(&o.db_path), "SQLite database (default: $XDG_CACHE_HOME/flashlab/flashlab.sqlite)")(
       "json", po::value(&o.json_path), "also write the results as JSON to this path")(
-      "kernels-dir", po::value(&o.kernels_dir), "kernels_src directory (default: found next to the binary)")(
+      "export-best", po::value(&o.export_best_path),
+      "after tuning, write every best config measured on this GPU as seed TSV (db/seed/best_configs.tsv "
+      "format)")("kernels-dir", po::value(&o.kernels_dir),
+                 "kernels_src directory (default: found next to the binary)")(
       "jobs,j", po::value(&o.jobs)->default_value(0), "compile workers (0: one per core)")(
       "seed", po::value(&o.seed)->default_value(1), "seed for the random, anneal and bayes strategies");
 

@@ -33,6 +33,7 @@ struct TuneOptions {
   std::optional<double> time_limit_s;  // wall-clock limit for the whole run
   std::string db_path;                 // empty: the default database location
   std::string json_path;               // empty: no JSON
+  std::string export_best_path;        // empty: none; else the best configs measured here, as seed TSV
   std::string kernels_dir;             // empty: found by runtime/
   int jobs = 0;                        // compile workers; 0: one per core
   std::uint64_t seed = 1;

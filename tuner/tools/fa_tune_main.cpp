@@ -4,11 +4,18 @@
 #include <exception>
 
 #include "db/database.hpp"
+#include "db/schema.hpp"
+#include "db/seed_configs.hpp"
+#include "numerics/atomic_file.hpp"
 #include "runtime/device.hpp"
+#include "runtime/driver_api.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/kernel_source.hpp"
 #include "tuner/cli/tune_options.hpp"
+#include "tuner/families/registry.hpp"
 #include "tuner/tune/compile_only.hpp"
+#include "tuner/tune/shipped_configs.hpp"
+#include "tuner/tune/tune_command.hpp"
 
 namespace {
 
@@ -56,14 +63,44 @@ int run(int argc, char const* const argv[]) {
     return runtime::kExitOk;
   }
 
+  for (auto const& name : tuner::default_tuning_families(options))
+    if (!tuner::find_family(name)) {
+      std::fprintf(stderr, "fa-tune: --family '%s' is not one of: %s\n", name.c_str(),
+                   tuner::family_names().c_str());
+      return runtime::kExitBadInput;
+    }
+
   auto device = runtime::query_device();
   if (!device) {
-    std::fprintf(stderr, "fa-tune: %s; timing needs an sm_90 GPU (--compile-only works without one)\n",
-                 device.error().message.c_str());
-    return runtime::kExitNoGpu;
+    // No GPU: answer from the shipped best configs (and whatever this database measured before).
+    auto const shipped = tuner::report_shipped_configs(arch, kernels_dir.value(), db_path);
+    std::printf("Best configs known for %s (%d; %d shipped seeds loaded now):\n%s",
+                std::string(runtime::arch_name(arch)).c_str(), shipped.configs, shipped.seeds_loaded,
+                shipped.table.c_str());
+    std::printf("fa-tune: %s; timing needs an %s GPU (the table above is what was measured elsewhere)\n",
+                device.error().message.c_str(), options.arch.c_str());
+    return shipped.compile_failures > 0 ? runtime::kExitCheckFailed : runtime::kExitOk;
   }
-  std::fprintf(stderr, "fa-tune: timing on %s is not built yet; use --compile-only\n", device->name.c_str());
-  return runtime::kExitNoGpu;
+  if (auto mismatch = tuner::arch_mismatch(arch, device.value())) {
+    std::fprintf(stderr, "fa-tune: %s\n", mismatch->c_str());
+    return runtime::kExitBadInput;
+  }
+  auto context = runtime::PrimaryContext::retain(device->ordinal);
+  if (!context) runtime::exit_no_gpu(context.error());
+  auto const rows = tuner::run_tuning(options, arch, kernels_dir.value(), db_path, device.value());
+  std::fputs(tuner::render_tuning(rows).c_str(), stdout);
+  if (!options.json_path.empty())
+    numerics::write_file_atomically(options.json_path, tuner::tuning_json(rows, device.value()));
+  if (!options.export_best_path.empty()) {
+    auto database = db::open_database(db_path);
+    std::vector<db::BestConfig> measured;
+    for (auto const& best : db::best_configs(database, device->name))
+      if (best.source == "measured") measured.push_back(best);
+    numerics::write_file_atomically(options.export_best_path, db::format_seed_configs(measured));
+    std::printf("wrote %zu best configs to %s\n", measured.size(), options.export_best_path.c_str());
+  }
+  std::printf("database: %s\n", db_path.string().c_str());
+  return runtime::kExitOk;
 }
 
 }  // namespace

@@ -1,0 +1,214 @@
+#include "db/tuning_store.hpp"
+
+#include <chrono>
+#include <ctime>
+
+#include "db/transaction.hpp"
+
+namespace fl::db {
+
+std::string utc_timestamp() {
+  auto const now = std::chrono::system_clock::now();
+  std::time_t const t = std::chrono::system_clock::to_time_t(now);
+  auto const ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[40];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03dZ", buffer, static_cast<int>(ms));
+  return out;
+}
+
+namespace {
+
+std::int64_t gpu_id(Database& db, GpuKey const& gpu) {
+  auto insert = db.prepare(
+      "INSERT INTO gpus (name, cc_major, cc_minor, sm_count, driver_version) VALUES (?, ?, ?, ?, ?) "
+      "ON CONFLICT DO NOTHING");
+  insert.bind_text(1, gpu.name).bind_int64(2, gpu.cc_major).bind_int64(3, gpu.cc_minor);
+  insert.bind_int64(4, gpu.sm_count).bind_text(5, gpu.driver_version).run();
+  auto select = db.prepare(
+      "SELECT gpu_id FROM gpus WHERE name = ? AND cc_major = ? AND cc_minor = ? AND sm_count = ? AND "
+      "driver_version = ?");
+  select.bind_text(1, gpu.name).bind_int64(2, gpu.cc_major).bind_int64(3, gpu.cc_minor);
+  select.bind_int64(4, gpu.sm_count).bind_text(5, gpu.driver_version);
+  select.step();
+  return select.column_int64(0);
+}
+
+std::int64_t problem_id(Database& db, ProblemKey const& p) {
+  auto insert = db.prepare(
+      "INSERT INTO problems (batch, heads_q, heads_kv, seqlen_q, seqlen_k, head_dim, dtype, causal, "
+      "direction) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+  insert.bind_int64(1, p.batch).bind_int64(2, p.heads_q).bind_int64(3, p.heads_kv).bind_int64(4, p.seqlen_q);
+  insert.bind_int64(5, p.seqlen_k).bind_int64(6, p.head_dim).bind_text(7, p.dtype);
+  insert.bind_int64(8, p.causal ? 1 : 0).bind_text(9, p.direction).run();
+  auto select = db.prepare(
+      "SELECT problem_id FROM problems WHERE batch = ? AND heads_q = ? AND heads_kv = ? AND seqlen_q = ? AND "
+      "seqlen_k = ? AND head_dim = ? AND dtype = ? AND causal = ? AND direction = ?");
+  select.bind_int64(1, p.batch).bind_int64(2, p.heads_q).bind_int64(3, p.heads_kv).bind_int64(4, p.seqlen_q);
+  select.bind_int64(5, p.seqlen_k).bind_int64(6, p.head_dim).bind_text(7, p.dtype);
+  select.bind_int64(8, p.causal ? 1 : 0).bind_text(9, p.direction);
+  select.step();
+  return select.column_int64(0);
+}
+
+constexpr char const* kMeasurementColumns =
+    "verdict, diagnosis, median_ms, p20_ms, p80_ms, min_ms, max_ms, runs, tflops, clock_mhz, temperature_c, "
+    "compile_cache_key, measured_at";
+
+Measurement read_measurement(Statement& s, int first) {
+  Measurement m;
+  m.verdict = s.column_text(first);
+  m.diagnosis = s.column_text(first + 1);
+  m.median_ms = s.column_optional_double(first + 2);
+  m.p20_ms = s.column_optional_double(first + 3);
+  m.p80_ms = s.column_optional_double(first + 4);
+  m.min_ms = s.column_optional_double(first + 5);
+  m.max_ms = s.column_optional_double(first + 6);
+  if (auto runs = s.column_optional_int64(first + 7)) m.runs = static_cast<int>(*runs);
+  m.tflops = s.column_optional_double(first + 8);
+  m.clock_mhz = s.column_optional_double(first + 9);
+  m.temperature_c = s.column_optional_double(first + 10);
+  m.compile_cache_key = s.column_optional_text(first + 11).value_or("");
+  m.measured_at = s.column_text(first + 12);
+  return m;
+}
+
+}  // namespace
+
+std::optional<Measurement> find_measurement(Database& database, MeasurementKey const& key) {
+  Transaction transaction(database, TransactionMode::deferred);
+  auto const gpu = gpu_id(database, key.gpu);
+  auto const problem = problem_id(database, key.problem);
+  auto s =
+      database.prepare(std::string("SELECT ") + kMeasurementColumns +
+                       " FROM measurements WHERE gpu_id = ? AND nvrtc_version = ? AND source_hash = ? AND "
+                       "family = ? AND config = ? AND problem_id = ?");
+  s.bind_int64(1, gpu).bind_text(2, key.nvrtc_version).bind_text(3, key.source_hash).bind_text(4, key.family);
+  s.bind_text(5, key.config).bind_int64(6, problem);
+  std::optional<Measurement> found;
+  if (s.step()) found = read_measurement(s, 0);
+  transaction.commit();
+  return found;
+}
+
+std::int64_t store_measurement(Database& database, MeasurementKey const& key, Measurement const& m) {
+  Transaction transaction(database);
+  auto const gpu = gpu_id(database, key.gpu);
+  auto const problem = problem_id(database, key.problem);
+  auto s = database.prepare(
+      std::string(
+          "INSERT INTO measurements (gpu_id, nvrtc_version, source_hash, family, config, problem_id, ") +
+      kMeasurementColumns +
+      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+      "ON CONFLICT (gpu_id, nvrtc_version, source_hash, family, config, problem_id) DO UPDATE SET "
+      "verdict = excluded.verdict, diagnosis = excluded.diagnosis, median_ms = excluded.median_ms, "
+      "p20_ms = excluded.p20_ms, p80_ms = excluded.p80_ms, min_ms = excluded.min_ms, max_ms = "
+      "excluded.max_ms, "
+      "runs = excluded.runs, tflops = excluded.tflops, clock_mhz = excluded.clock_mhz, "
+      "temperature_c = excluded.temperature_c, compile_cache_key = excluded.compile_cache_key, "
+      "measured_at = excluded.measured_at");
+  s.bind_int64(1, gpu).bind_text(2, key.nvrtc_version).bind_text(3, key.source_hash).bind_text(4, key.family);
+  s.bind_text(5, key.config).bind_int64(6, problem).bind_text(7, m.verdict).bind_text(8, m.diagnosis);
+  s.bind_optional_double(9, m.median_ms)
+      .bind_optional_double(10, m.p20_ms)
+      .bind_optional_double(11, m.p80_ms);
+  s.bind_optional_double(12, m.min_ms).bind_optional_double(13, m.max_ms);
+  if (m.runs)
+    s.bind_int64(14, *m.runs);
+  else
+    s.bind_null(14);
+  s.bind_optional_double(15, m.tflops).bind_optional_double(16, m.clock_mhz);
+  s.bind_optional_double(17, m.temperature_c);
+  s.bind_optional_text(
+      18, m.compile_cache_key.empty() ? std::nullopt : std::optional<std::string_view>(m.compile_cache_key));
+  s.bind_text(19, m.measured_at.empty() ? utc_timestamp() : m.measured_at);
+  s.run();
+  auto id = database.prepare(
+      "SELECT measurement_id FROM measurements WHERE gpu_id = ? AND nvrtc_version = ? AND source_hash = ? "
+      "AND "
+      "family = ? AND config = ? AND problem_id = ?");
+  id.bind_int64(1, gpu)
+      .bind_text(2, key.nvrtc_version)
+      .bind_text(3, key.source_hash)
+      .bind_text(4, key.family);
+  id.bind_text(5, key.config).bind_int64(6, problem);
+  id.step();
+  auto const row = id.column_int64(0);
+  transaction.commit();
+  return row;
+}
+
+std::vector<std::pair<std::string, Measurement>> measurements_for(Database& database,
+                                                                  MeasurementKey const& prefix) {
+  Transaction transaction(database, TransactionMode::deferred);
+  auto const gpu = gpu_id(database, prefix.gpu);
+  auto const problem = problem_id(database, prefix.problem);
+  auto s =
+      database.prepare(std::string("SELECT config, ") + kMeasurementColumns +
+                       " FROM measurements WHERE gpu_id = ? AND nvrtc_version = ? AND source_hash = ? AND "
+                       "family = ? AND problem_id = ? ORDER BY config");
+  s.bind_int64(1, gpu).bind_text(2, prefix.nvrtc_version).bind_text(3, prefix.source_hash);
+  s.bind_text(4, prefix.family).bind_int64(5, problem);
+  std::vector<std::pair<std::string, Measurement>> rows;
+  while (s.step()) rows.emplace_back(s.column_text(0), read_measurement(s, 1));
+  transaction.commit();
+  return rows;
+}
+
+void store_best_config(Database& database, BestConfig const& best) {
+  Transaction transaction(database);
+  auto const gpu = gpu_id(database, best.gpu);
+  auto const problem = problem_id(database, best.problem);
+  auto s = database.prepare(
+      "INSERT INTO best_configs (gpu_id, problem_id, family, config, median_ms, tflops, source, "
+      "nvrtc_version, "
+      "source_hash, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+      "ON CONFLICT (gpu_id, problem_id, family) DO UPDATE SET config = excluded.config, "
+      "median_ms = excluded.median_ms, tflops = excluded.tflops, source = excluded.source, "
+      "nvrtc_version = excluded.nvrtc_version, source_hash = excluded.source_hash, "
+      "recorded_at = excluded.recorded_at");
+  s.bind_int64(1, gpu).bind_int64(2, problem).bind_text(3, best.family).bind_text(4, best.config);
+  s.bind_double(5, best.median_ms).bind_double(6, best.tflops).bind_text(7, best.source);
+  s.bind_text(8, best.nvrtc_version);
+  s.bind_optional_text(
+      9, best.source_hash.empty() ? std::nullopt : std::optional<std::string_view>(best.source_hash));
+  s.bind_text(10, best.recorded_at.empty() ? utc_timestamp() : best.recorded_at);
+  s.run();
+  transaction.commit();
+}
+
+std::vector<BestConfig> best_configs(Database& database, std::optional<std::string> const& gpu_name) {
+  auto s = database.prepare(
+      "SELECT g.name, g.cc_major, g.cc_minor, g.sm_count, g.driver_version, p.batch, p.heads_q, p.heads_kv, "
+      "p.seqlen_q, p.seqlen_k, p.head_dim, p.dtype, p.causal, p.direction, b.family, b.config, b.median_ms, "
+      "b.tflops, b.source, b.nvrtc_version, b.source_hash, b.recorded_at FROM best_configs b "
+      "JOIN gpus g USING (gpu_id) JOIN problems p USING (problem_id) WHERE ?1 IS NULL OR g.name = ?1 "
+      "ORDER BY b.family, p.dtype, p.head_dim, p.causal, p.direction, p.seqlen_q");
+  s.bind_optional_text(1, gpu_name ? std::optional<std::string_view>(*gpu_name) : std::nullopt);
+  std::vector<BestConfig> rows;
+  while (s.step()) {
+    BestConfig b;
+    b.gpu = {s.column_text(0), int(s.column_int64(1)), int(s.column_int64(2)), int(s.column_int64(3)),
+             s.column_text(4)};
+    b.problem = {int(s.column_int64(5)), int(s.column_int64(6)),  int(s.column_int64(7)),
+                 int(s.column_int64(8)), int(s.column_int64(9)),  int(s.column_int64(10)),
+                 s.column_text(11),      s.column_int64(12) != 0, s.column_text(13)};
+    b.family = s.column_text(14);
+    b.config = s.column_text(15);
+    b.median_ms = s.column_double(16);
+    b.tflops = s.column_double(17);
+    b.source = s.column_text(18);
+    b.nvrtc_version = s.column_text(19);
+    b.source_hash = s.column_optional_text(20).value_or("");
+    b.recorded_at = s.column_text(21);
+    rows.push_back(std::move(b));
+  }
+  return rows;
+}
+
+}  // namespace fl::db

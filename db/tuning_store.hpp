@@ -1,0 +1,75 @@
+#pragma once
+// The tuning table family (schema v2): GPUs, problems, measurements and best configs. Every write is one
+// transaction, so a tuning run killed at any moment keeps every measurement it finished and nothing
+// half-written; a rerun finds them with find_measurement() and measures only what is missing.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+
+namespace fl::db {
+
+struct GpuKey {
+  std::string name;  // "NVIDIA H200"
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  std::string driver_version;  // as the driver reports it, e.g. "13000" (CUDA driver API version)
+};
+
+struct ProblemKey {
+  int batch = 1, heads_q = 1, heads_kv = 1, seqlen_q = 1, seqlen_k = 1, head_dim = 1;
+  std::string dtype;  // fp16, bf16, fp8_e4m3, ...
+  bool causal = false;
+  std::string direction;  // fwd or bwd
+};
+
+// Everything that names one measurement (the table's unique key).
+struct MeasurementKey {
+  GpuKey gpu;
+  std::string nvrtc_version;
+  std::string source_hash;  // SHA-256 over the family's kernels_src files
+  std::string family;
+  std::string config;  // tuner::to_string(Config)
+  ProblemKey problem;
+};
+
+struct Measurement {
+  std::string verdict;  // ok, wrong, pruned, failed
+  std::string diagnosis;
+  std::optional<double> median_ms, p20_ms, p80_ms, min_ms, max_ms, tflops;
+  std::optional<int> runs;
+  std::optional<double> clock_mhz, temperature_c;
+  std::string compile_cache_key;
+  std::string measured_at;  // filled by store_measurement when empty
+};
+
+struct BestConfig {
+  GpuKey gpu;
+  ProblemKey problem;
+  std::string family;
+  std::string config;
+  double median_ms = 0;
+  double tflops = 0;
+  std::string source;  // measured or seed
+  std::string nvrtc_version;
+  std::string source_hash;  // empty when unknown (seed rows)
+  std::string recorded_at;
+};
+
+std::optional<Measurement> find_measurement(Database& database, MeasurementKey const& key);
+// Insert or replace the measurement of `key`, in its own transaction. Returns its row id.
+std::int64_t store_measurement(Database& database, MeasurementKey const& key, Measurement const& measurement);
+// Every stored measurement of one family and problem on one GPU and source hash (for summaries).
+std::vector<std::pair<std::string, Measurement>> measurements_for(Database& database,
+                                                                  MeasurementKey const& prefix);
+
+void store_best_config(Database& database, BestConfig const& best);
+// Best configs, optionally only those of one GPU name; ordered by family, problem.
+std::vector<BestConfig> best_configs(Database& database, std::optional<std::string> const& gpu_name = {});
+
+std::string utc_timestamp();  // "2026-11-29T16:45:03.123Z"
+
+}  // namespace fl::db

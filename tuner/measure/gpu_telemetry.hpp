@@ -1,0 +1,19 @@
+#pragma once
+// SM clock and temperature beside each measurement, read from nvidia-smi (the driver API has no current
+// clock or temperature; NVML would be a second library to dlopen for two numbers). Absent nvidia-smi or an
+// unreadable answer gives nullopt fields, never an error: telemetry annotates, it does not gate.
+#include <optional>
+
+namespace fl::tuner {
+
+struct GpuTelemetry {
+  std::optional<double> sm_clock_mhz;
+  std::optional<double> temperature_c;
+};
+
+GpuTelemetry read_gpu_telemetry(int ordinal = 0);
+
+// Parses nvidia-smi's "1980, 41" (csv, noheader, nounits); exposed for tests.
+GpuTelemetry parse_gpu_telemetry(char const* line);
+
+}  // namespace fl::tuner

@@ -1,0 +1,68 @@
+#include "tuner/tune/shipped_configs.hpp"
+
+#include "db/schema.hpp"
+#include "db/seed_configs.hpp"
+#include "numerics/precision.hpp"
+#include "tuner/compile/compile_config.hpp"
+#include "tuner/compile/compile_service.hpp"
+#include "tuner/families/registry.hpp"
+#include "tuner/report/table.hpp"
+
+namespace fl::tuner {
+
+namespace {
+
+Problem problem_of(db::ProblemKey const& key) {
+  Problem p;
+  p.shape.batch = key.batch;
+  p.shape.heads_q = key.heads_q;
+  p.shape.heads_kv = key.heads_kv;
+  p.shape.seqlen_q = key.seqlen_q;
+  p.shape.seqlen_k = key.seqlen_k;
+  p.shape.head_dim = key.head_dim;
+  p.shape.causal = key.causal;
+  p.dtype = numerics::parse_precision(key.dtype).value_or(numerics::Precision::bf16);
+  p.direction = key.direction == "bwd" ? Direction::backward : Direction::forward;
+  return p;
+}
+
+// The seeds were measured for one architecture; only those whose GPU the target can run are listed.
+bool runs_on(runtime::TargetArch arch, db::GpuKey const& gpu) {
+  auto const best = runtime::arch_for_device(gpu.cc_major, gpu.cc_minor);
+  return best && best.value() == arch;
+}
+
+}  // namespace
+
+ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
+                                     std::filesystem::path const& db_path) {
+  ShippedReport report;
+  auto database = db::open_database(db_path);
+  report.seeds_loaded = db::load_seed_configs(database, db::parse_seed_configs(db::shipped_seed_configs()));
+  CompileService compiler(db_path);
+  CompileSpec const spec{.arch = arch, .kernels_dir = kernels_dir, .mutant_switches = {}};
+  TextTable table(
+      {"family", "problem", "config", "TFLOP/s", "ms", "measured on", "date", "source", "compiles here"});
+  for (auto const& best : db::best_configs(database)) {
+    if (!runs_on(arch, best.gpu)) continue;
+    ++report.configs;
+    std::string compiles = "unknown family";
+    auto family = find_family(best.family);
+    auto config = parse_config(best.config);
+    auto const problem = problem_of(best.problem);
+    if (family && config) {
+      auto request = make_family_request(*family, *config, problem, spec);
+      auto compiled =
+          request ? compiler.compile(request.value()) : runtime::Result<CompileResult>(request.error());
+      compiles = compiled ? "yes" : "no: " + compiled.error().one_line();
+    }
+    if (compiles != "yes") ++report.compile_failures;
+    table.add_row({best.family, describe(problem), best.config, format_fixed(best.tflops, 1),
+                   format_fixed(best.median_ms, 3), best.gpu.name + " driver " + best.gpu.driver_version,
+                   best.recorded_at.substr(0, 10), best.source, compiles});
+  }
+  report.table = table.render();
+  return report;
+}
+
+}  // namespace fl::tuner
