@@ -23,6 +23,7 @@ bool passes_edge_problems(std::vector<std::string> const& mutants, int d, bool c
   auto const config = override_config ? *override_config : f.default_config(base);
   auto const program =
       compile_family_config(f, config, base, {runtime::TargetArch::sm_90a, test::kernels_dir(), mutants});
+  INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
   REQUIRE(program);
   for (auto const& p : test::edge_problems(d, causal, dtype)) {
     auto const check = check_config(f, config, p, program.value(), {});

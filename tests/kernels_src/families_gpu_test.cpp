@@ -23,6 +23,7 @@ TEST_CASE("every family's default config is correct on awkward problems", "[gpu]
         auto const program = compile_family_config(*family, config, base,
                                                    {runtime::TargetArch::sm_90a, test::kernels_dir(), {}});
         INFO(family->name() << " d" << d << (causal ? " causal" : " full"));
+        INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
         REQUIRE(program);
         for (auto const& p : test::edge_problems(d, causal, Precision::bf16)) {
           auto const check = check_config(*family, config, p, program.value(), {});
