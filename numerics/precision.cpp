@@ -37,27 +37,39 @@ void round_in_place(Precision p, std::span<float> values) {
 
 double unit_roundoff(Precision p) {
   switch (p) {
-    case Precision::fp32: return std::ldexp(1.0, -24);
-    case Precision::fp16: return std::ldexp(1.0, -11);
-    case Precision::bf16: return std::ldexp(1.0, -8);
-    case Precision::fp8_e4m3: return std::ldexp(1.0, -4);
-    case Precision::fp8_e5m2: return std::ldexp(1.0, -3);
+    case Precision::fp32:
+      return std::ldexp(1.0, -24);
+    case Precision::fp16:
+      return std::ldexp(1.0, -11);
+    case Precision::bf16:
+      return std::ldexp(1.0, -8);
+    case Precision::fp8_e4m3:
+      return std::ldexp(1.0, -4);
+    case Precision::fp8_e5m2:
+      return std::ldexp(1.0, -3);
   }
   return 0.0;
 }
 
 double max_finite(Precision p) {
   switch (p) {
-    case Precision::fp32: return static_cast<double>(std::numeric_limits<float>::max());
-    case Precision::fp16: return 65504.0;
-    case Precision::bf16: return 3.3895313892515355e38;
-    case Precision::fp8_e4m3: return 448.0;
-    case Precision::fp8_e5m2: return 57344.0;
+    case Precision::fp32:
+      return static_cast<double>(std::numeric_limits<float>::max());
+    case Precision::fp16:
+      return 65504.0;
+    case Precision::bf16:
+      return 3.3895313892515355e38;
+    case Precision::fp8_e4m3:
+      return 448.0;
+    case Precision::fp8_e5m2:
+      return 57344.0;
   }
   return 0.0;
 }
 
-bool is_fp8(Precision p) { return p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2; }
+bool is_fp8(Precision p) {
+  return p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2;
+}
 
 namespace {
 constexpr std::array<std::pair<Precision, std::string_view>, 5> kNames{{

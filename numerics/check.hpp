@@ -1,0 +1,103 @@
+#pragma once
+// The check behind fa-check: reference (all rows, or a sample that always holds the structurally
+// dangerous rows and every row a cheap screen flags), tolerance bounds for the claimed precision,
+// per-element verdict, the worst rows with their properties, the cross-check against standard attention
+// in the same precision, and, on failure, the differential diagnosis through an optional callback
+// (numerics/diagnosis/ plugs the mutant catalogue in there).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "numerics/attention_tensors.hpp"
+#include "numerics/judge.hpp"
+#include "numerics/precision_recipe.hpp"
+#include "numerics/reference.hpp"
+#include "numerics/row_properties.hpp"
+#include "numerics/tolerance.hpp"
+
+namespace fl::numerics {
+
+// One named suspect: a catalogued bug whose emulation reproduces the observed output.
+struct DiagnosisEntry {
+  std::string id;            // catalogue id, e.g. "unrescaled-o"
+  std::string evidence;      // one or two lines: what matched, what the failing rows share
+  double match_error = 0.0;  // how far the mutant's output is from the observed one (smaller = better)
+};
+
+struct DiagnosisRequest {
+  AttentionInputs const& inputs;
+  AttentionOutputs const& observed;
+  PrecisionRecipe const& recipe;
+  SampledOutputs const& reference;
+  std::vector<std::size_t> const& failing_query_rows;        // flat query rows
+  std::vector<std::size_t> const& failing_key_rows;          // flat key rows
+  std::vector<RowProperties> const& failing_row_properties;  // of failing_query_rows (at most 64 of them)
+};
+
+using Diagnoser = std::function<std::vector<DiagnosisEntry>(DiagnosisRequest const&)>;
+
+struct CheckOptions {
+  Precision claimed = Precision::bf16;
+  PrecisionRecipe recipe;  // recipe_for(claimed) unless use_custom_recipe
+  bool use_custom_recipe = false;
+  double kappa = kDefaultToleranceSigmas;
+  int threads = 0;
+  // 0: full reference when the problem is small (B H N_q N_k D <= kFullCheckWork), otherwise this many
+  // random query rows plus the structural and screened ones.
+  std::size_t sample_rows = 0;
+  std::size_t sample_key_rows = 0;  // likewise for dK / dV
+  bool force_full = false;
+  std::uint64_t sample_seed = 1;
+  int report_block_n = 64;  // block size used to describe where a row's maximum sits
+  std::size_t worst_rows_listed = 10;
+  bool cross_check_baseline = true;
+};
+
+// The largest problem (B * H_q * N_q * N_k * D) checked on every row by default: about 2 s on two cores.
+constexpr double kFullCheckWork = 1.5e9;
+constexpr std::size_t kDefaultSampleRows = 512;
+constexpr std::size_t kDefaultSampleKeyRows = 128;
+
+struct WorstRow {
+  std::string output;   // "O", "LSE", "dQ", "dK", "dV"
+  std::size_t row = 0;  // flat query row (O, LSE, dQ) or key row (dK, dV)
+  RowIndex index;
+  double max_error = 0.0;
+  double ratio = 0.0;      // max_error / bound
+  std::string properties;  // describe(row_properties) for query rows; position for key rows
+};
+
+struct BaselineCrossCheck {
+  bool done = false;
+  std::vector<ErrorMetrics> metrics;     // per output, like Judgement::outputs (unchecked: count 0)
+  std::vector<std::size_t> above_bound;  // per output: baseline elements beyond the bound (should be 0)
+  std::vector<double> bound_over_error;  // per output: rms(bound) / rmse(baseline): how loose the bound is
+};
+
+struct CheckResult {
+  bool pass = true;
+  Judgement judgement;
+  PrecisionRecipe recipe;
+  bool inputs_exact = true;  // inputs representable in the claimed precision
+  bool sampled = false;
+  bool approximate_key_stats = false;
+  std::size_t checked_query_rows = 0, checked_key_rows = 0;
+  std::size_t total_query_rows = 0, total_key_rows = 0;
+  std::size_t screened_rows = 0;  // rows added to the sample because a cheap screen flagged them
+  std::vector<WorstRow> worst_rows;
+  BaselineCrossCheck baseline;
+  std::vector<DiagnosisEntry> diagnosis;
+  std::vector<std::string> notes;
+  std::string causal_convention;  // one line, printed in every report
+  SampledOutputs reference;       // for reports (per-row errors along the sequence)
+  ElementBounds bounds;
+};
+
+CheckResult run_check(AttentionInputs const& inputs, AttentionOutputs const& observed,
+                      CheckOptions const& options, Diagnoser const& diagnoser = {});
+
+// "causal: bottom-right aligned (query i sees key j when j <= i + N_k - N_q)" or "non-causal".
+std::string causal_convention(AttentionShape const& s);
+
+}  // namespace fl::numerics

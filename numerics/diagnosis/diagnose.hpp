@@ -1,0 +1,90 @@
+#pragma once
+// Differential diagnosis: which catalogued bug does a failing output look like?
+//
+// Each CPU-applicable mutant of the tiled emulator (and the correct algorithm) is re-run on the same inputs
+// in the claimed precision over candidate tile sizes; a mutant is named when it reproduces the observed
+// output far better than the correct algorithm does (match_error.hpp: kFarBetterRatio). Works on any
+// observed output, ours or a .npy file from elsewhere: it needs only the inputs, the observation and which
+// rows failed. Evidence for each name: its match error, the tile it matched at, and the properties the
+// failing rows share (maximum in a late key block, all scores negative, fully masked, keys ending in the
+// tail block).
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "numerics/attention_tensors.hpp"
+#include "numerics/diagnosis/match_error.hpp"
+#include "numerics/emulator/emulator.hpp"
+#include "numerics/mutants/catalogue.hpp"
+#include "numerics/precision.hpp"
+
+namespace fl::numerics::diagnosis {
+
+// The tile sizes FlashAttention kernels use: kBlockN from 16 to 256.
+inline constexpr int kDefaultBlockSizes[] = {16, 32, 64, 128, 256};
+// Stage 1 fixes kBlockM here (FA-2's usual tile); stage 2 varies it for the closest candidates, since
+// kBlockM changes a row's output only through which blocks a tile visits (masked rows, causal skipping).
+inline constexpr int kStageOneBlockM = 64;
+inline constexpr std::size_t kStageTwoCandidates = 3;
+// Passing rows compared besides the failing ones, so that a mutant that matches the failing rows but
+// breaks the healthy ones is not named.
+inline constexpr std::size_t kPassingRowsCompared = 48;
+// Work cap (multiply-adds over all candidate runs) beyond which the diagnosis declines rather than run
+// for minutes: about 20 s at the emulator's ~1 G multiply-add/s per core.
+inline constexpr double kMaxDiagnosisWork = 2e10;
+
+struct DiagnosisOptions {
+  std::vector<int> block_n_candidates{std::begin(kDefaultBlockSizes), std::end(kDefaultBlockSizes)};
+  std::vector<int> block_m_candidates{std::begin(kDefaultBlockSizes), std::end(kDefaultBlockSizes)};
+  // Loop orders tried in turn until one names a mutant: most bugs look the same in both, but some do not
+  // (a missing masked-row guard makes NaN in every tile a row cannot see in FA-1 order, only in fully
+  // masked rows in FA-2 order), and trying FA-2 first keeps the usual case at one pass.
+  std::vector<emulator::LoopOrder> loop_orders{emulator::LoopOrder::fa2, emulator::LoopOrder::fa1};
+  int threads = 0;
+};
+
+// Rows that failed the check: flat query rows of O or LSE, of dQ, and flat key rows of dK or dV.
+struct FailingRows {
+  std::vector<std::size_t> forward;
+  std::vector<std::size_t> dq;
+  std::vector<std::size_t> key;
+};
+
+struct DiagnosisEntry {
+  std::string id;        // catalogue id, e.g. "unrescaled-o"
+  std::string evidence;  // one line
+  double match_error = 0.0;
+  std::size_t mismatched_rows = 0;
+  emulator::LoopOrder loop_order = emulator::LoopOrder::fa2;
+  emulator::TileConfig tiles;
+};
+
+struct CandidateResult {
+  std::optional<mutants::MutantId> mutant;  // nullopt: the correct algorithm
+  emulator::LoopOrder loop_order = emulator::LoopOrder::fa2;
+  emulator::TileConfig tiles;
+  MatchError error;
+};
+
+struct Diagnosis {
+  bool backward = false;                    // diagnosed on dQ/dK/dV (forward outputs passed)
+  std::vector<DiagnosisEntry> entries;      // named mutants, best first; empty: no known signature
+  CandidateResult correct;                  // the correct algorithm's closest match
+  std::vector<CandidateResult> candidates;  // every candidate's closest match, best first
+  std::string shared_properties;            // what the failing rows have in common
+  std::string declined;                     // non-empty when the diagnosis did not run, and why
+
+  std::vector<std::string> ids() const;
+  std::string summary() const;  // "unrescaled-o, stale-max" or "no known signature"
+};
+
+// claimed: the precision the implementation claims. observed.o is required; lse, dq, dk, dv are compared
+// when present. The backward is diagnosed when no forward row failed and the observation has gradients.
+Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, Precision claimed,
+                   FailingRows const& failing, DiagnosisOptions const& options = {});
+
+// The candidates `diagnose` tries for a precision: fwd (and bwd for the backward) mutants, fp8 ones for fp8.
+std::vector<mutants::MutantId> candidate_mutants(Precision claimed, bool backward);
+
+}  // namespace fl::numerics::diagnosis

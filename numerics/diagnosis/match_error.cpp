@@ -1,0 +1,83 @@
+#include "numerics/diagnosis/match_error.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fl::numerics::diagnosis {
+
+namespace {
+
+// Both non-finite and the same (NaN and NaN, or the same infinity), or both finite.
+bool same_class(double observed, double candidate) {
+  bool const fo = std::isfinite(observed);
+  bool const fc = std::isfinite(static_cast<double>(candidate));
+  if (fo && fc) return true;
+  if (fo != fc) return false;
+  if (std::isnan(observed) || std::isnan(candidate)) return std::isnan(observed) && std::isnan(candidate);
+  return observed == candidate;
+}
+
+// RMS row norm of the observed tensor over its finite values; 1 when it is all zero or non-finite.
+double typical_row_norm(std::span<double const> observed, std::size_t width) {
+  double sum = 0;
+  std::size_t count = 0;
+  for (double x : observed)
+    if (std::isfinite(x)) {
+      sum += x * x;
+      ++count;
+    }
+  if (count == 0 || sum == 0) return 1.0;
+  return std::sqrt(sum / static_cast<double>(count) * static_cast<double>(width));
+}
+
+}  // namespace
+
+MatchError combine(MatchError const& a, MatchError const& b) {
+  MatchError out;
+  out.mismatched_rows = a.mismatched_rows + b.mismatched_rows;
+  out.worst_row_error = std::max(a.worst_row_error, b.worst_row_error);
+  out.worst_row = a.worst_row_error >= b.worst_row_error ? a.worst_row : b.worst_row;
+  return out;
+}
+
+MatchError match_rows(std::span<double const> observed, std::span<float const> candidate, std::size_t width,
+                      std::span<std::size_t const> rows, bool absolute) {
+  MatchError out;
+  double const norm = absolute ? 1.0 : typical_row_norm(observed, width);
+  std::size_t const total_rows = observed.size() / width;
+  std::size_t const count = rows.empty() ? total_rows : rows.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    std::size_t const row = rows.empty() ? i : rows[i];
+    bool mismatch = false;
+    double sum = 0;
+    for (std::size_t e = 0; e < width; ++e) {
+      double const o = observed[row * width + e];
+      double const c = static_cast<double>(candidate[row * width + e]);
+      if (!same_class(o, c)) {
+        mismatch = true;
+        break;
+      }
+      if (std::isfinite(o)) sum += (o - c) * (o - c);
+    }
+    if (mismatch) {
+      ++out.mismatched_rows;
+      continue;
+    }
+    double const error = std::sqrt(sum) / norm;
+    if (error > out.worst_row_error || out.worst_row < 0) {
+      out.worst_row_error = std::max(out.worst_row_error, error);
+      out.worst_row = static_cast<int>(row);
+    }
+  }
+  return out;
+}
+
+bool far_better(MatchError const& mutant, MatchError const& correct) {
+  if (mutant.mismatched_rows > correct.mismatched_rows) return false;
+  if (mutant.mismatched_rows < correct.mismatched_rows)
+    return mutant.worst_row_error <= kFarBetterRatio * correct.worst_row_error ||
+           mutant.worst_row_error == 0.0;
+  return mutant.worst_row_error * kFarBetterRatio <= correct.worst_row_error && correct.worst_row_error > 0.0;
+}
+
+}  // namespace fl::numerics::diagnosis

@@ -1,0 +1,79 @@
+#include "numerics/emulator/tile_primitives.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace fl::numerics::emulator {
+
+SoftmaxConstants make_constants(AttentionShape const& shape, PrecisionRecipe const& recipe,
+                                MutantSet mutants) {
+  SoftmaxConstants c;
+  c.softmax_scale = static_cast<float>(shape.scale());
+  // Computed in float on the host as FlashAttention does (params.scale_softmax_log2).
+  c.score_scale = mutants.on(MutantId::missing_scale) ? 1.0f  // FA_MUTANT_MISSING_SCALE
+                                                      : c.softmax_scale;
+  c.scale_log2 = c.score_scale * kLog2e;
+  c.p_precision = recipe.probabilities;
+  c.ds_precision = recipe.score_gradients;
+  c.out_precision = recipe.outputs;
+  c.p_scale = static_cast<float>(recipe.probability_scale);
+  if (is_fp8(recipe.probabilities) && mutants.on(MutantId::fp8_p_overflow)) {
+    // FA_MUTANT_FP8_P_OVERFLOW: twice the format's largest power of two (e4m3: 512 > 448), so the largest
+    // weights of each row saturate while l, summed in fp32 before rounding, keeps their true value.
+    float const max_value = static_cast<float>(max_finite(recipe.probabilities));
+    c.p_scale = 2.0f * std::exp2(std::floor(std::log2(max_value)));
+  }
+  return c;
+}
+
+int key_blocks_for_query_tile(AttentionShape const& shape, int block_n, int row_end) {
+  int const all = (shape.seqlen_k + block_n - 1) / block_n;
+  if (!shape.causal) return all;
+  // Last visible key of the tile's last row is (row_end - 1) + offset.
+  long long const visible_end = std::min<long long>(shape.seqlen_k, row_end + shape.causal_offset());
+  if (visible_end <= 0) return 0;
+  return static_cast<int>((visible_end + block_n - 1) / block_n);
+}
+
+bool tile_fully_masked(AttentionShape const& shape, int row_end, int col_begin) {
+  return shape.causal && col_begin > static_cast<long long>(row_end - 1) + shape.causal_offset();
+}
+
+void score_tile(HeadView const& head, AttentionShape const& shape, MutantSet mutants, int r0, int r1, int c0,
+                int block_n, float* s) {
+  auto const d = static_cast<std::size_t>(shape.head_dim);
+  bool const drop_k_descale = mutants.on(MutantId::fp8_missing_descale);  // FA_MUTANT_FP8_MISSING_DESCALE
+  // FA_MUTANT_TAIL_UNMASKED: keys past N_k are zero-padded in shared memory, so unmasked they score 0.
+  float const past_end_score = mutants.on(MutantId::tail_unmasked) ? 0.0f : kNegInf;
+  // FA_MUTANT_CAUSAL_DIAGONAL: the limit admits one key past the diagonal.
+  long long const causal_slack = mutants.on(MutantId::causal_diagonal) ? 1 : 0;
+  for (int r = r0; r < r1; ++r) {
+    float* srow = s + static_cast<std::size_t>(r - r0) * block_n;
+    float const* qrow = head.q + static_cast<std::size_t>(r) * d;
+    long long const last_visible = static_cast<long long>(r) + shape.causal_offset() + causal_slack;
+    for (int j = 0; j < block_n; ++j) {
+      int const col = c0 + j;
+      // The causal limit comes first: padded keys lie past every row's diagonal, so a missing length
+      // check shows only in non-causal attention (as in FlashAttention's min(N_k, row + 1 + offset)).
+      if (shape.causal && col > last_visible) {
+        srow[j] = kNegInf;
+        continue;
+      }
+      if (col >= shape.seqlen_k) {
+        srow[j] = past_end_score;
+        continue;
+      }
+      float const* krow = head.k + static_cast<std::size_t>(col) * d;
+      float dot = 0.0f;
+      for (std::size_t e = 0; e < d; ++e) dot += qrow[e] * krow[e];
+      float const descale = head.q_descale[r] * (drop_k_descale ? 1.0f : head.k_descale[col]);
+      srow[j] = dot * descale;
+    }
+  }
+}
+
+Precision output_precision(Precision input) {
+  return is_fp8(input) ? Precision::bf16 : input;
+}
+
+}  // namespace fl::numerics::emulator

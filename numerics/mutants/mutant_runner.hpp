@@ -1,0 +1,34 @@
+#pragma once
+// The one thing fa-mutate needs from a target: "run this mutant (or the correct kernel) on these inputs in
+// this precision, give me the outputs". The CPU target wraps the tiled emulator; the GPU target (integrated
+// by the lead) compiles the kernel family through NVRTC with `-D<info(id).switch_name>` and launches it.
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "numerics/attention_tensors.hpp"
+#include "numerics/mutants/catalogue.hpp"
+#include "numerics/precision.hpp"
+
+namespace fl::numerics::mutants {
+
+class MutantRunner {
+ public:
+  virtual ~MutantRunner() = default;
+  virtual std::string_view target() const = 0;  // "cpu", "gpu"
+  virtual std::string family() const = 0;       // "fa2", "fa1" on the CPU; "fa2_sm80", ... on the GPU
+  // Why `id` cannot run on this target, family and precision (a gpu-only mutant on the CPU, an fp8 mutant
+  // at fp16, ...); nullopt when it can. Never silently skipped: fa-mutate prints the reason.
+  virtual std::optional<std::string> not_applicable(MutantId id, Precision precision) const = 0;
+  // Outputs of the mutant (nullopt: the correct kernel): O and LSE, plus dQ, dK, dV when the inputs carry dO
+  // and the target has a backward for the precision. May throw std::runtime_error when the target fails.
+  virtual AttentionOutputs run(std::optional<MutantId> mutant, AttentionInputs const& inputs,
+                               Precision precision) = 0;
+  // How many runs must agree bit for bit. 1 on the CPU (deterministic by construction); a GPU runner
+  // returns more for races (bwd-race), which fa-mutate then detects as disagreement between runs.
+  virtual int repeats(MutantId) const { return 1; }
+  // Whether the target computes the backward for this precision (backward mutants need it).
+  virtual bool has_backward(Precision precision) const = 0;
+};
+
+}  // namespace fl::numerics::mutants

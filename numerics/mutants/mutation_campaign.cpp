@@ -1,0 +1,165 @@
+#include "numerics/mutants/mutation_campaign.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <span>
+
+namespace fl::numerics::mutants {
+
+namespace {
+
+struct PreparedInput {
+  InputCase input_case;
+  AttentionInputs inputs;
+  PreparedJudge judge;
+};
+
+std::vector<PreparedInput> prepare_inputs(Precision precision, CampaignOptions const& options,
+                                          JudgeFactory const& judge) {
+  std::span<InputFamily const> families = options.families.empty() ? all_input_families() : options.families;
+  std::vector<PreparedInput> out;
+  for (InputFamily family : families)
+    for (bool causal : options.causal) {
+      // fully_masked_rows is causal by construction: its non-causal case would repeat the causal one.
+      if (family == InputFamily::fully_masked_rows && !causal) continue;
+      FamilyRequest request;
+      request.shape = options.shape;
+      request.shape.causal = causal;
+      request.seed = options.seed;
+      request.precision = precision;
+      request.with_backward = true;
+      FamilyInputs generated = generate_family(family, request);
+      InputCase const input_case{family, generated.inputs.shape.causal, options.seed};
+      PreparedJudge prepared = judge(generated.inputs, precision);
+      out.push_back({input_case, std::move(generated.inputs), std::move(prepared)});
+    }
+  return out;
+}
+
+bool bitwise_equal(std::vector<double> const& a, std::vector<double> const& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](double x, double y) {
+           return std::memcmp(&x, &y, sizeof x) == 0;
+         });
+}
+
+bool runs_agree(AttentionOutputs const& a, AttentionOutputs const& b) {
+  return bitwise_equal(a.o, b.o) && bitwise_equal(a.lse, b.lse) && bitwise_equal(a.dq, b.dq) &&
+         bitwise_equal(a.dk, b.dk) && bitwise_equal(a.dv, b.dv);
+}
+
+void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, CampaignOptions const& options,
+          MutantOutcome& outcome) {
+  for (PreparedInput const& input : inputs) {
+    AttentionOutputs const observed = runner.run(outcome.id, input.inputs, outcome.precision);
+    for (int repeat = 1; repeat < runner.repeats(outcome.id); ++repeat) {
+      if (runs_agree(observed, runner.run(outcome.id, input.inputs, outcome.precision))) continue;
+      outcome.status = MutantStatus::killed;
+      outcome.killed_by = input.input_case;
+      outcome.verdict = "repeated runs disagree bit for bit";
+      outcome.diagnosis = {std::string(info(outcome.id).name)};  // only a race makes identical runs differ
+      outcome.named_correctly = info(outcome.id).kind == MutantKind::gpu_only;
+      outcome.evidence = "run " + std::to_string(repeat + 1) + " differs from run 1";
+      return;
+    }
+    Verdict const verdict = input.judge(observed);
+    if (verdict.pass) continue;
+    outcome.status = MutantStatus::killed;
+    outcome.killed_by = input.input_case;
+    outcome.verdict = verdict.summary;
+    diagnosis::Diagnosis const d =
+        diagnosis::diagnose(input.inputs, observed, outcome.precision, verdict.failing, options.diagnosis);
+    outcome.diagnosis = d.ids();
+    outcome.named_correctly = !d.entries.empty() && d.entries.front().id == info(outcome.id).name;
+    outcome.evidence = d.entries.empty() ? d.summary() : d.entries.front().evidence;
+    return;
+  }
+  outcome.status = MutantStatus::survived;
+  if (auto argument = equivalence_argument(outcome.id, runner.family(), outcome.precision)) {
+    outcome.status = MutantStatus::equivalent;
+    outcome.reason = *argument;
+  }
+}
+
+}  // namespace
+
+std::string_view status_name(MutantStatus s) {
+  switch (s) {
+    case MutantStatus::killed:
+      return "killed";
+    case MutantStatus::survived:
+      return "survived";
+    case MutantStatus::equivalent:
+      return "equivalent";
+    case MutantStatus::not_applicable:
+      return "not applicable";
+  }
+  return "unknown";
+}
+
+std::string InputCase::describe() const {
+  return std::string(name(family)) + (causal ? ", causal" : ", non-causal") + ", seed " +
+         std::to_string(seed);
+}
+
+std::size_t CampaignResult::count(MutantStatus s) const {
+  return static_cast<std::size_t>(
+      std::count_if(outcomes.begin(), outcomes.end(), [s](auto const& o) { return o.status == s; }));
+}
+
+double CampaignResult::score() const {
+  return valid() == 0 ? 100.0 : 100.0 * static_cast<double>(detected()) / static_cast<double>(valid());
+}
+
+std::size_t CampaignResult::misnamed() const {
+  return static_cast<std::size_t>(std::count_if(outcomes.begin(), outcomes.end(), [](auto const& o) {
+    return o.status == MutantStatus::killed && !o.named_correctly;
+  }));
+}
+
+bool CampaignResult::baseline_clean() const {
+  return std::all_of(baseline.begin(), baseline.end(), [](auto const& b) { return b.failures.empty(); });
+}
+
+std::optional<std::string> equivalence_argument(MutantId, std::string const&, Precision) {
+  // No catalogued mutant is equivalent on the CPU families: each changes the output of at least one input
+  // family in every precision where it applies (the tests check this). A new mutant that cannot change any
+  // output gets its argument here, with the configuration it holds for.
+  return std::nullopt;
+}
+
+CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, CampaignOptions const& options) {
+  CampaignResult result;
+  result.target = std::string(runner.target());
+  result.family = runner.family();
+  std::vector<MutantId> ids = options.mutants;
+  if (ids.empty())
+    for (auto const& m : kCatalogue) ids.push_back(m.id);
+  for (Precision precision : options.precisions) {
+    std::vector<PreparedInput> const inputs = prepare_inputs(precision, options, judge);
+    BaselineOutcome baseline{precision, inputs.size(), {}};
+    for (PreparedInput const& input : inputs) {
+      Verdict const verdict = input.judge(runner.run(std::nullopt, input.inputs, precision));
+      if (!verdict.pass) baseline.failures.push_back(input.input_case.describe() + ": " + verdict.summary);
+    }
+    result.baseline.push_back(baseline);
+    for (MutantId id : ids) {
+      MutantOutcome outcome;
+      outcome.id = id;
+      outcome.precision = precision;
+      if (auto why = runner.not_applicable(id, precision)) {
+        outcome.status = MutantStatus::not_applicable;
+        outcome.reason = *why;
+      } else if (info(id).kind == MutantKind::bwd && !runner.has_backward(precision)) {
+        outcome.status = MutantStatus::not_applicable;
+        outcome.reason =
+            "the " + runner.family() + " target has no backward at " + std::string(name(precision));
+      } else {
+        hunt(runner, inputs, options, outcome);
+      }
+      result.outcomes.push_back(std::move(outcome));
+    }
+  }
+  return result;
+}
+
+}  // namespace fl::numerics::mutants

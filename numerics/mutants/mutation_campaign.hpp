@@ -1,0 +1,91 @@
+#pragma once
+// One fa-mutate campaign: every catalogued mutant, in every requested precision, run over the input
+// families until one kills it (the verifier fails its output); the diagnosis must then name it. The correct
+// variant runs over every input first (the baseline): a verifier that flags it would make every kill
+// meaningless.
+//
+// Mutation score as Stryker defines it: detected / valid x 100, where detected = killed and valid = killed
+// + survived; equivalent and not-applicable mutants are left out of both and listed with their reason.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "numerics/attention_tensors.hpp"
+#include "numerics/diagnosis/diagnose.hpp"
+#include "numerics/input_families.hpp"
+#include "numerics/mutants/catalogue.hpp"
+#include "numerics/mutants/mutant_runner.hpp"
+
+namespace fl::numerics::mutants {
+
+struct Verdict {
+  bool pass = true;
+  diagnosis::FailingRows failing;
+  std::string summary;  // one line: which output failed, how badly
+};
+// A verifier prepared for one input set (reference and bounds computed once), judging any outputs on it.
+using PreparedJudge = std::function<Verdict(AttentionOutputs const&)>;
+using JudgeFactory = std::function<PreparedJudge(AttentionInputs const&, Precision claimed)>;
+
+enum class MutantStatus { killed, survived, equivalent, not_applicable };
+std::string_view status_name(MutantStatus s);
+
+struct CampaignOptions {
+  std::vector<Precision> precisions{Precision::bf16, Precision::fp8_e4m3};
+  std::vector<InputFamily> families;  // empty: all_input_families()
+  std::vector<MutantId> mutants;      // empty: the whole catalogue
+  AttentionShape shape;               // base shape; families adjust it (masked rows, ragged tail)
+  std::vector<bool> causal{false, true};
+  std::uint64_t seed = 1;
+  diagnosis::DiagnosisOptions diagnosis;
+};
+
+struct InputCase {
+  InputFamily family = InputFamily::normal;
+  bool causal = false;
+  std::uint64_t seed = 0;
+  std::string describe() const;  // "ragged_tail, non-causal, seed 1"
+};
+
+struct MutantOutcome {
+  MutantId id{};
+  Precision precision = Precision::bf16;
+  MutantStatus status = MutantStatus::survived;
+  std::optional<InputCase> killed_by;
+  std::string verdict;                 // the verifier's line on the killing input
+  std::vector<std::string> diagnosis;  // ids named on the killing input, best first
+  std::string evidence;                // evidence of the first name, or why nothing was named
+  bool named_correctly = false;        // killed and the diagnosis names this mutant first
+  std::string reason;                  // not applicable / equivalence argument
+};
+
+struct BaselineOutcome {
+  Precision precision = Precision::bf16;
+  std::size_t inputs_checked = 0;
+  std::vector<std::string> failures;  // "family, causal, seed: summary" of each false positive
+};
+
+struct CampaignResult {
+  std::string target, family;
+  std::vector<BaselineOutcome> baseline;
+  std::vector<MutantOutcome> outcomes;
+
+  std::size_t count(MutantStatus s) const;
+  std::size_t detected() const { return count(MutantStatus::killed); }
+  std::size_t valid() const { return count(MutantStatus::killed) + count(MutantStatus::survived); }
+  double score() const;  // detected / valid x 100 (100 when nothing is valid)
+  std::size_t misnamed() const;
+  bool baseline_clean() const;
+  // No survivor, every kill named correctly, no false positive on the correct variant.
+  bool ok() const { return count(MutantStatus::survived) == 0 && misnamed() == 0 && baseline_clean(); }
+};
+
+// A mutant that no input can distinguish from the correct algorithm in this configuration, with the
+// argument; nullopt when none is known (then a surviving mutant is a survivor, not an equivalent).
+std::optional<std::string> equivalence_argument(MutantId id, std::string const& family, Precision precision);
+
+CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, CampaignOptions const& options);
+
+}  // namespace fl::numerics::mutants

@@ -1,0 +1,26 @@
+#include "numerics/precision_recipe.hpp"
+
+namespace fl::numerics {
+
+PrecisionRecipe recipe_for(Precision claimed) {
+  PrecisionRecipe r;
+  r.claimed = claimed;
+  r.operands = claimed;
+  r.probabilities = claimed;
+  r.score_gradients = claimed;
+  r.outputs = claimed;
+  if (is_fp8(claimed)) {
+    r.probability_scale = kFp8ProbabilityScale;
+    r.score_gradients = Precision::bf16;
+    r.outputs = Precision::bf16;
+  }
+  return r;
+}
+
+float round_probability(PrecisionRecipe const& r, float p) {
+  if (r.probability_scale == 1.0) return round_to(r.probabilities, p);
+  float const s = float(r.probability_scale);
+  return round_to(r.probabilities, p * s) / s;
+}
+
+}  // namespace fl::numerics

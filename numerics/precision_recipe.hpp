@@ -1,0 +1,50 @@
+#pragma once
+// What a correct attention kernel rounds, and to what, when it claims a precision. The low-precision
+// emulations (standard attention here, the tiled emulator in numerics/emulator/) and the tolerance model
+// all read the same recipe, so the bound describes exactly the arithmetic that is emulated.
+//
+//   claimed    operands (Q,K,V,dO)   P before P.V        dS before dS.K     outputs (O,dQ,dK,dV)
+//   fp32       fp32                  fp32                fp32               fp32
+//   fp16       fp16                  fp16                fp16               fp16
+//   bf16       bf16                  bf16                bf16               bf16
+//   fp8_e4m3   e4m3, scaled          e4m3, x256          bf16 (assumed)     bf16
+//   fp8_e5m2   e5m2, scaled          e5m2, x256          bf16 (assumed)     bf16
+//
+// Scores, softmax statistics and every accumulator are fp32. FP8: P is computed as exp(s - m) * 2^8
+// (FlashAttention-3's Max_offset = 8) so the largest weight is 256, inside e4m3's range (448), and the
+// small weights stay out of its subnormals; the factor cancels in O = (P V) / l. FlashAttention-3 writes
+// O in bf16 for FP8 inputs. It has no published FP8 backward: we assume dO is quantised like Q, K, V and
+// dS is kept in bf16 (its range varies too much from row to row for one FP8 scale).
+#include <cstdint>
+
+#include "numerics/fp8_quantization.hpp"
+#include "numerics/precision.hpp"
+
+namespace fl::numerics {
+
+// FlashAttention-3's FP8 offset: exp2(x - m + 8), so P <= 2^8.
+constexpr double kFp8ProbabilityScale = 256.0;
+// Rows per scaling block for per-block FP8 scaling when nothing else is said (a kBlockN-sized tile).
+constexpr int kDefaultFp8BlockRows = 64;
+
+struct PrecisionRecipe {
+  Precision claimed = Precision::bf16;
+  Precision operands = Precision::bf16;
+  Precision probabilities = Precision::bf16;
+  double probability_scale = 1.0;
+  Precision score_gradients = Precision::bf16;
+  Precision outputs = Precision::bf16;
+  // FP8 only:
+  Fp8Scaling fp8_scaling = Fp8Scaling::per_tensor;
+  int fp8_block_rows = kDefaultFp8BlockRows;
+  bool incoherent = false;
+  std::uint64_t incoherent_seed = 0;
+};
+
+PrecisionRecipe recipe_for(Precision claimed);
+
+// P (a probability or an unnormalised weight <= 1) as the P.V product sees it: scaled, rounded with
+// saturation, scaled back.
+float round_probability(PrecisionRecipe const& r, float p);
+
+}  // namespace fl::numerics

@@ -1,0 +1,59 @@
+#pragma once
+// The float64 reference of attention, forward (O, LSE) and backward (dQ, dK, dV from dO).
+//
+// Every sum over keys or queries is compensated (Neumaier for scalars, TwoSum per element for vectors);
+// dot products over the head dimension use eight partial sums. Its own relative error is below 1e-12,
+// which tests/numerics/reference_test.cpp checks against a 50-digit Boost.Multiprecision evaluation.
+//
+// Conventions: softmax scale from AttentionShape::scale(); causal masks bottom-right aligned (query i sees
+// key j when j <= i + N_k - N_q); grouped-query attention (query head h reads key/value head
+// h / (H_q / H_kv)). A query row with no visible key (causal with N_q > N_k) has O = 0, dQ = 0,
+// LSE = -inf and contributes nothing to dK and dV: the limit of an empty softmax whose weights are all 0.
+//
+// Forward and dQ of a query row depend only on that row, so any set of rows can be computed exactly on its
+// own. dK and dV of a key row need every query row's LSE and D = rowsum(dO * O); the sampled mode computes
+// those statistics for all rows of the heads it needs (2 dot products per score) and then the sampled
+// key rows exactly.
+#include <cstddef>
+#include <vector>
+
+#include "numerics/attention_tensors.hpp"
+
+namespace fl::numerics {
+
+struct ReferenceOptions {
+  int threads = 0;  // 0: all hardware threads
+};
+
+// Which rows to compute: flat query row indices (for O, LSE, dQ) and flat key row indices (dK, dV).
+// Kept sorted and unique.
+struct RowSample {
+  std::vector<std::size_t> query_rows;
+  std::vector<std::size_t> key_rows;
+
+  static RowSample all(AttentionShape const& shape, bool with_key_rows);
+};
+
+// Values on the rows of a sample (the reference's, or an emulation's), packed in sample order: o, dq are
+// (query_rows.size(), D), lse and delta (D_i = rowsum(dO_i * O_i)) are (query_rows.size()), dk and dv
+// (key_rows.size(), D). The backward fields are empty when the inputs carry no dO.
+struct SampledOutputs {
+  RowSample sample;
+  std::vector<double> o;
+  std::vector<double> lse;
+  std::vector<double> delta;
+  std::vector<double> dq;
+  std::vector<double> dk;
+  std::vector<double> dv;
+  // With sampled key rows: LSE and D of every query row (NaN for heads no sampled key row needs).
+  std::vector<double> all_lse;
+  std::vector<double> all_delta;
+};
+
+SampledOutputs reference_sampled(AttentionInputs const& in, RowSample sample,
+                                 ReferenceOptions const& options = {});
+
+// Every row: O, LSE and, when the inputs carry dO, dQ, dK, dV.
+AttentionOutputs reference_attention(AttentionInputs const& in, ReferenceOptions const& options = {});
+
+}  // namespace fl::numerics

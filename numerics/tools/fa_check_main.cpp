@@ -1,0 +1,160 @@
+// fa-check: judge anyone's attention output (.npy files) against a float64 reference with a per-element
+// tolerance for the precision it claims. Exit 0 pass, 1 numerical failure, 2 bad input.
+#include <boost/program_options.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "numerics/atomic_file.hpp"
+#include "numerics/check.hpp"
+#include "numerics/check_problem.hpp"
+#include "numerics/check_report.hpp"
+#include "numerics/gnuplot.hpp"
+
+namespace po = boost::program_options;
+using namespace fl::numerics;
+
+namespace {
+
+constexpr int kExitPass = 0;
+constexpr int kExitFail = 1;
+constexpr int kExitBadInput = 2;
+
+std::string join_argv(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
+  return s;
+}
+
+std::optional<std::filesystem::path> optional_path(po::variables_map const& vm, char const* key) {
+  if (!vm.count(key)) return std::nullopt;
+  return std::filesystem::path(vm[key].as<std::string>());
+}
+
+// The differential diagnosis (numerics/diagnosis/) plugs in here; without it a failure reports
+// "no known signature".
+Diagnoser make_diagnoser(po::variables_map const&) {
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description options(
+      "fa-check: forward/backward error of an attention implementation against a float64 reference.\n"
+      "Arrays are .npy (float16, float32 or float64; bf16 values stored as float32), shaped (B, H, N, D) or "
+      "(N, D);\n"
+      "LSE (B, H, N) or (N). Exit 0 pass, 1 numerical failure, 2 bad input.\n\nOptions");
+  options.add_options()                                                                                   //
+      ("help,h", "print this help")                                                                       //
+      ("q", po::value<std::string>(), "Q.npy (B, H_q, N_q, D): the queries the implementation consumed")  //
+      ("k", po::value<std::string>(), "K.npy (B, H_kv, N_k, D); H_q must be a multiple of H_kv (GQA)")    //
+      ("v", po::value<std::string>(), "V.npy (B, H_kv, N_k, D)")                                          //
+      ("o", po::value<std::string>(), "O.npy (B, H_q, N_q, D): the implementation's output")              //
+      ("lse", po::value<std::string>(),
+       "LSE.npy (B, H_q, N_q): its log-sum-exp (natural log); -inf or +inf for rows with no visible key")  //
+      ("do", po::value<std::string>(),
+       "dO.npy (like Q): upstream gradient; with --dq --dk --dv checks the backward")  //
+      ("dq", po::value<std::string>(), "dQ.npy (like Q)")                              //
+      ("dk", po::value<std::string>(), "dK.npy (like K)")                              //
+      ("dv", po::value<std::string>(), "dV.npy (like K)")                              //
+      ("dtype", po::value<std::string>(),
+       "precision the implementation claims: fp16, bf16, fp8_e4m3, fp8_e5m2 or fp32")  //
+      ("causal", po::bool_switch(),
+       "causal mask, bottom-right aligned when N_q != N_k (query i sees key j when j <= i + N_k - N_q)")  //
+      ("scale", po::value<double>(), "softmax scale (default 1/sqrt(D))")                                 //
+      ("json", po::value<std::string>(),
+       "write the JSON report here (verdict, metrics per output, worst rows, diagnosis)")  //
+      ("report", po::value<std::string>(),
+       "write report.md, CSV files and SVG plots (gnuplot) into this folder")  //
+      ("sample-rows", po::value<std::size_t>(),
+       "check this many random query rows (plus the structural and screened ones) instead of all; default: "
+       "all rows when B*H*N_q*N_k*D <= 1.5e9, else 512")  //
+      ("sample-key-rows", po::value<std::size_t>(),
+       "with sampling: random key rows checked for dK, dV (default 128)")               //
+      ("full", po::bool_switch(), "check every row, whatever the size")                 //
+      ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
+      ("gnuplot", po::value<std::string>()->default_value(kDefaultGnuplot),
+       "gnuplot command for the report's plots");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, options), vm);
+    po::notify(vm);
+  } catch (po::error const& e) {
+    std::cerr << "fa-check: " << e.what() << " (see --help)\n";
+    return kExitBadInput;
+  }
+  if (vm.count("help")) {
+    std::cout << options << "\n";
+    return kExitPass;
+  }
+  for (char const* required : {"q", "k", "v", "o", "dtype"})
+    if (!vm.count(required)) {
+      std::cerr << "fa-check: --" << required << " is required (see --help)\n";
+      return kExitBadInput;
+    }
+  std::string const dtype_text = vm["dtype"].as<std::string>();
+  std::optional<Precision> const claimed = parse_precision(dtype_text);
+  if (!claimed) {
+    std::cerr << "fa-check: --dtype " << dtype_text
+              << " is not allowed (fp16, bf16, fp8_e4m3, fp8_e5m2, fp32)\n";
+    return kExitBadInput;
+  }
+  double const scale = vm.count("scale") ? vm["scale"].as<double>() : 0.0;
+  if (vm.count("scale") && !(scale > 0.0 && std::isfinite(scale))) {
+    std::cerr << "fa-check: --scale " << scale << " is not allowed (a positive finite number)\n";
+    return kExitBadInput;
+  }
+  if (vm["threads"].as<int>() < 0) {
+    std::cerr << "fa-check: --threads " << vm["threads"].as<int>() << " is not allowed (0 or more)\n";
+    return kExitBadInput;
+  }
+
+  CheckFiles files;
+  files.q = vm["q"].as<std::string>();
+  files.k = vm["k"].as<std::string>();
+  files.v = vm["v"].as<std::string>();
+  files.o = vm["o"].as<std::string>();
+  files.lse = optional_path(vm, "lse");
+  files.d_o = optional_path(vm, "do");
+  files.dq = optional_path(vm, "dq");
+  files.dk = optional_path(vm, "dk");
+  files.dv = optional_path(vm, "dv");
+
+  try {
+    CheckProblem const problem = load_check_problem(files, vm["causal"].as<bool>(), scale);
+    CheckOptions check;
+    check.claimed = *claimed;
+    check.threads = vm["threads"].as<int>();
+    check.force_full = vm["full"].as<bool>();
+    if (vm.count("sample-rows")) check.sample_rows = vm["sample-rows"].as<std::size_t>();
+    if (vm.count("sample-key-rows")) check.sample_key_rows = vm["sample-key-rows"].as<std::size_t>();
+    CheckResult const result = run_check(problem.inputs, problem.observed, check, make_diagnoser(vm));
+
+    CheckContext context;
+    context.command_line = join_argv(argc, argv);
+    context.input_dtype = problem.input_dtype;
+    for (char const* key : {"q", "k", "v", "o", "lse", "do", "dq", "dk", "dv"})
+      if (vm.count(key)) context.files.emplace_back(key, vm[key].as<std::string>());
+    print_check_summary(std::cout, result, problem.inputs.shape);
+    if (vm.count("json"))
+      write_file_atomically(vm["json"].as<std::string>(), check_json(result, problem.inputs.shape, context));
+    if (vm.count("report")) {
+      std::filesystem::path const dir = vm["report"].as<std::string>();
+      ReportOutcome const outcome =
+          write_check_report(dir, result, problem.inputs.shape, context, vm["gnuplot"].as<std::string>());
+      std::cout << "report: " << (dir / "report.md").string()
+                << (outcome.plots_drawn ? "" : " (plots skipped: gnuplot not available; CSV kept)") << "\n";
+    }
+    return result.pass ? kExitPass : kExitFail;
+  } catch (CheckInputError const& e) {
+    std::cerr << "fa-check: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (std::exception const& e) {
+    std::cerr << "fa-check: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+}

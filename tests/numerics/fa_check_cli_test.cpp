@@ -1,0 +1,159 @@
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "numerics/input_families.hpp"
+#include "numerics/npy.hpp"
+#include "numerics/standard_attention.hpp"
+#include "tests/numerics/test_inputs.hpp"
+
+using namespace fl::numerics;
+using fl::numerics::test::make_shape;
+
+namespace {
+
+std::filesystem::path fa_check_binary() {
+  return std::filesystem::read_symlink("/proc/self/exe").parent_path() / "fa-check";
+}
+
+int run(std::string const& args) {
+  std::string const cmd = fa_check_binary().string() + " " + args + " > /dev/null 2>&1";
+  int const status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string slurp(std::filesystem::path const& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Case {
+  std::filesystem::path dir;
+  AttentionInputs inputs;
+  AttentionOutputs outputs;
+  std::string args;  // the file options
+
+  Case(std::string const& name, bool backward) {
+    dir = std::filesystem::temp_directory_path() / ("fl_fa_check_" + name + "_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    FamilyRequest r;
+    r.shape = make_shape(2, 4, 2, 48, 80, 16, true);
+    r.precision = Precision::bf16;
+    r.with_backward = backward;
+    r.seed = 9;
+    inputs = generate_family(InputFamily::max_in_last_block, r).inputs;
+    outputs = standard_attention(inputs, recipe_for(Precision::bf16));
+    std::vector<std::size_t> const q = {2, 4, 48, 16}, k = {2, 2, 80, 16}, l = {2, 4, 48};
+    write("q", q, inputs.q);
+    write("k", k, inputs.k);
+    write("v", k, inputs.v);
+    write("o", q, outputs.o);
+    write("lse", l, outputs.lse);
+    if (backward) {
+      write("do", q, inputs.d_o);
+      write("dq", q, outputs.dq);
+      write("dk", k, outputs.dk);
+      write("dv", k, outputs.dv);
+    }
+  }
+  ~Case() { std::filesystem::remove_all(dir); }
+  void write(std::string const& what, std::vector<std::size_t> const& shape, std::vector<double> const& v,
+             NpyDtype dt = NpyDtype::float32) {
+    write_npy(dir / (what + ".npy"), shape, v, dt);
+    args += " --" + what + " " + (dir / (what + ".npy")).string();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("fa-check passes a correct bf16 forward and backward, and says so in JSON",
+          "[numerics][fa-check]") {
+  Case c("pass", true);
+  std::filesystem::path const json = c.dir / "r.json";
+  CHECK(run(c.args + " --dtype bf16 --causal --json " + json.string()) == 0);
+  std::string const j = slurp(json);
+  CHECK(j.find("\"verdict\":\"pass\"") != std::string::npos);
+  CHECK(j.find("\"dK\":{") != std::string::npos);
+  CHECK(j.find("\"diagnosis\":[]") != std::string::npos);
+  CHECK(j.find("bottom-right") != std::string::npos);
+  // Without --causal the same outputs are wrong: a numerical failure, exit 1.
+  CHECK(run(c.args + " --dtype bf16 --json " + json.string()) == 1);
+  CHECK(slurp(json).find("\"verdict\":\"fail\"") != std::string::npos);
+}
+
+TEST_CASE("fa-check fails a wrong output with exit 1 and names the row", "[numerics][fa-check]") {
+  Case c("fail", false);
+  std::vector<double> o = c.outputs.o;
+  for (std::size_t e = 0; e < 16; ++e) o[(1 * 48 + 40) * 16 + e] *= 0.5;  // batch 0, head 1, row 40
+  write_npy(c.dir / "o.npy", {2, 4, 48, 16}, o);
+  std::filesystem::path const json = c.dir / "r.json";
+  CHECK(run(c.args + " --dtype bf16 --causal --json " + json.string()) == 1);
+  std::string const j = slurp(json);
+  CHECK(j.find("\"failing_rows\":[88]") != std::string::npos);
+  CHECK(j.find("keys visible") != std::string::npos);
+}
+
+TEST_CASE("fa-check exits 2 on bad input with one clear line", "[numerics][fa-check]") {
+  Case c("bad", false);
+  std::string const base = c.args + " --dtype bf16 --causal";
+  CHECK(run(base + " --q " + (c.dir / "q.npy").string()) == 2);  // an option given twice
+  // Missing file.
+  std::string missing = c.args;
+  missing.replace(missing.find(" --o "), 5, " --o /nonexistent/");
+  CHECK(run(missing + " --dtype bf16") == 2);
+  // Wrong shape: O with 3 heads.
+  write_npy(c.dir / "o_bad.npy", {2, 3, 48, 16}, std::vector<double>(2 * 3 * 48 * 16, 0.0));
+  std::string wrong = c.args;
+  wrong.replace(wrong.find("o.npy"), 5, "o_bad.npy");
+  CHECK(run(wrong + " --dtype bf16 --causal") == 2);
+  // LSE with the wrong length.
+  write_npy(c.dir / "lse_bad.npy", {2, 4, 47}, std::vector<double>(2 * 4 * 47, 0.0));
+  std::string wrong_lse = c.args;
+  wrong_lse.replace(wrong_lse.find("lse.npy"), 7, "lse_bad.npy");
+  CHECK(run(wrong_lse + " --dtype bf16 --causal") == 2);
+  // NaN in an input.
+  std::vector<double> v = c.inputs.v;
+  v[5] = std::nan("");
+  write_npy(c.dir / "v.npy", {2, 2, 80, 16}, v);
+  CHECK(run(base) == 2);
+  write_npy(c.dir / "v.npy", {2, 2, 80, 16}, c.inputs.v);
+  CHECK(run(base) == 0);
+  CHECK(run(c.args + " --dtype fp4") == 2);
+  CHECK(run(c.args + " --dtype bf16 --scale -1") == 2);
+  CHECK(run(c.args + " --dtype bf16 --do " + (c.dir / "q.npy").string()) == 2);  // backward set incomplete
+  // float64 files are read too.
+  write_npy(c.dir / "q.npy", {2, 4, 48, 16}, c.inputs.q, NpyDtype::float64);
+  CHECK(run(base) == 0);
+}
+
+TEST_CASE("fa-check --report writes Markdown, CSV and SVG; without gnuplot it skips the plots",
+          "[numerics][fa-check]") {
+  Case c("report", false);
+  std::filesystem::path const with = c.dir / "with", without = c.dir / "without";
+  CHECK(run(c.args + " --dtype bf16 --causal --report " + with.string()) == 0);
+  CHECK(std::filesystem::exists(with / "report.md"));
+  CHECK(std::filesystem::exists(with / "rows.csv"));
+  std::string const md = slurp(with / "report.md");
+  CHECK(md.find("bottom-right") != std::string::npos);
+  if (std::system("gnuplot --version > /dev/null 2>&1") == 0) {
+    CHECK(slurp(with / "error_histogram.svg").find("<svg") != std::string::npos);
+    CHECK(std::filesystem::exists(with / "per_row_error.svg"));
+    CHECK(std::filesystem::exists(with / "error_vs_length.svg"));
+  }
+  CHECK(run(c.args + " --dtype bf16 --causal --gnuplot /nonexistent/gnuplot --report " + without.string()) ==
+        0);
+  CHECK(slurp(without / "report.md").find("Plots skipped") != std::string::npos);
+  CHECK(std::filesystem::exists(without / "metrics.csv"));
+  CHECK_FALSE(std::filesystem::exists(without / "error_histogram.svg"));
+  for (auto const& e : std::filesystem::directory_iterator(with))
+    CHECK(e.path().string().find(".tmp") == std::string::npos);  // nothing half-written left behind
+}
