@@ -25,11 +25,15 @@ TEST_CASE("every family's default config is correct on awkward problems", "[gpu]
         INFO(family->name() << " d" << d << (causal ? " causal" : " full"));
         INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
         REQUIRE(program);
-        for (auto const& p : test::edge_problems(d, causal, Precision::bf16)) {
-          auto const check = check_config(*family, config, p, program.value(), {});
-          REQUIRE(check);
-          INFO(describe(p) << ": " << summary(check.value()));
-          CHECK(check->pass);
-        }
+        for (auto const input_family : numerics::all_input_families())
+          for (auto const& p : test::edge_problems(d, causal, Precision::bf16)) {
+            if (!family_applies(input_family, causal)) continue;
+            CheckOptions options;
+            options.input_family = input_family;
+            auto const check = check_config(*family, config, p, program.value(), options);
+            REQUIRE(check);
+            INFO(describe(p) << " " << numerics::name(input_family) << ": " << check->summary);
+            CHECK(check->pass);
+          }
       }
 }

@@ -7,21 +7,24 @@
 #include "runtime/device.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tuner/family.hpp"
-#include "tuner/run/forward_check.hpp"
+#include "tuner/run/host_tensors.hpp"
+#include "tuner/run/numerics_check.hpp"
 #include "tuner/run/timing.hpp"
 
 namespace fl::tuner {
 
 struct CheckOptions {
-  int rows_per_head = 0;  // 0: every row
-  int heads = 0;          // 0: every (batch, head)
+  std::size_t sample_rows = 0;  // 0: numerics' default (every row of a small problem)
   std::uint64_t seed = 1;
+  numerics::InputFamily input_family = numerics::InputFamily::normal;
 };
 
-// Runs the config once on `given` inputs (or, when null, seeded N(0,1) inputs) and judges O and LSE.
-runtime::Result<ForwardCheck> check_config(Family const& family, Config const& config, Problem const& problem,
-                                           runtime::CompiledProgram const& program,
-                                           CheckOptions const& options, HostInputs const* given = nullptr);
+// Runs the config once on `given` inputs, or on seeded inputs of options.input_family (which may adjust
+// the shape: fully masked rows, ragged tails), and judges O and LSE with numerics' reference and
+// tolerance model.
+runtime::Result<Verdict> check_config(Family const& family, Config const& config, Problem problem,
+                                      runtime::CompiledProgram const& program, CheckOptions const& options,
+                                      HostInputs const* given = nullptr);
 
 struct TimedResult {
   TimingStats stats;
