@@ -33,7 +33,10 @@ runtime::Result<Verdict> check_config(Family const& family, Config const& config
   HostInputs const& inputs = given ? *given : generated;
   auto runner = FamilyRunner::load(family, config, problem, program);
   if (!runner) return runner.error();
-  auto device = DeviceProblem::create(problem, inputs, family.scratch(config, problem));
+  // A backward kernel reads the forward's O and LSE: the float64 reference's, so it is judged alone.
+  HostOutputs forward;
+  if (problem.direction == Direction::backward) forward = reference_forward(problem, inputs);
+  auto device = DeviceProblem::create(problem, inputs, family.scratch(config, problem), &forward);
   if (!device) return device.error();
   if (auto st = runner->run(device->params); !st) return st.error();
   auto out = device->download(problem);  // synchronous: also surfaces a launch failure
@@ -44,7 +47,8 @@ runtime::Result<Verdict> check_config(Family const& family, Config const& config
 runtime::Result<TimedResult> time_config(Family const& family, Config const& config, Problem const& problem,
                                          runtime::CompiledProgram const& program,
                                          runtime::DeviceInfo const& device, TimingOptions const& options,
-                                         HostInputs const& host_inputs) {
+                                         HostInputs const& host_inputs,
+                                         std::function<runtime::Status(DeviceProblem&)> const& prepare) {
   auto const scratch = family.scratch(config, problem);
   std::size_t const set_bytes = DeviceProblem::bytes_needed(problem, scratch);
   auto const usable = static_cast<std::size_t>(kUsableMemoryShare * double(device.memory_bytes));
@@ -64,6 +68,8 @@ runtime::Result<TimedResult> time_config(Family const& family, Config const& con
   for (int i = 0; i < sets; ++i) {
     auto dp = DeviceProblem::create(problem, host_inputs, scratch);
     if (!dp) return dp.error();
+    if (prepare)
+      if (auto st = prepare(dp.value()); !st) return st.error();
     inputs.push_back(std::move(dp.value()));
   }
   auto stats = time_runs([&](int i) { return runner->run(inputs[std::size_t(i % sets)].params); }, options);

@@ -3,10 +3,12 @@
 // rows for big n), the timing on device-resident input sets rotated so that a run never starts with its
 // inputs in L2. TFLOP/s by the FlashAttention convention (tuner/problem.hpp).
 #include <cstdint>
+#include <functional>
 
 #include "runtime/device.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tuner/family.hpp"
+#include "tuner/run/device_problem.hpp"
 #include "tuner/run/host_tensors.hpp"
 #include "tuner/run/numerics_check.hpp"
 #include "tuner/run/timing.hpp"
@@ -32,12 +34,14 @@ struct TimedResult {
   int input_sets = 0;
 };
 
+// `prepare` runs once on every input set before timing (a backward fills O and LSE with a forward launch).
 // Times the config on `problem` with `inputs` uploaded to every rotated set (same values, different
 // addresses: what the L2 sees). Refuses (stage "memory") a problem whose tensors and scratch do not fit
 // in the device's memory, naming both sizes.
 runtime::Result<TimedResult> time_config(Family const& family, Config const& config, Problem const& problem,
                                          runtime::CompiledProgram const& program,
                                          runtime::DeviceInfo const& device, TimingOptions const& options,
-                                         HostInputs const& inputs);
+                                         HostInputs const& inputs,
+                                         std::function<runtime::Status(DeviceProblem&)> const& prepare = {});
 
 }  // namespace fl::tuner

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "numerics/check.hpp"
+#include "numerics/reference.hpp"
 
 namespace fl::tuner {
 
@@ -24,7 +25,8 @@ HostInputs family_inputs(Problem& problem, numerics::InputFamily family, std::ui
   auto generated = numerics::generate_family(family, request);
   problem.shape = generated.inputs.shape;
   // Values are already rounded to the dtype, so the float copy is exact.
-  return {to_float(generated.inputs.q), to_float(generated.inputs.k), to_float(generated.inputs.v)};
+  return {to_float(generated.inputs.q), to_float(generated.inputs.k), to_float(generated.inputs.v),
+          to_float(generated.inputs.d_o)};
 }
 
 bool family_applies(numerics::InputFamily family, bool causal) {
@@ -37,6 +39,7 @@ numerics::AttentionInputs to_numerics(Problem const& problem, HostInputs const& 
   out.q = to_double(in.q);
   out.k = to_double(in.k);
   out.v = to_double(in.v);
+  out.d_o = to_double(in.d_o);
   return out;
 }
 
@@ -44,7 +47,22 @@ numerics::AttentionOutputs to_numerics(HostOutputs const& out) {
   numerics::AttentionOutputs o;
   o.o = to_double(out.o);
   o.lse = to_double(out.lse);
+  o.dq = to_double(out.dq);
+  o.dk = to_double(out.dk);
+  o.dv = to_double(out.dv);
   return o;
+}
+
+HostOutputs reference_forward(Problem const& problem, HostInputs const& in) {
+  auto inputs = to_numerics(problem, in);
+  inputs.d_o.clear();  // O and LSE only
+  auto const ref = numerics::reference_attention(inputs);
+  HostOutputs out;
+  out.o.resize(ref.o.size());
+  for (std::size_t i = 0; i < ref.o.size(); ++i)
+    out.o[i] = numerics::round_to(problem.dtype, float(ref.o[i]));
+  out.lse = to_float(ref.lse);
+  return out;
 }
 
 Verdict judge_forward(Problem const& problem, HostInputs const& in, HostOutputs const& out,

@@ -29,7 +29,12 @@ bool family_applies(numerics::InputFamily family, bool causal);
 numerics::AttentionInputs to_numerics(Problem const& problem, HostInputs const& in);
 numerics::AttentionOutputs to_numerics(HostOutputs const& out);
 
-// numerics::run_check with the problem's dtype as the claimed precision. sample_rows = 0: numerics'
+// O (rounded to the dtype, as a kernel writes it) and LSE of the float64 reference: the forward outputs
+// a backward kernel reads, so that the backward is judged on its own. Every row: small problems only.
+HostOutputs reference_forward(Problem const& problem, HostInputs const& in);
+
+// numerics::run_check with the problem's dtype as the claimed precision; judges dQ, dK, dV too when `out`
+// carries them (and `in` carries dO). sample_rows = 0: numerics'
 // default (every row of a small problem, a sample with every structurally dangerous row otherwise).
 Verdict judge_forward(Problem const& problem, HostInputs const& in, HostOutputs const& out,
                       std::size_t sample_rows = 0, std::uint64_t seed = 1);

@@ -20,8 +20,10 @@
 #include "tuner/bench_table.hpp"
 #include "tuner/cli_lists.hpp"
 #include "tuner/compile/compile_config.hpp"
+#include "tuner/families/fa2_sm80.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/run/benchmark.hpp"
+#include "tuner/run/family_runner.hpp"
 
 namespace po = boost::program_options;
 using namespace fl;
@@ -32,6 +34,9 @@ namespace {
 constexpr int kMinRuns = 20;
 constexpr std::size_t kCheckRows = 256;  // sampled query rows on the timed shape (plus numerics' own)
 constexpr std::uint64_t kCheckSeed = 7;
+// numerics' sampled backward reference needs every LSE and D of the sampled heads (two dot products per
+// score): checked on the timed shape up to this n; larger n are timed after the edge-problem checks only.
+constexpr int kMaxCheckedBackwardSeqlen = 2048;
 constexpr std::uint64_t kTimedInputSeed = 99;
 
 [[noreturn]] void bad_input(std::string const& line) {
@@ -51,13 +56,14 @@ struct Options {
   int runs = 30, warmup = 5;
   std::string csv, json;
   bool check_only = false;
+  Direction direction = Direction::forward;
 };
 
 Options parse(int argc, char** argv) {
   po::options_description desc(
       "fa-bench: check and time one kernel family config over the headline attention shapes\n"
       "(b = 16384/n, h = 2048/d; TFLOP/s: fwd 4*b*h*n^2*d, halved for causal). Options");
-  std::string family, config, dtypes, head_dims, seqlens, causal, arch, kernels_dir, mutants;
+  std::string family, config, dtypes, head_dims, seqlens, causal, arch, kernels_dir, mutants, direction;
   int runs = 30, warmup = 5;
   desc.add_options()("help", "print this help")("family", po::value(&family)->default_value("fa2_sm80"),
                                                 ("kernel family: " + family_names()).c_str())(
@@ -67,6 +73,8 @@ Options parse(int argc, char** argv) {
       "head dims, comma-separated (64, 128, 256)")(
       "seqlen", po::value(&seqlens)->default_value("512,1024,2048,4096,8192,16384"), "sequence lengths n")(
       "causal", po::value(&causal)->default_value("both"), "yes, no or both (bottom-right aligned masks)")(
+      "direction", po::value(&direction)->default_value("fwd"),
+      "fwd or bwd (bwd: a backward family such as fa2_sm80_bwd; O and LSE come from fa2_sm80's forward)")(
       "arch", po::value(&arch), "NVRTC target (sm_80, sm_89, sm_90, sm_90a); default: the device's")(
       "kernels-dir", po::value(&kernels_dir),
       "kernels_src folder (default: FA_KERNELS_DIR or next to the binary)")(
@@ -116,6 +124,9 @@ Options parse(int argc, char** argv) {
   } else {
     bad_input("--causal '" + causal + "' is not one of yes, no, both");
   }
+  if (direction != "fwd" && direction != "bwd")
+    bad_input("--direction '" + direction + "' is not one of fwd, bwd");
+  o.direction = direction == "bwd" ? Direction::backward : Direction::forward;
   if (vm.count("arch")) {
     auto const a = runtime::parse_target_arch(arch);
     if (!a) bad_input(a.error().message);
@@ -193,7 +204,7 @@ int main(int argc, char** argv) {
   for (auto const dtype : opt.dtypes)
     for (int const d : opt.head_dims)
       for (bool const causal : opt.causal) {
-        Problem base = headline_problem(opt.seqlens.front(), d, causal, dtype, Direction::forward);
+        Problem base = headline_problem(opt.seqlens.front(), d, causal, dtype, opt.direction);
         if (auto why = family->unsupported(base)) bad_input(*why);
         Config config = family->default_config(base);
         if (opt.config)
@@ -211,6 +222,19 @@ int main(int argc, char** argv) {
         std::printf("%s %s d%d %s: %s  regs %d spills %zu  compile %.0f ms\n", opt.family.c_str(),
                     std::string(numerics::name(dtype)).c_str(), d, causal ? "causal" : "full",
                     to_string(config).c_str(), regs, spills, program->compile_ms);
+        // The forward that fills O and LSE before a backward is timed.
+        Fa2Sm80Family const forward_family;
+        std::optional<runtime::Result<runtime::CompiledProgram>> forward_program;
+        if (opt.direction == Direction::backward) {
+          Problem fwd = base;
+          fwd.direction = Direction::forward;
+          forward_program =
+              compile_family_config(forward_family, forward_family.default_config(fwd), fwd, spec);
+          if (!*forward_program) {
+            std::fprintf(stderr, "%s\n", (*forward_program).error().one_line().c_str());
+            return runtime::kExitCheckFailed;
+          }
+        }
         for (auto const& edge : edge_problems(base)) {
           auto check = check_config(*family, config, edge, program.value(), {});
           std::string const text = check ? check->summary : check.error().one_line();
@@ -219,16 +243,19 @@ int main(int argc, char** argv) {
           std::printf("  check %-36s %s\n", describe(edge).c_str(), text.c_str());
         }
         for (int const n : opt.seqlens) {
-          Problem const p = headline_problem(n, d, causal, dtype, Direction::forward);
+          Problem const p = headline_problem(n, d, causal, dtype, opt.direction);
           auto const inputs = make_normal_inputs(p, kTimedInputSeed);
-          auto check = check_config(*family, config, p, program.value(), {kCheckRows, kCheckSeed}, &inputs);
+          bool const backward = opt.direction == Direction::backward;
+          runtime::Result<Verdict> check = Verdict{true, "not checked at this n (edge problems checked)"};
+          if (!backward || n <= kMaxCheckedBackwardSeqlen)
+            check = check_config(*family, config, p, program.value(), {kCheckRows, kCheckSeed}, &inputs);
           bool const pass = check && check->pass;
           all_pass = all_pass && pass;
           BenchRow row{opt.family,
                        to_string(config),
                        std::string(numerics::name(dtype)),
                        causal ? "causal" : "full",
-                       "fwd",
+                       direction_name(opt.direction),
                        p.shape.batch,
                        p.shape.heads_q,
                        n,
@@ -239,8 +266,20 @@ int main(int argc, char** argv) {
                        regs,
                        spills};
           if (!opt.check_only) {
-            auto timed =
-                time_config(*family, config, p, program.value(), device, {opt.warmup, opt.runs}, inputs);
+            // A backward reads O and LSE: written on each input set by fa2_sm80's forward, as in training.
+            std::function<runtime::Status(DeviceProblem&)> prepare;
+            if (backward) {
+              prepare = [&](DeviceProblem& dp) -> runtime::Status {
+                Problem fwd = p;
+                fwd.direction = Direction::forward;
+                auto runner = FamilyRunner::load(forward_family, forward_family.default_config(fwd), fwd,
+                                                 forward_program->value());
+                if (!runner) return runner.error();
+                return runner->run(dp.params);
+              };
+            }
+            auto timed = time_config(*family, config, p, program.value(), device, {opt.warmup, opt.runs},
+                                     inputs, prepare);
             if (!timed) {
               row.check += "; timing: " + timed.error().one_line();
             } else {
