@@ -47,7 +47,7 @@ TEST_CASE("numerics fails a wrong element, a NaN and a wrong LSE", "[tuner]") {
   CHECK_FALSE(judge_forward(p, in, out).pass);
 }
 
-TEST_CASE("fully_masked_rows needs a causal kernel; it makes the problem causal", "[tuner]") {
+TEST_CASE("fully_masked_rows needs a causal kernel and makes the problem causal", "[tuner]") {
   CHECK_FALSE(family_applies(InputFamily::fully_masked_rows, false));
   CHECK(family_applies(InputFamily::fully_masked_rows, true));
   auto p = small(true);
