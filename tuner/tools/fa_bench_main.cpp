@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "numerics/precision.hpp"
@@ -20,6 +21,7 @@
 #include "tuner/bench_table.hpp"
 #include "tuner/cli_lists.hpp"
 #include "tuner/compile/compile_config.hpp"
+#include "tuner/compile/space_compile.hpp"
 #include "tuner/families/fa2_sm80.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/run/benchmark.hpp"
@@ -56,6 +58,7 @@ struct Options {
   int runs = 30, warmup = 5;
   std::string csv, json;
   bool check_only = false;
+  bool compile_space = false;
   Direction direction = Direction::forward;
 };
 
@@ -84,7 +87,10 @@ Options parse(int argc, char** argv) {
       "warmup", po::value(&warmup)->default_value(5), "untimed runs first")(
       "csv", po::value<std::string>(), "write the table as CSV to this file")(
       "json", po::value<std::string>(), "write the table as JSON to this file")(
-      "check-only", "verify every shape, time nothing");
+      "check-only", "verify every shape, time nothing")(
+      "compile-space",
+      "compile every config of the family's space for each dtype/head dim/mask and print its "
+      "registers and spills (no GPU needed; --arch defaults to sm_90a)");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -147,6 +153,7 @@ Options parse(int argc, char** argv) {
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
   if (vm.count("json")) o.json = vm["json"].as<std::string>();
   o.check_only = vm.count("check-only") > 0;
+  o.compile_space = vm.count("compile-space") > 0;
   return o;
 }
 
@@ -179,9 +186,44 @@ std::vector<Problem> edge_problems(Problem const& base) {
 
 }  // namespace
 
+// --compile-space: every config, NVRTC only. Exit 1 when a config the host-side constraints allow fails to
+// compile (the mirror of the kernel's static_asserts is wrong).
+int compile_space_main(Options const& opt, Family const& family) {
+  auto const kernels_dir = runtime::resolve_kernels_dir(opt.kernels_dir);
+  if (!kernels_dir) bad_input(kernels_dir.error().one_line());
+  CompileSpec const spec{opt.arch.value_or(runtime::TargetArch::sm_90a), kernels_dir.value(), opt.mutants};
+  unsigned const threads = std::max(1u, std::thread::hardware_concurrency());
+  bool all_compiled = true;
+  for (auto const dtype : opt.dtypes)
+    for (int const d : opt.head_dims)
+      for (bool const causal : opt.causal) {
+        Problem const p = headline_problem(opt.seqlens.front(), d, causal, dtype, opt.direction);
+        if (auto why = family.unsupported(p)) bad_input(*why);
+        auto const t0 = std::chrono::steady_clock::now();
+        auto const entries = compile_space(family, p, spec, threads);
+        double const s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        int spilling = 0, failed = 0;
+        for (auto const& e : entries) {
+          std::printf("  %-90s %s\n", to_string(e.config).c_str(),
+                      e.compiled ? ("regs " + std::to_string(e.max_registers) + " spills " +
+                                    std::to_string(e.spill_bytes))
+                                       .c_str()
+                                 : ("FAILED: " + e.error).c_str());
+          spilling += e.compiled && e.spill_bytes > 0;
+          failed += !e.compiled;
+        }
+        std::printf("%s %s d%d %s: %zu configs, %d failed, %d spill, %.1f s on %u threads\n",
+                    std::string(family.name()).c_str(), std::string(numerics::name(dtype)).c_str(), d,
+                    causal ? "causal" : "full", entries.size(), failed, spilling, s, threads);
+        all_compiled = all_compiled && failed == 0;
+      }
+  return all_compiled ? runtime::kExitOk : runtime::kExitCheckFailed;
+}
+
 int main(int argc, char** argv) {
   Options const opt = parse(argc, argv);
   auto const family = find_family(opt.family);
+  if (opt.compile_space) return compile_space_main(opt, *family);
   auto context = runtime::PrimaryContext::retain(0);
   if (!context) runtime::exit_no_gpu(context.error());
   auto const& device = context->info();
