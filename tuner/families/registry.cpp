@@ -2,6 +2,7 @@
 
 #include "tuner/families/fa1.hpp"
 #include "tuner/families/fa2_sm80.hpp"
+#include "tuner/families/fa2_sm80_bwd.hpp"
 #include "tuner/families/naive.hpp"
 
 namespace fl::tuner {
@@ -11,6 +12,7 @@ std::vector<std::unique_ptr<Family>> all_families() {
   out.push_back(std::make_unique<NaiveFamily>());
   out.push_back(std::make_unique<Fa1Family>());
   out.push_back(std::make_unique<Fa2Sm80Family>());
+  out.push_back(std::make_unique<Fa2Sm80BwdFamily>());
   return out;
 }
 

@@ -20,26 +20,35 @@ constexpr std::size_t kMiB = 1 << 20;
 
 }  // namespace
 
-runtime::Result<ForwardCheck> check_config(Family const& family, Config const& config, Problem const& problem,
-                                           runtime::CompiledProgram const& program,
-                                           CheckOptions const& options, HostInputs const* given) {
+runtime::Result<Verdict> check_config(Family const& family, Config const& config, Problem problem,
+                                      runtime::CompiledProgram const& program, CheckOptions const& options,
+                                      HostInputs const* given) {
+  HostInputs generated;
+  if (!given && !family_applies(options.input_family, problem.shape.causal))
+    return runtime::Error{"input",
+                          "input family " + std::string(numerics::name(options.input_family)) +
+                              " needs a causal kernel instance",
+                          ""};
+  if (!given) generated = family_inputs(problem, options.input_family, options.seed);
+  HostInputs const& inputs = given ? *given : generated;
   auto runner = FamilyRunner::load(family, config, problem, program);
   if (!runner) return runner.error();
-  HostInputs generated;
-  if (!given) generated = make_normal_inputs(problem, options.seed);
-  HostInputs const& inputs = given ? *given : generated;
-  auto device = DeviceProblem::create(problem, inputs, family.scratch(config, problem));
+  // A backward kernel reads the forward's O and LSE: the float64 reference's, so it is judged alone.
+  HostOutputs forward;
+  if (problem.direction == Direction::backward) forward = reference_forward(problem, inputs);
+  auto device = DeviceProblem::create(problem, inputs, family.scratch(config, problem), &forward);
   if (!device) return device.error();
   if (auto st = runner->run(device->params); !st) return st.error();
   auto out = device->download(problem);  // synchronous: also surfaces a launch failure
   if (!out) return out.error();
-  return check_forward(problem, inputs, out.value(), options.rows_per_head, options.heads, options.seed);
+  return judge_forward(problem, inputs, out.value(), options.sample_rows, options.seed);
 }
 
 runtime::Result<TimedResult> time_config(Family const& family, Config const& config, Problem const& problem,
                                          runtime::CompiledProgram const& program,
                                          runtime::DeviceInfo const& device, TimingOptions const& options,
-                                         HostInputs const& host_inputs) {
+                                         HostInputs const& host_inputs,
+                                         std::function<runtime::Status(DeviceProblem&)> const& prepare) {
   auto const scratch = family.scratch(config, problem);
   std::size_t const set_bytes = DeviceProblem::bytes_needed(problem, scratch);
   auto const usable = static_cast<std::size_t>(kUsableMemoryShare * double(device.memory_bytes));
@@ -59,6 +68,8 @@ runtime::Result<TimedResult> time_config(Family const& family, Config const& con
   for (int i = 0; i < sets; ++i) {
     auto dp = DeviceProblem::create(problem, host_inputs, scratch);
     if (!dp) return dp.error();
+    if (prepare)
+      if (auto st = prepare(dp.value()); !st) return st.error();
     inputs.push_back(std::move(dp.value()));
   }
   auto stats = time_runs([&](int i) { return runner->run(inputs[std::size_t(i % sets)].params); }, options);

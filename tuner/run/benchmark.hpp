@@ -3,25 +3,30 @@
 // rows for big n), the timing on device-resident input sets rotated so that a run never starts with its
 // inputs in L2. TFLOP/s by the FlashAttention convention (tuner/problem.hpp).
 #include <cstdint>
+#include <functional>
 
 #include "runtime/device.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tuner/family.hpp"
-#include "tuner/run/forward_check.hpp"
+#include "tuner/run/device_problem.hpp"
+#include "tuner/run/host_tensors.hpp"
+#include "tuner/run/numerics_check.hpp"
 #include "tuner/run/timing.hpp"
 
 namespace fl::tuner {
 
 struct CheckOptions {
-  int rows_per_head = 0;  // 0: every row
-  int heads = 0;          // 0: every (batch, head)
+  std::size_t sample_rows = 0;  // 0: numerics' default (every row of a small problem)
   std::uint64_t seed = 1;
+  numerics::InputFamily input_family = numerics::InputFamily::normal;
 };
 
-// Runs the config once on `given` inputs (or, when null, seeded N(0,1) inputs) and judges O and LSE.
-runtime::Result<ForwardCheck> check_config(Family const& family, Config const& config, Problem const& problem,
-                                           runtime::CompiledProgram const& program,
-                                           CheckOptions const& options, HostInputs const* given = nullptr);
+// Runs the config once on `given` inputs, or on seeded inputs of options.input_family (which may adjust
+// the shape: fully masked rows, ragged tails), and judges O and LSE with numerics' reference and
+// tolerance model.
+runtime::Result<Verdict> check_config(Family const& family, Config const& config, Problem problem,
+                                      runtime::CompiledProgram const& program, CheckOptions const& options,
+                                      HostInputs const* given = nullptr);
 
 struct TimedResult {
   TimingStats stats;
@@ -29,12 +34,14 @@ struct TimedResult {
   int input_sets = 0;
 };
 
+// `prepare` runs once on every input set before timing (a backward fills O and LSE with a forward launch).
 // Times the config on `problem` with `inputs` uploaded to every rotated set (same values, different
 // addresses: what the L2 sees). Refuses (stage "memory") a problem whose tensors and scratch do not fit
 // in the device's memory, naming both sizes.
 runtime::Result<TimedResult> time_config(Family const& family, Config const& config, Problem const& problem,
                                          runtime::CompiledProgram const& program,
                                          runtime::DeviceInfo const& device, TimingOptions const& options,
-                                         HostInputs const& inputs);
+                                         HostInputs const& inputs,
+                                         std::function<runtime::Status(DeviceProblem&)> const& prepare = {});
 
 }  // namespace fl::tuner

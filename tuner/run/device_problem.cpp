@@ -26,12 +26,16 @@ runtime::Status upload(runtime::DeviceBuffer& buffer, std::vector<float> const& 
 
 std::size_t DeviceProblem::bytes_needed(Problem const& problem, ScratchBytes const& scratch) {
   auto const& s = problem.shape;
-  return kBytes16 * (2 * s.q_elements() + 2 * s.kv_elements()) + sizeof(float) * s.lse_elements() +
-         scratch.total();
+  std::size_t bytes = kBytes16 * (2 * s.q_elements() + 2 * s.kv_elements()) +
+                      sizeof(float) * s.lse_elements() + scratch.total();
+  if (problem.direction == Direction::backward)  // dO, dQ, dK, dV, D
+    bytes += kBytes16 * (2 * s.q_elements() + 2 * s.kv_elements()) + sizeof(float) * s.lse_elements();
+  return bytes;
 }
 
 runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, HostInputs const& inputs,
-                                                     ScratchBytes const& scratch) {
+                                                     ScratchBytes const& scratch,
+                                                     HostOutputs const* forward) {
   auto const& s = problem.shape;
   auto q = runtime::DeviceBuffer::allocate(kBytes16 * s.q_elements());
   if (!q) return q.error();
@@ -43,13 +47,9 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
   if (!o) return o.error();
   auto lse = runtime::DeviceBuffer::allocate(sizeof(float) * s.lse_elements());
   if (!lse) return lse.error();
-  DeviceProblem dp{std::move(q.value()),
-                   std::move(k.value()),
-                   std::move(v.value()),
-                   std::move(o.value()),
-                   std::move(lse.value()),
-                   std::nullopt,
-                   {}};
+  DeviceProblem dp{std::move(q.value()),   std::move(k.value()), std::move(v.value()), std::move(o.value()),
+                   std::move(lse.value()), std::nullopt,         std::nullopt,         std::nullopt,
+                   std::nullopt,           std::nullopt,         std::nullopt,         {}};
   if (scratch.total() > 0) {
     auto sc = runtime::DeviceBuffer::allocate(scratch.total());
     if (!sc) return sc.error();
@@ -58,8 +58,33 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
   if (auto st = upload(dp.q, inputs.q, problem.dtype); !st) return st.error();
   if (auto st = upload(dp.k, inputs.k, problem.dtype); !st) return st.error();
   if (auto st = upload(dp.v, inputs.v, problem.dtype); !st) return st.error();
-  if (auto st = dp.o.fill_bytes(kPoisonByte); !st) return st.error();
-  if (auto st = dp.lse.fill_bytes(kPoisonByte); !st) return st.error();
+  bool const backward = problem.direction == Direction::backward;
+  if (backward) {
+    if (inputs.d_o.size() != s.q_elements())
+      return runtime::Error{"input", "a backward problem needs dO", ""};
+    auto const allocate_into = [](std::optional<runtime::DeviceBuffer>& slot,
+                                  std::size_t bytes) -> runtime::Status {
+      auto b = runtime::DeviceBuffer::allocate(bytes);
+      if (!b) return b.error();
+      slot.emplace(std::move(b.value()));
+      return slot->fill_bytes(kPoisonByte);
+    };
+    for (auto [slot, bytes] :
+         {std::pair{&dp.d_o, kBytes16 * s.q_elements()}, std::pair{&dp.dq, kBytes16 * s.q_elements()},
+          std::pair{&dp.dk, kBytes16 * s.kv_elements()}, std::pair{&dp.dv, kBytes16 * s.kv_elements()},
+          std::pair{&dp.delta, sizeof(float) * s.lse_elements()}})
+      if (auto st = allocate_into(*slot, bytes); !st) return st.error();
+    if (auto st = upload(*dp.d_o, inputs.d_o, problem.dtype); !st) return st.error();
+    if (forward) {
+      if (auto st = upload(dp.o, forward->o, problem.dtype); !st) return st.error();
+      if (auto st = dp.lse.upload(forward->lse.data(), forward->lse.size() * sizeof(float)); !st)
+        return st.error();
+    }
+  }
+  if (!backward || !forward) {
+    if (auto st = dp.o.fill_bytes(kPoisonByte); !st) return st.error();
+    if (auto st = dp.lse.fill_bytes(kPoisonByte); !st) return st.error();
+  }
 
   fa::AttentionParams& p = dp.params;
   p.q = as_pointer<void const>(dp.q);
@@ -96,6 +121,13 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
   p.softmax_scale = static_cast<float>(s.scale());
   p.softmax_scale_log2 = static_cast<float>(s.scale() * kLog2e);
   p.q_descale = p.k_descale = p.v_descale = 1.0f;
+  if (backward) {
+    p.d_o = as_pointer<void const>(*dp.d_o);
+    p.d_q = as_pointer<void>(*dp.dq);
+    p.d_k = as_pointer<void>(*dp.dk);
+    p.d_v = as_pointer<void>(*dp.dv);
+    p.delta = as_pointer<float>(*dp.delta);
+  }
   return dp;
 }
 
@@ -106,6 +138,18 @@ runtime::Result<HostOutputs> DeviceProblem::download(Problem const& problem) con
   out.o = decode_16bit(bits, problem.dtype);
   out.lse.resize(problem.shape.lse_elements());
   if (auto st = lse.download(out.lse.data(), out.lse.size() * sizeof(float)); !st) return st.error();
+  if (problem.direction == Direction::backward) {
+    auto const fetch = [&](runtime::DeviceBuffer const& b, std::size_t n,
+                           std::vector<float>& dst) -> runtime::Status {
+      std::vector<std::uint16_t> raw(n);
+      if (auto st = b.download(raw.data(), n * sizeof(std::uint16_t)); !st) return st;
+      dst = decode_16bit(raw, problem.dtype);
+      return {};
+    };
+    if (auto st = fetch(*dq, problem.shape.q_elements(), out.dq); !st) return st.error();
+    if (auto st = fetch(*dk, problem.shape.kv_elements(), out.dk); !st) return st.error();
+    if (auto st = fetch(*dv, problem.shape.kv_elements(), out.dv); !st) return st.error();
+  }
   return out;
 }
 

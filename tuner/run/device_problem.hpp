@@ -13,6 +13,8 @@ namespace fl::tuner {
 struct DeviceProblem {
   runtime::DeviceBuffer q, k, v, o, lse;
   std::optional<runtime::DeviceBuffer> scratch;  // one allocation, split per ScratchBytes field
+  // Backward problems only: dO (input), dQ, dK, dV (outputs, poisoned), D = rowsum(dO * O) (fp32).
+  std::optional<runtime::DeviceBuffer> d_o, dq, dk, dv, delta;
   fa::AttentionParams params{};
 
   // Device bytes this problem needs (inputs, outputs, scratch): what a size check compares with free memory.
@@ -20,9 +22,13 @@ struct DeviceProblem {
 
   // Allocates, uploads `inputs` and poisons O and LSE (0xFF bytes: NaN) so that an unwritten element
   // shows. Fails (stage "memory") with a clear message when the device has too little free memory.
+  // A backward problem also uploads inputs.d_o and, when given, the forward outputs it reads (`forward`: O
+  // and LSE); without them O and LSE stay poisoned until a forward launch fills them.
   static runtime::Result<DeviceProblem> create(Problem const& problem, HostInputs const& inputs,
-                                               ScratchBytes const& scratch);
+                                               ScratchBytes const& scratch,
+                                               HostOutputs const* forward = nullptr);
 
+  // O and LSE; dQ, dK, dV as well for a backward problem.
   runtime::Result<HostOutputs> download(Problem const& problem) const;
 };
 

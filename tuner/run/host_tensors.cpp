@@ -25,6 +25,8 @@ HostInputs make_normal_inputs(Problem const& problem, std::uint64_t seed, float 
   in.q = normal_tensor(problem.shape.q_elements(), rng, q_spread, problem.dtype);
   in.k = normal_tensor(problem.shape.kv_elements(), rng, 1.0f, problem.dtype);
   in.v = normal_tensor(problem.shape.kv_elements(), rng, 1.0f, problem.dtype);
+  if (problem.direction == Direction::backward)
+    in.d_o = normal_tensor(problem.shape.q_elements(), rng, 1.0f, problem.dtype);
   return in;
 }
 

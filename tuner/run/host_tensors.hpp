@@ -9,19 +9,23 @@
 namespace fl::tuner {
 
 struct HostInputs {
-  std::vector<float> q;  // (B, H_q, N_q, D)
-  std::vector<float> k;  // (B, H_kv, N_k, D)
-  std::vector<float> v;  // (B, H_kv, N_k, D)
+  std::vector<float> q;    // (B, H_q, N_q, D)
+  std::vector<float> k;    // (B, H_kv, N_k, D)
+  std::vector<float> v;    // (B, H_kv, N_k, D)
+  std::vector<float> d_o;  // (B, H_q, N_q, D); empty for a forward problem
 };
 
 struct HostOutputs {
   std::vector<float> o;    // (B, H_q, N_q, D)
   std::vector<float> lse;  // (B, H_q, N_q)
+  std::vector<float> dq;   // (B, H_q, N_q, D); backward only
+  std::vector<float> dk;   // (B, H_kv, N_k, D)
+  std::vector<float> dv;   // (B, H_kv, N_k, D)
 };
 
-// Seeded inputs: N(0, 1) entries rounded to the dtype, Q scaled by `q_spread` so that the scores have a
-// spread wide enough for the running max to move between key blocks. Never zeros (a zero input hides
-// unwritten outputs and wrong indexing).
+// Seeded inputs (with dO for a backward problem): N(0, 1) entries rounded to the dtype, Q scaled by
+// `q_spread` so that the scores have a spread wide enough for the running max to move between key blocks.
+// Never zeros (a zero input hides unwritten outputs and wrong indexing).
 HostInputs make_normal_inputs(Problem const& problem, std::uint64_t seed, float q_spread = 2.0f);
 
 // float -> the dtype's 2-byte encoding, and back (CUDA's own host conversions, round to nearest even).

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "numerics/precision.hpp"
@@ -20,8 +21,11 @@
 #include "tuner/bench_table.hpp"
 #include "tuner/cli_lists.hpp"
 #include "tuner/compile/compile_config.hpp"
+#include "tuner/compile/space_compile.hpp"
+#include "tuner/families/fa2_sm80.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/run/benchmark.hpp"
+#include "tuner/run/family_runner.hpp"
 
 namespace po = boost::program_options;
 using namespace fl;
@@ -30,8 +34,11 @@ using namespace fl::tuner;
 namespace {
 
 constexpr int kMinRuns = 20;
-constexpr int kCheckRowsPerHead = 24;  // sampled rows per (batch, head) on the timed shape
-constexpr int kCheckHeads = 3;
+constexpr std::size_t kCheckRows = 256;  // sampled query rows on the timed shape (plus numerics' own)
+constexpr std::uint64_t kCheckSeed = 7;
+// numerics' sampled backward reference needs every LSE and D of the sampled heads (two dot products per
+// score): checked on the timed shape up to this n; larger n are timed after the edge-problem checks only.
+constexpr int kMaxCheckedBackwardSeqlen = 2048;
 constexpr std::uint64_t kTimedInputSeed = 99;
 
 [[noreturn]] void bad_input(std::string const& line) {
@@ -51,13 +58,15 @@ struct Options {
   int runs = 30, warmup = 5;
   std::string csv, json;
   bool check_only = false;
+  bool compile_space = false;
+  Direction direction = Direction::forward;
 };
 
 Options parse(int argc, char** argv) {
   po::options_description desc(
       "fa-bench: check and time one kernel family config over the headline attention shapes\n"
       "(b = 16384/n, h = 2048/d; TFLOP/s: fwd 4*b*h*n^2*d, halved for causal). Options");
-  std::string family, config, dtypes, head_dims, seqlens, causal, arch, kernels_dir, mutants;
+  std::string family, config, dtypes, head_dims, seqlens, causal, arch, kernels_dir, mutants, direction;
   int runs = 30, warmup = 5;
   desc.add_options()("help", "print this help")("family", po::value(&family)->default_value("fa2_sm80"),
                                                 ("kernel family: " + family_names()).c_str())(
@@ -67,6 +76,8 @@ Options parse(int argc, char** argv) {
       "head dims, comma-separated (64, 128, 256)")(
       "seqlen", po::value(&seqlens)->default_value("512,1024,2048,4096,8192,16384"), "sequence lengths n")(
       "causal", po::value(&causal)->default_value("both"), "yes, no or both (bottom-right aligned masks)")(
+      "direction", po::value(&direction)->default_value("fwd"),
+      "fwd or bwd (bwd: a backward family such as fa2_sm80_bwd; O and LSE come from fa2_sm80's forward)")(
       "arch", po::value(&arch), "NVRTC target (sm_80, sm_89, sm_90, sm_90a); default: the device's")(
       "kernels-dir", po::value(&kernels_dir),
       "kernels_src folder (default: FA_KERNELS_DIR or next to the binary)")(
@@ -76,7 +87,10 @@ Options parse(int argc, char** argv) {
       "warmup", po::value(&warmup)->default_value(5), "untimed runs first")(
       "csv", po::value<std::string>(), "write the table as CSV to this file")(
       "json", po::value<std::string>(), "write the table as JSON to this file")(
-      "check-only", "verify every shape, time nothing");
+      "check-only", "verify every shape, time nothing")(
+      "compile-space",
+      "compile every config of the family's space for each dtype/head dim/mask and print its "
+      "registers and spills (no GPU needed; --arch defaults to sm_90a)");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -116,6 +130,9 @@ Options parse(int argc, char** argv) {
   } else {
     bad_input("--causal '" + causal + "' is not one of yes, no, both");
   }
+  if (direction != "fwd" && direction != "bwd")
+    bad_input("--direction '" + direction + "' is not one of fwd, bwd");
+  o.direction = direction == "bwd" ? Direction::backward : Direction::forward;
   if (vm.count("arch")) {
     auto const a = runtime::parse_target_arch(arch);
     if (!a) bad_input(a.error().message);
@@ -136,6 +153,7 @@ Options parse(int argc, char** argv) {
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
   if (vm.count("json")) o.json = vm["json"].as<std::string>();
   o.check_only = vm.count("check-only") > 0;
+  o.compile_space = vm.count("compile-space") > 0;
   return o;
 }
 
@@ -168,9 +186,44 @@ std::vector<Problem> edge_problems(Problem const& base) {
 
 }  // namespace
 
+// --compile-space: every config, NVRTC only. Exit 1 when a config the host-side constraints allow fails to
+// compile (the mirror of the kernel's static_asserts is wrong).
+int compile_space_main(Options const& opt, Family const& family) {
+  auto const kernels_dir = runtime::resolve_kernels_dir(opt.kernels_dir);
+  if (!kernels_dir) bad_input(kernels_dir.error().one_line());
+  CompileSpec const spec{opt.arch.value_or(runtime::TargetArch::sm_90a), kernels_dir.value(), opt.mutants};
+  unsigned const threads = std::max(1u, std::thread::hardware_concurrency());
+  bool all_compiled = true;
+  for (auto const dtype : opt.dtypes)
+    for (int const d : opt.head_dims)
+      for (bool const causal : opt.causal) {
+        Problem const p = headline_problem(opt.seqlens.front(), d, causal, dtype, opt.direction);
+        if (auto why = family.unsupported(p)) bad_input(*why);
+        auto const t0 = std::chrono::steady_clock::now();
+        auto const entries = compile_space(family, p, spec, threads);
+        double const s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        int spilling = 0, failed = 0;
+        for (auto const& e : entries) {
+          std::printf("  %-90s %s\n", to_string(e.config).c_str(),
+                      e.compiled ? ("regs " + std::to_string(e.max_registers) + " spills " +
+                                    std::to_string(e.spill_bytes))
+                                       .c_str()
+                                 : ("FAILED: " + e.error).c_str());
+          spilling += e.compiled && e.spill_bytes > 0;
+          failed += !e.compiled;
+        }
+        std::printf("%s %s d%d %s: %zu configs, %d failed, %d spill, %.1f s on %u threads\n",
+                    std::string(family.name()).c_str(), std::string(numerics::name(dtype)).c_str(), d,
+                    causal ? "causal" : "full", entries.size(), failed, spilling, s, threads);
+        all_compiled = all_compiled && failed == 0;
+      }
+  return all_compiled ? runtime::kExitOk : runtime::kExitCheckFailed;
+}
+
 int main(int argc, char** argv) {
   Options const opt = parse(argc, argv);
   auto const family = find_family(opt.family);
+  if (opt.compile_space) return compile_space_main(opt, *family);
   auto context = runtime::PrimaryContext::retain(0);
   if (!context) runtime::exit_no_gpu(context.error());
   auto const& device = context->info();
@@ -193,7 +246,7 @@ int main(int argc, char** argv) {
   for (auto const dtype : opt.dtypes)
     for (int const d : opt.head_dims)
       for (bool const causal : opt.causal) {
-        Problem base = headline_problem(opt.seqlens.front(), d, causal, dtype, Direction::forward);
+        Problem base = headline_problem(opt.seqlens.front(), d, causal, dtype, opt.direction);
         if (auto why = family->unsupported(base)) bad_input(*why);
         Config config = family->default_config(base);
         if (opt.config)
@@ -211,37 +264,64 @@ int main(int argc, char** argv) {
         std::printf("%s %s d%d %s: %s  regs %d spills %zu  compile %.0f ms\n", opt.family.c_str(),
                     std::string(numerics::name(dtype)).c_str(), d, causal ? "causal" : "full",
                     to_string(config).c_str(), regs, spills, program->compile_ms);
+        // The forward that fills O and LSE before a backward is timed.
+        Fa2Sm80Family const forward_family;
+        std::optional<runtime::Result<runtime::CompiledProgram>> forward_program;
+        if (opt.direction == Direction::backward) {
+          Problem fwd = base;
+          fwd.direction = Direction::forward;
+          forward_program =
+              compile_family_config(forward_family, forward_family.default_config(fwd), fwd, spec);
+          if (!*forward_program) {
+            std::fprintf(stderr, "%s\n", (*forward_program).error().one_line().c_str());
+            return runtime::kExitCheckFailed;
+          }
+        }
         for (auto const& edge : edge_problems(base)) {
           auto check = check_config(*family, config, edge, program.value(), {});
-          std::string const text = check ? summary(check.value()) : check.error().one_line();
+          std::string const text = check ? check->summary : check.error().one_line();
           bool const pass = check && check->pass;
           all_pass = all_pass && pass;
           std::printf("  check %-36s %s\n", describe(edge).c_str(), text.c_str());
         }
         for (int const n : opt.seqlens) {
-          Problem const p = headline_problem(n, d, causal, dtype, Direction::forward);
+          Problem const p = headline_problem(n, d, causal, dtype, opt.direction);
           auto const inputs = make_normal_inputs(p, kTimedInputSeed);
-          auto check =
-              check_config(*family, config, p, program.value(), {kCheckRowsPerHead, kCheckHeads, 7}, &inputs);
+          bool const backward = opt.direction == Direction::backward;
+          runtime::Result<Verdict> check = Verdict{true, "not checked at this n (edge problems checked)"};
+          if (!backward || n <= kMaxCheckedBackwardSeqlen)
+            check = check_config(*family, config, p, program.value(), {kCheckRows, kCheckSeed}, &inputs);
           bool const pass = check && check->pass;
           all_pass = all_pass && pass;
           BenchRow row{opt.family,
                        to_string(config),
                        std::string(numerics::name(dtype)),
                        causal ? "causal" : "full",
-                       "fwd",
+                       direction_name(opt.direction),
                        p.shape.batch,
                        p.shape.heads_q,
                        n,
                        d,
                        {},
                        0.0,
-                       check ? (pass ? "pass" : summary(check.value())) : check.error().one_line(),
+                       check ? check->summary : check.error().one_line(),
                        regs,
                        spills};
           if (!opt.check_only) {
-            auto timed =
-                time_config(*family, config, p, program.value(), device, {opt.warmup, opt.runs}, inputs);
+            // A backward reads O and LSE: written on each input set by fa2_sm80's forward, as in training.
+            std::function<runtime::Status(DeviceProblem&)> prepare;
+            if (backward) {
+              prepare = [&](DeviceProblem& dp) -> runtime::Status {
+                Problem fwd = p;
+                fwd.direction = Direction::forward;
+                auto runner = FamilyRunner::load(forward_family, forward_family.default_config(fwd), fwd,
+                                                 forward_program->value());
+                if (!runner) return runner.error();
+                return runner->run(dp.params);
+              };
+            }
+            auto timed = time_config(*family, config, p, program.value(), device, {opt.warmup, opt.runs},
+                                     inputs, prepare);
             if (!timed) {
               row.check += "; timing: " + timed.error().one_line();
             } else {

@@ -1,0 +1,57 @@
+#include "tuner/run/numerics_check.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <limits>
+
+#include "tests/tuner/standard_attention.hpp"
+
+using namespace fl::tuner;
+using fl::numerics::InputFamily;
+using fl::numerics::Precision;
+using fl::test::standard_attention;
+
+namespace {
+Problem small(bool causal) {
+  Problem p;
+  p.shape = {1, 4, 2, 67, 67, 64, causal, 0.0};
+  p.dtype = Precision::bf16;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("numerics judges a correct forward output as pass on every input family", "[tuner]") {
+  for (auto family : fl::numerics::all_input_families())
+    for (bool causal : {false, true}) {
+      if (!family_applies(family, causal)) continue;
+      auto p = small(causal);
+      auto const in = family_inputs(p, family, 11);
+      auto const v = judge_forward(p, in, standard_attention(p, in));
+      INFO(fl::numerics::name(family) << (causal ? " causal: " : " full: ") << v.summary);
+      CHECK(v.pass);
+    }
+}
+
+TEST_CASE("numerics fails a wrong element, a NaN and a wrong LSE", "[tuner]") {
+  auto p = small(true);
+  auto const in = family_inputs(p, InputFamily::normal, 5);
+  auto const good = standard_attention(p, in);
+  auto out = good;
+  out.o[64 * 40 + 1] += 0.1f;
+  CHECK_FALSE(judge_forward(p, in, out).pass);
+  out = good;
+  out.o[3] = std::numeric_limits<float>::quiet_NaN();
+  CHECK_FALSE(judge_forward(p, in, out).pass);
+  out = good;
+  out.lse[66] += 0.01f;
+  CHECK_FALSE(judge_forward(p, in, out).pass);
+}
+
+TEST_CASE("fully_masked_rows needs a causal kernel and makes the problem causal", "[tuner]") {
+  CHECK_FALSE(family_applies(InputFamily::fully_masked_rows, false));
+  CHECK(family_applies(InputFamily::fully_masked_rows, true));
+  auto p = small(true);
+  family_inputs(p, InputFamily::fully_masked_rows, 1);
+  CHECK(p.shape.causal);
+  CHECK(p.shape.seqlen_k < p.shape.seqlen_q);
+}

@@ -1,0 +1,25 @@
+#pragma once
+// Compiles every config of a family's search space for one problem class (dtype, head dim, causal,
+// direction) with NVRTC, and reports the ptxas resources of each: what `fa-bench --compile-space` prints.
+// Needs no GPU. Configs are compiled in parallel, one NVRTC program each.
+#include <string>
+#include <vector>
+
+#include "runtime/ptxas_report.hpp"
+#include "tuner/compile/compile_config.hpp"
+
+namespace fl::tuner {
+
+struct SpaceEntry {
+  Config config;
+  bool compiled = false;
+  std::string error;  // first line of the NVRTC log when it failed
+  int max_registers = 0;
+  std::size_t spill_bytes = 0;  // stores + loads, summed over the config's kernels
+  double compile_ms = 0;
+};
+
+std::vector<SpaceEntry> compile_space(Family const& family, Problem const& problem, CompileSpec const& spec,
+                                      unsigned threads);
+
+}  // namespace fl::tuner

@@ -1,0 +1,42 @@
+#pragma once
+// The bridge to numerics/ (issue 3): inputs from its seeded input families, and the verdict of its
+// float64 reference and per-element tolerance model (numerics::run_check) on our kernels' outputs.
+// This is the check fa-bench and the [gpu] tests rely on; forward_check.hpp stays as a quick row-wise
+// cross-check for the tests of this folder.
+#include <cstdint>
+#include <string>
+
+#include "numerics/attention_tensors.hpp"
+#include "numerics/input_families.hpp"
+#include "tuner/problem.hpp"
+#include "tuner/run/host_tensors.hpp"
+
+namespace fl::tuner {
+
+struct Verdict {
+  bool pass = false;
+  std::string summary;  // one line: pass/FAIL, worst element ratio to its bound per output, rows checked
+};
+
+// Seeded inputs of `family` for `problem` (forward only). Some families adjust the shape (fully masked
+// rows, ragged tails): `problem` is updated to the shape the inputs have.
+HostInputs family_inputs(Problem& problem, numerics::InputFamily family, std::uint64_t seed);
+
+// Whether `family` can run on a kernel compiled for `causal`: fully_masked_rows makes the problem causal, so
+// a non-causal kernel instance cannot be judged on it.
+bool family_applies(numerics::InputFamily family, bool causal);
+
+numerics::AttentionInputs to_numerics(Problem const& problem, HostInputs const& in);
+numerics::AttentionOutputs to_numerics(HostOutputs const& out);
+
+// O (rounded to the dtype, as a kernel writes it) and LSE of the float64 reference: the forward outputs
+// a backward kernel reads, so that the backward is judged on its own. Every row: small problems only.
+HostOutputs reference_forward(Problem const& problem, HostInputs const& in);
+
+// numerics::run_check with the problem's dtype as the claimed precision; judges dQ, dK, dV too when `out`
+// carries them (and `in` carries dO). sample_rows = 0: numerics'
+// default (every row of a small problem, a sample with every structurally dangerous row otherwise).
+Verdict judge_forward(Problem const& problem, HostInputs const& in, HostOutputs const& out,
+                      std::size_t sample_rows = 0, std::uint64_t seed = 1);
+
+}  // namespace fl::tuner
