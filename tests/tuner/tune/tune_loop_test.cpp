@@ -52,7 +52,7 @@ struct Setup {
 
 }  // namespace
 
-TEST_CASE("tuning stores every measurement; a rerun measures nothing and finds the same best",
+TEST_CASE("tuning stores every measurement, and a rerun measures nothing and finds the same best",
           "[tuner][tune]") {
   Setup s;
   auto const total = int(family_space(*s.family, s.problem).valid_points().size());
