@@ -6,6 +6,7 @@
 #include "runtime/device.hpp"
 #include "tuner/run/device_problem.hpp"
 #include "tuner/run/family_runner.hpp"
+#include "tuner/run/run_once.hpp"
 
 namespace fl::tuner {
 
@@ -23,15 +24,10 @@ constexpr std::size_t kMiB = 1 << 20;
 runtime::Result<ForwardCheck> check_config(Family const& family, Config const& config, Problem const& problem,
                                            runtime::CompiledProgram const& program,
                                            CheckOptions const& options, HostInputs const* given) {
-  auto runner = FamilyRunner::load(family, config, problem, program);
-  if (!runner) return runner.error();
   HostInputs generated;
   if (!given) generated = make_normal_inputs(problem, options.seed);
   HostInputs const& inputs = given ? *given : generated;
-  auto device = DeviceProblem::create(problem, inputs, family.scratch(config, problem));
-  if (!device) return device.error();
-  if (auto st = runner->run(device->params); !st) return st.error();
-  auto out = device->download(problem);  // synchronous: also surfaces a launch failure
+  auto out = run_once(family, config, problem, program, inputs);
   if (!out) return out.error();
   return check_forward(problem, inputs, out.value(), options.rows_per_head, options.heads, options.seed);
 }
