@@ -1,7 +1,8 @@
 // fa-mutate: proves the verifier by building known-wrong online-softmax variants (the mutant catalogue),
 // running each over the input families and checking that fa-check's rule fails it and its diagnosis names
 // it. Exit 0 when every non-equivalent mutant is killed and named correctly and the correct variant passes
-// every input; 1 otherwise; 2 for bad options or an unavailable target.
+// every input; 1 otherwise (or when a target fails); 2 for bad options or an unavailable target; 3 for
+// --target gpu without a CUDA driver or device.
 #include <boost/program_options.hpp>
 
 #include <chrono>
@@ -10,8 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "numerics/mutants/campaign_report.hpp"
@@ -19,6 +22,9 @@
 #include "numerics/mutants/mutation_campaign.hpp"
 #include "numerics/mutants/mutation_store.hpp"
 #include "numerics/mutants/verifier_judge.hpp"
+#ifdef FL_FA_MUTATE_WITH_GPU  // fa-mutate links fl_tuner (tuner/CMakeLists.txt); fl_numerics never does
+#include "tuner/mutants/gpu_mutant_target.hpp"
+#endif
 
 namespace po = boost::program_options;
 namespace mut = fl::numerics::mutants;
@@ -128,8 +134,8 @@ int main(int argc, char** argv) {
     ("help,h", "this help")
     ("list", "print the mutant catalogue (id, switch, kind, description) and exit")
     ("target", po::value<std::string>()->default_value("cpu"), "cpu (the tiled emulator) or gpu (kernels_src via NVRTC)")
-    ("family", po::value<std::vector<std::string>>()->multitoken(), "kernel families, comma-separated; cpu: fa1 (outer loop over K/V blocks), fa2 (outer loop over query tiles); default both")
-    ("dtype", po::value<std::vector<std::string>>()->multitoken(), "claimed precisions, comma-separated: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2; default bf16,fp8_e4m3 (fp8 mutants need an fp8 dtype)")
+    ("family", po::value<std::vector<std::string>>()->multitoken(), "kernel families, comma-separated; cpu: fa1 (outer loop over K/V blocks), fa2 (outer loop over query tiles); default both; gpu: fa2_sm80 (the default)")
+    ("dtype", po::value<std::vector<std::string>>()->multitoken(), "claimed precisions, comma-separated: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2; default cpu bf16,fp8_e4m3 (fp8 mutants need an fp8 dtype), gpu bf16 (fa2_sm80 runs fp16, bf16)")
     ("mutant", po::value<std::vector<std::string>>()->multitoken(), "restrict to these catalogue ids (default: all)")
     ("inputs", po::value<std::vector<std::string>>()->multitoken(), "restrict to these input families (default: all)")
     ("block-m", po::value<int>()->default_value(64), "kBlockM of the mutants under test")
@@ -140,6 +146,8 @@ int main(int argc, char** argv) {
     ("heads-kv", po::value<int>()->default_value(1), "key/value heads (GQA when fewer than query heads)")
     ("seed", po::value<unsigned long long>()->default_value(1), "seed of the input families")
     ("threads", po::value<int>()->default_value(0), "threads (0: both cores)")
+    ("kernels-dir", po::value<std::string>(), "gpu: kernels_src to compile (default: FA_KERNELS_DIR, next to the binary, the source tree)")
+    ("compile-db", po::value<std::string>(), "gpu: SQLite compile cache for the mutants' NVRTC programs (default: none, every program compiled)")
     ("json", po::value<std::string>(), "write the JSON report to this path")
     ("db", po::value<std::string>(), "store the runs in this SQLite database");
   // clang-format on
@@ -150,7 +158,8 @@ int main(int argc, char** argv) {
     if (vm.count("help")) {
       std::cout
           << opts
-          << "\nExit: 0 all killed and named, 1 a survivor, a wrong name or a false positive, 2 bad input.\n";
+          << "\nExit: 0 all killed and named, 1 a survivor, a wrong name or a false positive, 2 bad input, "
+             "3 no CUDA driver or device (--target gpu).\n";
       return 0;
     }
     if (vm.count("list")) {
@@ -159,9 +168,9 @@ int main(int argc, char** argv) {
     }
     std::string const target = vm["target"].as<std::string>();
     if (target != "cpu" && target != "gpu") throw BadInput("--target " + target + ": allowed cpu, gpu");
-    std::vector<Precision> dtypes =
-        parse_dtypes(vm.count("dtype") ? vm["dtype"].as<std::vector<std::string>>()
-                                       : std::vector<std::string>{"bf16,fp8_e4m3"});
+    std::vector<Precision> dtypes = parse_dtypes(
+        vm.count("dtype") ? vm["dtype"].as<std::vector<std::string>>()
+                          : std::vector<std::string>{target == "gpu" ? "bf16" : "bf16,fp8_e4m3"});
     int const block_m = vm["block-m"].as<int>();
     int const block_n = vm["block-n"].as<int>();
     check_tile("--block-m", block_m);
@@ -192,15 +201,41 @@ int main(int argc, char** argv) {
       throw BadInput("--db " + vm["db"].as<std::string>() +
                      ": this build has no SQLite store for fa-mutate (fl_numerics is not linked with db/)");
 
+#ifdef FL_FA_MUTATE_WITH_GPU
+    // Holds the device's context: declared before the runners so that it outlives them.
+    std::unique_ptr<fl::tuner::GpuMutantTarget> gpu;
+#endif
+    std::vector<std::unique_ptr<mut::MutantRunner>> runners;  // of the chosen target
     if (target == "gpu") {
-      std::cerr
-          << "fa-mutate: --target gpu is not available yet: no GPU kernel family with FA_MUTANT_ switches is "
-             "integrated in this build (a GPU runner plugs in through numerics/mutants/mutant_runner.hpp)\n";
+#ifdef FL_FA_MUTATE_WITH_GPU
+      fl::tuner::GpuTargetRequest request;
+      if (vm.count("family")) request.families = split_list(vm["family"].as<std::vector<std::string>>());
+      request.precisions = dtypes;
+      request.head_dim = options.shape.head_dim;
+      request.block_m = block_m;
+      request.block_n = block_n;
+      if (vm.count("compile-db")) request.compile_db = vm["compile-db"].as<std::string>();
+      if (vm.count("kernels-dir")) request.kernels_dir = vm["kernels-dir"].as<std::string>();
+      auto opened = fl::tuner::open_gpu_mutant_target(request);
+      if (auto const* failure = std::get_if<fl::tuner::GpuTargetFailure>(&opened)) {
+        std::cerr << "fa-mutate: " << failure->message << "\n";
+        return failure->exit_code;
+      }
+      gpu = std::move(std::get<std::unique_ptr<fl::tuner::GpuMutantTarget>>(opened));
+      std::cout << "fa-mutate --target gpu on " << gpu->device().name << "\n";
+      for (auto& runner : gpu->runners()) runners.push_back(std::move(runner));
+#else
+      std::cerr << "fa-mutate: --target gpu is not available: this build of fa-mutate is not linked with "
+                   "fl_tuner (the GPU kernel families)\n";
       return kExitBadInput;
+#endif
+    } else {
+      for (emu::LoopOrder order :
+           parse_cpu_families(vm.count("family") ? vm["family"].as<std::vector<std::string>>()
+                                                 : std::vector<std::string>{"fa1,fa2"}))
+        runners.push_back(
+            std::make_unique<mut::CpuMutantRunner>(order, emu::TileConfig{block_m, block_n}, threads));
     }
-    std::vector<emu::LoopOrder> const families =
-        parse_cpu_families(vm.count("family") ? vm["family"].as<std::vector<std::string>>()
-                                              : std::vector<std::string>{"fa1,fa2"});
 
     bool ok = true;
     std::vector<mut::CampaignResult> results;
@@ -211,9 +246,9 @@ int main(int argc, char** argv) {
                        ", \"block_m\": " + std::to_string(block_m) +
                        ", \"block_n\": " + std::to_string(block_n) + ", \"campaigns\": [";
     auto const started = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < families.size(); ++i) {
-      mut::CpuMutantRunner runner(families[i], {block_m, block_n}, threads);
-      mut::CampaignResult const result = mut::run_campaign(runner, mut::verifier_judge(threads), options);
+    for (std::size_t i = 0; i < runners.size(); ++i) {
+      mut::CampaignResult const result =
+          mut::run_campaign(*runners[i], mut::verifier_judge(threads), options);
       std::cout << mut::campaign_table(result) << "\n";
       ok = ok && result.ok();
       json += (i ? ",\n" : "\n") + mut::campaign_json(result);
@@ -235,5 +270,8 @@ int main(int argc, char** argv) {
   } catch (po::error const& e) {
     std::cerr << "fa-mutate: " << e.what() << " (fa-mutate --help lists the options)\n";
     return kExitBadInput;
+  } catch (std::runtime_error const& e) {  // a target that failed (NVRTC, a launch): no verdict to give
+    std::cerr << "fa-mutate: " << e.what() << "\n";
+    return kExitFailed;
   }
 }

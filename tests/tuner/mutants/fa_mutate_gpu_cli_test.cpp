@@ -1,0 +1,71 @@
+// fa-mutate --target gpu from the command line: a wrong family, dtype or head dim is exit 2 with one line on
+// any machine (checked before the GPU is looked for); without a GPU the run is exit 3 with the driver's
+// one-line reason; with one, a one-mutant campaign runs and passes.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "runtime/exit_codes.hpp"
+#include "tests/support/gpu_probe.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fa_mutate() {
+  return fs::read_symlink("/proc/self/exe").parent_path() / "fa-mutate";
+}
+
+fs::path output_file() {
+  return fs::temp_directory_path() / ("fl_fa_mutate_gpu_" + std::to_string(::getpid()) + ".txt");
+}
+
+int exit_code(std::string const& args) {
+  std::string const command = fa_mutate().string() + " " + args + " > " + output_file().string() + " 2>&1";
+  int const status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string output() {
+  std::ifstream in(output_file());
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("fa-mutate --target gpu refuses a bad family, dtype or head dim with exit code 2",
+          "[mutants][cli]") {
+  REQUIRE(fs::exists(fa_mutate()));
+  CHECK(exit_code("--target gpu --family fa2") == fl::runtime::kExitBadInput);
+  CHECK(output().find("--family fa2: allowed for --target gpu: fa2_sm80") != std::string::npos);
+  CHECK(exit_code("--target gpu --dtype fp8_e4m3") == fl::runtime::kExitBadInput);
+  CHECK(output().find("--dtype fp8_e4m3") != std::string::npos);
+  CHECK(exit_code("--target gpu --head-dim 16") == fl::runtime::kExitBadInput);
+  CHECK(output().find("head dims 64, 128, 256") != std::string::npos);
+  fs::remove(output_file());
+}
+
+TEST_CASE("fa-mutate --target gpu exits 3 without a GPU and runs a campaign with one", "[mutants][cli]") {
+  REQUIRE(fs::exists(fa_mutate()));
+  int const rc = exit_code("--target gpu --mutant unrescaled-o --seqlen 100");
+  std::string const out = output();
+  INFO(out);
+  if (auto const no_gpu = fl::test::gpu_unavailable_reason()) {
+    CHECK(rc == fl::runtime::kExitNoGpu);
+    CHECK(out.rfind("fa-mutate: no CUDA", 0) == 0);
+    CHECK(std::count(out.begin(), out.end(), '\n') == 1);  // one line
+  } else {
+    CHECK(rc == 0);
+    CHECK(out.find("unrescaled-o") != std::string::npos);
+  }
+  fs::remove(output_file());
+}

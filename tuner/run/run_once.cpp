@@ -1,0 +1,18 @@
+#include "tuner/run/run_once.hpp"
+
+#include "tuner/run/device_problem.hpp"
+#include "tuner/run/family_runner.hpp"
+
+namespace fl::tuner {
+
+runtime::Result<HostOutputs> run_once(Family const& family, Config const& config, Problem const& problem,
+                                      runtime::CompiledProgram const& program, HostInputs const& inputs) {
+  auto runner = FamilyRunner::load(family, config, problem, program);
+  if (!runner) return runner.error();
+  auto device = DeviceProblem::create(problem, inputs, family.scratch(config, problem));
+  if (!device) return device.error();
+  if (auto st = runner->run(device->params); !st) return st.error();
+  return device->download(problem);  // synchronous: also surfaces a launch failure
+}
+
+}  // namespace fl::tuner

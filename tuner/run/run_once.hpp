@@ -1,0 +1,17 @@
+#pragma once
+// One forward run of a compiled family config on given host inputs: load the program, upload the inputs
+// (O and LSE poisoned so that an unwritten element shows), launch every step, read O and LSE back.
+// Shared by check_config (verification before timing) and the GPU mutant runner (fa-mutate --target gpu).
+#include "runtime/nvrtc_compiler.hpp"
+#include "runtime/result.hpp"
+#include "tuner/family.hpp"
+#include "tuner/run/host_tensors.hpp"
+
+namespace fl::tuner {
+
+// Synchronous: the download waits for the launches, so a launch failure surfaces here. Needs a current
+// context.
+runtime::Result<HostOutputs> run_once(Family const& family, Config const& config, Problem const& problem,
+                                      runtime::CompiledProgram const& program, HostInputs const& inputs);
+
+}  // namespace fl::tuner
