@@ -206,6 +206,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<fl::tuner::GpuMutantTarget> gpu;
 #endif
     std::vector<std::unique_ptr<mut::MutantRunner>> runners;  // of the chosen target
+    std::string device = "cpu";                               // what ran them, for the JSON report
     if (target == "gpu") {
 #ifdef FL_FA_MUTATE_WITH_GPU
       fl::tuner::GpuTargetRequest request;
@@ -222,7 +223,8 @@ int main(int argc, char** argv) {
         return failure->exit_code;
       }
       gpu = std::move(std::get<std::unique_ptr<fl::tuner::GpuMutantTarget>>(opened));
-      std::cout << "fa-mutate --target gpu on " << gpu->device().name << "\n";
+      device = gpu->device().name;
+      std::cout << "fa-mutate --target gpu on " << device << "\n";
       for (auto& runner : gpu->runners()) runners.push_back(std::move(runner));
 #else
       std::cerr << "fa-mutate: --target gpu is not available: this build of fa-mutate is not linked with "
@@ -243,6 +245,7 @@ int main(int argc, char** argv) {
     for (int a = 0; a < argc; ++a) command_line += (a ? " " : "") + std::string(argv[a]);
     std::string json = "{\"tool\": \"fa-mutate\", \"date\": " + mut::json_string(today()) +
                        ", \"command\": " + mut::json_string(command_line) +
+                       ", \"device\": " + mut::json_string(device) +
                        ", \"block_m\": " + std::to_string(block_m) +
                        ", \"block_n\": " + std::to_string(block_n) + ", \"campaigns\": [";
     auto const started = std::chrono::steady_clock::now();

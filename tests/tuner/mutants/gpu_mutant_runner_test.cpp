@@ -11,6 +11,7 @@
 #include "numerics/mutants/mutation_campaign.hpp"
 #include "numerics/mutants/verifier_judge.hpp"
 #include "runtime/device.hpp"
+#include "runtime/kernel_source.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tuner/mutants/gpu_mutant_runner.hpp"
 
@@ -145,7 +146,10 @@ TEST_CASE("fa-mutate's campaign on fa2_sm80 kills and names every forward mutant
   auto const& device = context->info();
   auto arch = runtime::arch_for_device(device.cc_major, device.cc_minor);
   REQUIRE(arch);
-  auto runner = GpuMutantRunner::create({"fa2_sm80", kKernelsDir, arch.value(), {}, 64, 32});
+  // FA_KERNELS_DIR first: the device runs a copy of the checkout (scripts/device-gpu-tests.sh sets it).
+  auto const kernels_dir = runtime::resolve_kernels_dir();
+  REQUIRE(kernels_dir);
+  auto runner = GpuMutantRunner::create({"fa2_sm80", kernels_dir.value(), arch.value(), {}, 64, 32});
   REQUIRE(runner);
   mut::CampaignOptions options;
   options.precisions = {Precision::bf16};
