@@ -95,7 +95,8 @@ std::vector<long long> store_mutation_runs(std::filesystem::path const& database
         result_row.reset();
         result_row.bind_int64(1, run_id).bind_text(2, info(o.id).name);
         // The schema spells it not_applicable; the table printout says "not applicable".
-        result_row.bind_text(3, o.status == MutantStatus::not_applicable ? "not_applicable" : status_name(o.status));
+        result_row.bind_text(
+            3, o.status == MutantStatus::not_applicable ? "not_applicable" : status_name(o.status));
         if (killed)
           result_row.bind_text(4, o.killed_by->describe());
         else

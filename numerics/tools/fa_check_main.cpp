@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
        "check this many random query rows (plus the structural and screened ones) instead of all; default: "
        "all rows when B*H*N_q*N_k*D <= 1.5e9, else 256")  //
       ("sample-key-rows", po::value<std::size_t>(),
-       "with sampling: random key rows checked for dK, dV (default 64)")               //
+       "with sampling: random key rows checked for dK, dV (default 64)")                //
       ("full", po::bool_switch(), "check every row, whatever the size")                 //
       ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
       ("block-n", po::value<std::vector<int>>()->multitoken()->default_value({}, ""),

@@ -69,8 +69,7 @@ Evaluation GpuEvaluator::evaluate(Config const& config, Problem const& problem) 
   if (!small->pass) return failed("wrong", "small problem: " + small->summary);
 
   auto const inputs = make_normal_inputs(problem, kInputSeed);
-  auto big = check_config(family_, config, problem, program,
-                          {kTimedCheckRows, kInputSeed}, &inputs);
+  auto big = check_config(family_, config, problem, program, {kTimedCheckRows, kInputSeed}, &inputs);
   if (!big) return failed("failed", big.error().one_line());
   if (!big->pass) return failed("wrong", "timed problem: " + big->summary);
 
