@@ -1,8 +1,6 @@
 #include "tuner/bench_table.hpp"
 
 #include <cstdio>
-#include <fstream>
-#include <system_error>
 
 namespace fl::tuner {
 
@@ -56,20 +54,6 @@ std::string to_json(std::vector<BenchRow> const& rows, std::string const& device
            "}" + (i + 1 < rows.size() ? ",\n" : "\n");
   }
   return out + "  ]\n}\n";
-}
-
-bool write_file_atomically(std::filesystem::path const& path, std::string const& text) {
-  auto tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return false;
-    f << text;
-    if (!f.flush()) return false;
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  return !ec;
 }
 
 }  // namespace fl::tuner

@@ -20,7 +20,5 @@ struct BenchRow {
 
 std::string to_csv(std::vector<BenchRow> const& rows);
 std::string to_json(std::vector<BenchRow> const& rows, std::string const& device, std::string const& date);
-// Writes text to path.tmp, then renames it over path; false (with errno set) on failure.
-bool write_file_atomically(std::filesystem::path const& path, std::string const& text);
 
 }  // namespace fl::tuner
