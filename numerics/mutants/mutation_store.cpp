@@ -2,31 +2,14 @@
 
 #include <stdexcept>
 
-#ifdef FL_NUMERICS_WITH_DB
 #include <algorithm>
 #include <chrono>
 #include <ctime>
 
 #include "db/schema.hpp"
 #include "db/transaction.hpp"
-#endif
 
 namespace fl::numerics::mutants {
-
-#ifndef FL_NUMERICS_WITH_DB
-
-bool mutation_store_available() {
-  return false;
-}
-
-std::vector<long long> store_mutation_runs(std::filesystem::path const&, std::string const&,
-                                           std::vector<CampaignResult> const&) {
-  throw std::runtime_error(
-      "this build has no SQLite store for fa-mutate (fl_numerics is not linked with db/; see "
-      "numerics/mutants/mutation_store.hpp)");
-}
-
-#else
 
 namespace {
 
@@ -61,10 +44,6 @@ CampaignResult slice(CampaignResult const& all, Precision precision) {
 }
 
 }  // namespace
-
-bool mutation_store_available() {
-  return true;
-}
 
 std::vector<long long> store_mutation_runs(std::filesystem::path const& database, std::string const& command,
                                            std::vector<CampaignResult> const& results) {
@@ -118,7 +97,5 @@ std::vector<long long> store_mutation_runs(std::filesystem::path const& database
   transaction.commit();
   return ids;
 }
-
-#endif
 
 }  // namespace fl::numerics::mutants

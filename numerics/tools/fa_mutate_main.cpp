@@ -197,9 +197,6 @@ int main(int argc, char** argv) {
     auto& m_candidates = options.diagnosis.block_m_candidates;
     if (std::find(m_candidates.begin(), m_candidates.end(), block_m) == m_candidates.end())
       m_candidates.push_back(block_m);
-    if (vm.count("db") && !mut::mutation_store_available())
-      throw BadInput("--db " + vm["db"].as<std::string>() +
-                     ": this build has no SQLite store for fa-mutate (fl_numerics is not linked with db/)");
 
 #ifdef FL_FA_MUTATE_WITH_GPU
     // Holds the device's context: declared before the runners so that it outlives them.

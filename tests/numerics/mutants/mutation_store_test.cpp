@@ -1,5 +1,4 @@
-// fa-mutate's SQLite rows. Runs only where fl_numerics is linked with db/ (FL_NUMERICS_WITH_DB); elsewhere
-// the store must refuse clearly instead of pretending to have written.
+// fa-mutate's SQLite rows.
 #include "numerics/mutants/mutation_store.hpp"
 
 #include <catch2/catch.hpp>
@@ -7,9 +6,7 @@
 #include <unistd.h>
 #include <filesystem>
 
-#ifdef FL_NUMERICS_WITH_DB
 #include "db/schema.hpp"
-#endif
 
 namespace mut = fl::numerics::mutants;
 using fl::numerics::Precision;
@@ -45,11 +42,6 @@ TEST_CASE("fa-mutate runs are stored in one transaction, one row per catalogued 
   auto const path = std::filesystem::temp_directory_path() /
                     ("fl_mutation_store_" + std::to_string(::getpid()) + ".sqlite");
   std::filesystem::remove(path);
-  if (!mut::mutation_store_available()) {
-    CHECK_THROWS_AS(mut::store_mutation_runs(path, "fa-mutate", {small_result()}), std::runtime_error);
-    return;
-  }
-#ifdef FL_NUMERICS_WITH_DB
   auto const ids = mut::store_mutation_runs(path, "fa-mutate --dtype bf16", {small_result()});
   REQUIRE(ids.size() == 1);
   fl::db::Database db = fl::db::open_database(path);
@@ -73,6 +65,5 @@ TEST_CASE("fa-mutate runs are stored in one transaction, one row per catalogued 
   CHECK(rows.column_text(1) == "not_applicable");
   CHECK_FALSE(rows.column_text(4).empty());
   CHECK_FALSE(rows.step());
-#endif
   std::filesystem::remove(path);
 }
