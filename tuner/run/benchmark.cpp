@@ -6,6 +6,7 @@
 #include "runtime/device.hpp"
 #include "tuner/run/device_problem.hpp"
 #include "tuner/run/family_runner.hpp"
+#include "tuner/run/run_once.hpp"
 
 namespace fl::tuner {
 
@@ -31,15 +32,10 @@ runtime::Result<Verdict> check_config(Family const& family, Config const& config
                           ""};
   if (!given) generated = family_inputs(problem, options.input_family, options.seed);
   HostInputs const& inputs = given ? *given : generated;
-  auto runner = FamilyRunner::load(family, config, problem, program);
-  if (!runner) return runner.error();
   // A backward kernel reads the forward's O and LSE: the float64 reference's, so it is judged alone.
   HostOutputs forward;
   if (problem.direction == Direction::backward) forward = reference_forward(problem, inputs);
-  auto device = DeviceProblem::create(problem, inputs, family.scratch(config, problem), &forward);
-  if (!device) return device.error();
-  if (auto st = runner->run(device->params); !st) return st.error();
-  auto out = device->download(problem);  // synchronous: also surfaces a launch failure
+  auto out = run_once(family, config, problem, program, inputs, &forward);
   if (!out) return out.error();
   return judge_forward(problem, inputs, out.value(), options.sample_rows, options.seed);
 }

@@ -6,10 +6,11 @@
 namespace fl::tuner {
 
 runtime::Result<HostOutputs> run_once(Family const& family, Config const& config, Problem const& problem,
-                                      runtime::CompiledProgram const& program, HostInputs const& inputs) {
+                                      runtime::CompiledProgram const& program, HostInputs const& inputs,
+                                      HostOutputs const* forward) {
   auto runner = FamilyRunner::load(family, config, problem, program);
   if (!runner) return runner.error();
-  auto device = DeviceProblem::create(problem, inputs, family.scratch(config, problem));
+  auto device = DeviceProblem::create(problem, inputs, family.scratch(config, problem), forward);
   if (!device) return device.error();
   if (auto st = runner->run(device->params); !st) return st.error();
   return device->download(problem);  // synchronous: also surfaces a launch failure
