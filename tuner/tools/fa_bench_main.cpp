@@ -26,6 +26,7 @@
 #include "tuner/families/fa2_sm80.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/run/benchmark.hpp"
+#include "tuner/run/device_problem.hpp"
 #include "tuner/run/family_runner.hpp"
 
 namespace po = boost::program_options;
@@ -318,7 +319,8 @@ int main(int argc, char** argv) {
                        0.0,
                        check ? check->summary : check.error().one_line(),
                        regs,
-                       spills};
+                       spills,
+                       DeviceProblem::bytes_needed(p, family->scratch(config, p))};
           if (!opt.check_only) {
             // A backward reads O and LSE: written on each input set by fa2_sm80's forward, as in training.
             std::function<runtime::Status(DeviceProblem&)> prepare;
@@ -341,8 +343,10 @@ int main(int argc, char** argv) {
               row.tflops = timed->tflops;
             }
           }
-          std::printf("  %-40s %9.3f ms  p20 %.3f p80 %.3f  %6.1f TFLOP/s  %s\n", describe(p).c_str(),
-                      row.stats.median_ms, row.stats.p20_ms, row.stats.p80_ms, row.tflops, row.check.c_str());
+          constexpr double kMiB = 1024.0 * 1024.0;
+          std::printf("  %-40s %9.3f ms  p20 %.3f p80 %.3f  %6.1f TFLOP/s  %8.1f MiB  %s\n",
+                      describe(p).c_str(), row.stats.median_ms, row.stats.p20_ms, row.stats.p80_ms,
+                      row.tflops, double(row.device_bytes) / kMiB, row.check.c_str());
           std::fflush(stdout);
           rows.push_back(row);
         }
