@@ -5,7 +5,7 @@
 # $OUT/correctness (tarred by the caller if needed); one summary line per step on stdout.
 #   device call: cd .carry/gpu && bash device-correctness.sh
 # The sanitized runs are tiny (fa-bench's four awkward edge problems plus b1 h2 n300): racecheck is slow.
-# Environment: FAMILIES_FWD (naive fa1 fa2_sm80), FAMILIES_BWD (fa2_sm80_bwd), SANITIZE (1), TESTS (1).
+# Environment: SANITIZER_TIMEOUT (80 s) / SANITIZER_TIMEOUT_BWD (120 s) per run, FAMILIES_FWD (naive fa1 fa2_sm80), FAMILIES_BWD (fa2_sm80_bwd), SANITIZE (1), TESTS (1).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/flashlab-out}/correctness
@@ -24,14 +24,14 @@ fi
 if [ "${SANITIZE:-1}" = 1 ]; then
   for fam in ${FAMILIES_FWD:-naive fa1 fa2_sm80}; do
     for tool in memcheck racecheck; do
-      timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 bin/fa-bench --family $fam --head-dim 64 \
+      timeout ${SANITIZER_TIMEOUT:-80} compute-sanitizer --tool $tool --error-exitcode 9 bin/fa-bench --family $fam --head-dim 64 \
         --seqlen 300 --batch 1 --heads 2 --causal yes --check-only >"$out/sanitizer_${fam}_${tool}.txt" 2>&1
       echo "sanitizer $fam $tool rc=$? $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$out/sanitizer_${fam}_${tool}.txt")"
     done
   done
   for fam in ${FAMILIES_BWD:-fa2_sm80_bwd}; do
     for tool in memcheck racecheck; do
-      timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 bin/fa-bench --family $fam --direction bwd \
+      timeout ${SANITIZER_TIMEOUT_BWD:-120} compute-sanitizer --tool $tool --error-exitcode 9 bin/fa-bench --family $fam --direction bwd \
         --head-dim 64 --seqlen 300 --batch 1 --heads 2 --causal yes --check-only >"$out/sanitizer_${fam}_${tool}.txt" 2>&1
       echo "sanitizer $fam $tool rc=$? $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$out/sanitizer_${fam}_${tool}.txt")"
     done
