@@ -6,13 +6,15 @@
 // s[mt][nt][2h + e] is (row, column 8 nt + 2c + e).
 //
 // Scores stay in raw units (Q.K); scale * log2(e) is applied inside one FFMA per element before ex2:
-//   p = 2^(s * scale_log2 - M),   rescale = 2^(M_old - M_new),   M = m * scale_log2 rounded UP.
-// Why rounded up: the FFMA forms s * scale_log2 exactly and rounds once, so for s = m the argument is
-// exact(m * scale_log2) - M. With M rounded to nearest that difference is up to half an ulp of M, and at
-// the scores of fp16/bf16 inputs near their maximum (|s| ~ 1e10 in log2 units, ulp 1024) 2^(+512)
-// overflowed to inf (seen on the H200 for the near_dtype_max input family in every family). Rounded up,
-// the argument is <= 0 for every s <= m, so p <= 1 always; which M is used does not matter otherwise,
-// as long as every use of one row's max (p, rescale, LSE) uses the same M.
+//   p = 2^(s * scale_log2 - M),   rescale = 2^(M_old - M_new),   M = m * scale_log2 (rounded to nearest).
+// The FFMA forms s * scale_log2 exactly and rounds once, so the max element's argument is the rounding
+// error of M, |delta| <= ulp(M) / 2: a factor 2^-delta common to every p of the row, which cancels in O
+// and in LSE (both use this same M). That holds while the factor stays tame: below |M| = 2^16 it is
+// within 2^(+-2^-8). At the scores of fp16/bf16 inputs near their maximum (|M| ~ 1e10, ulp 1024) it is
+// 2^(+-512): inf or 0 (seen on the H200 for the near_dtype_max inputs, every family). Rows with
+// |M| >= 2^16 therefore take the exact path: the product rounded first (FMUL), then M subtracted (FADD),
+// as the CPU emulator does; rounding is monotonic, so the argument is <= 0 and exactly 0 at the max. The
+// choice is per row and per key block (one compare): realistic rows never leave the one-FFMA path.
 // The row sum l is kept per thread (this thread's columns only) and reduced across the quad once at the
 // end: every lane of a quad applies the same rescale factors, so the partial sums stay consistent, and
 // the loop saves two shuffles per row per block.
@@ -57,9 +59,22 @@ __device__ __forceinline__ float quad_sum(float x) {
   return x + __shfl_xor_sync(0xffffffffu, x, 2);
 }
 
-// M of a row max m in log2 units, rounded up (see the header comment); -inf stays -inf.
+// M of a row max m in log2 units (see the header comment); -inf stays -inf.
 __device__ __forceinline__ float max_log2(float m, float scale_log2) {
-  return __fmul_ru(m, scale_log2);
+  return __fmul_rn(m, scale_log2);
+}
+
+// Above this |M| the FFMA's rounding of M no longer cancels harmlessly (header comment): 2^16.
+constexpr float kFfmaMaxLimit = 65536.f;
+__device__ __forceinline__ bool needs_exact_exponent(float max_log2_units) {
+  return fabsf(max_log2_units) >= kFfmaMaxLimit;
+}
+
+// 2^(s * scale_log2 - M) by the path chosen for the row: one FFMA, or FMUL then FADD (exact at the max).
+template <bool kExact>
+__device__ __forceinline__ float exp2_shifted(float s, float scale_log2, float max_log2_units) {
+  if constexpr (kExact) return exp_of_log2_units(__fmul_rn(s, scale_log2) - max_log2_units);
+  return exp_of_log2_units(fmaf(s, scale_log2, -max_log2_units));
 }
 
 // The max in log2 units that enters exp2 for a row whose running max is m. A row that has seen only
@@ -92,6 +107,23 @@ struct OnlineSoftmax {
 
   // One key block: s (raw, masked scores; -inf where masked) becomes p = exp(s*scale - m_new) in place;
   // o (the unnormalised output, kDT 8-column tiles) and row_sum are rescaled to the new max.
+  // s (one 16-row tile) becomes p in place for half h of its rows; returns this thread's partial row sum.
+  template <bool kExact, int kNT>
+  __device__ __forceinline__ static float exponentiate_row(float (&s)[kNT][4], int h, float scale_log2,
+                                                           float max_log2_units) {
+    float sum = 0.f;
+#pragma unroll
+    for (int nt = 0; nt < kNT; ++nt) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        float& x = s[nt][2 * h + e];
+        x = exp2_shifted<kExact>(x, scale_log2, max_log2_units);
+        sum += x;
+      }
+    }
+    return sum;
+  }
+
   template <int kNT, int kDT>
   __device__ __forceinline__ void step(float (&s)[kMT][kNT][4], float (&o)[kMT][kDT][4], float scale_log2) {
 #pragma unroll
@@ -116,16 +148,9 @@ struct OnlineSoftmax {
         const float p_max_log2 = new_max_log2;
 #endif
         row_max[r] = block_max;
-        float sum = 0.f;
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt) {
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            float& x = s[mt][nt][2 * h + e];
-            x = exp_of_log2_units(fmaf(x, scale_log2, -p_max_log2));
-            sum += x;
-          }
-        }
+        const float sum = needs_exact_exponent(p_max_log2)
+                              ? exponentiate_row<true>(s[mt], h, scale_log2, p_max_log2)
+                              : exponentiate_row<false>(s[mt], h, scale_log2, p_max_log2);
 #ifdef FA_MUTANT_UNRESCALED_L
         row_sum[r] += sum;  // [unrescaled-l] l not multiplied by exp(m_old - m_new)
 #else

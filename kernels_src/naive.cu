@@ -90,13 +90,18 @@ __global__ void __launch_bounds__(kThreads) naive_softmax(const __grid_constant_
   m = block_reduce(m, true);
   // Scores are already scaled; exp(x) = 2^(x log2 e). The guard turns a fully masked row's max to 0.
   const float m_log2 = fa::guarded_max_log2(m, fa::kLog2e);
+  // The same per-row choice of exponent path as the flash kernels (fa_softmax.cuh): exact for huge rows.
+  const bool exact = fa::needs_exact_exponent(m_log2);
+  auto weight = [&](float x) {
+    return exact ? fa::exp2_shifted<true>(x, fa::kLog2e, m_log2)
+                 : fa::exp2_shifted<false>(x, fa::kLog2e, m_log2);
+  };
   float sum = 0.f;
-  for (int j = threadIdx.x; j < p.seqlen_k; j += kThreads)
-    sum += fa::exp_of_log2_units(s[j] * fa::kLog2e - m_log2);
+  for (int j = threadIdx.x; j < p.seqlen_k; j += kThreads) sum += weight(s[j]);
   sum = block_reduce(sum, false);
   const float inv = sum == 0.f ? 0.f : 1.f / sum;
   for (int j = threadIdx.x; j < p.seqlen_k; j += kThreads)
-    out[j] = naive::to_float(Element(fa::exp_of_log2_units(s[j] * fa::kLog2e - m_log2) * inv));
+    out[j] = naive::to_float(Element(weight(s[j]) * inv));
   if (threadIdx.x == 0) p.lse[row] = fa::row_lse(m, sum, fa::kLog2e);
 }
 
