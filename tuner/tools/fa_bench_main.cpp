@@ -28,6 +28,7 @@
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/device_problem.hpp"
 #include "tuner/run/family_runner.hpp"
+#include "tuner/run/run_once.hpp"
 
 namespace po = boost::program_options;
 using namespace fl;
@@ -72,6 +73,7 @@ struct Options {
   int batch = 0, heads = 0;  // 0: the headline shape's b = 16384/n, h = 2048/d
   std::string csv, json;
   bool check_only = false;
+  bool launch_once = false;
   bool compile_space = false;
   Direction direction = Direction::forward;
 };
@@ -105,6 +107,9 @@ Options parse(int argc, char** argv) {
       "csv", po::value<std::string>(), "write the table as CSV to this file")(
       "json", po::value<std::string>(), "write the table as JSON to this file")(
       "check-only", "verify every shape, time nothing")(
+      "launch-once",
+      "run each shape's launch sequence exactly once, no checks and no timing: for profilers (ncu "
+      "counts the DRAM bytes of exactly one forward; forward families only)")(
       "compile-space",
       "compile every config of the family's space for each dtype/head dim/mask and print its "
       "registers and spills (no GPU needed; --arch defaults to sm_90a)");
@@ -176,8 +181,19 @@ Options parse(int argc, char** argv) {
     (std::string(name) == "batch" ? o.batch : o.heads) = v;
   }
   o.check_only = vm.count("check-only") > 0;
+  o.launch_once = vm.count("launch-once") > 0;
+  if (o.launch_once && (o.check_only || o.direction == Direction::backward))
+    bad_input("--launch-once runs forward families only and excludes --check-only");
   o.compile_space = vm.count("compile-space") > 0;
   return o;
+}
+
+// The headline shape for n and d, or the --batch/--heads override.
+Problem timed_problem(Options const& opt, int n, int d, bool causal, numerics::Precision dtype) {
+  Problem p = headline_problem(n, d, causal, dtype, opt.direction);
+  if (opt.batch > 0) p.shape.batch = opt.batch;
+  if (opt.heads > 0) p.shape.heads_q = p.shape.heads_kv = opt.heads;
+  return p;
 }
 
 std::string today() {
@@ -300,6 +316,32 @@ int main(int argc, char** argv) {
             return runtime::kExitCheckFailed;
           }
         }
+        if (opt.launch_once) {
+          for (int const n : opt.seqlens) {
+            Problem const p = timed_problem(opt, n, d, causal, dtype);
+            auto const ran =
+                run_once(*family, config, p, program.value(), make_normal_inputs(p, kTimedInputSeed));
+            BenchRow row;
+            row.family = opt.family;
+            row.config = to_string(config);
+            row.dtype = std::string(numerics::name(dtype));
+            row.mask = causal ? "causal" : "full";
+            row.direction = direction_name(opt.direction);
+            row.batch = p.shape.batch;
+            row.heads = p.shape.heads_q;
+            row.seqlen = n;
+            row.head_dim = d;
+            row.check = ran ? "launched once, not checked" : ran.error().one_line();
+            row.registers = regs;
+            row.spill_bytes = spills;
+            row.device_bytes = DeviceProblem::bytes_needed(p, family->scratch(config, p));
+            std::printf("  %-40s launched once  %8.1f MiB  %s\n", describe(p).c_str(),
+                        double(row.device_bytes) / (1024.0 * 1024.0), row.check.c_str());
+            rows.push_back(row);
+            all_pass = all_pass && ran.ok();
+          }
+          continue;
+        }
         for (auto const& edge : edge_problems(base)) {
           auto check = check_config(*family, config, edge, program.value(), {});
           std::string const text = check ? check->summary : check.error().one_line();
@@ -308,9 +350,7 @@ int main(int argc, char** argv) {
           std::printf("  check %-36s %s\n", describe(edge).c_str(), text.c_str());
         }
         for (int const n : opt.seqlens) {
-          Problem p = headline_problem(n, d, causal, dtype, opt.direction);
-          if (opt.batch > 0) p.shape.batch = opt.batch;
-          if (opt.heads > 0) p.shape.heads_q = p.shape.heads_kv = opt.heads;
+          Problem const p = timed_problem(opt, n, d, causal, dtype);
           auto const inputs = make_normal_inputs(p, kTimedInputSeed);
           bool const backward = opt.direction == Direction::backward;
           runtime::Result<Verdict> check = Verdict{true, "not checked at this n (edge problems checked)"};
