@@ -29,6 +29,10 @@ class MutantRunner {
   virtual int repeats(MutantId) const { return 1; }
   // Whether the target computes the backward for this precision (backward mutants need it).
   virtual bool has_backward(Precision precision) const = 0;
+  // The kernel configuration `run` uses for this mutant, shape and precision, as one JSON object (tiles,
+  // warp layout, key-block order, ...): recorded with each failure so that it can be replayed offline.
+  virtual std::string config_json(std::optional<MutantId> mutant, AttentionShape const& shape,
+                                  Precision precision) const = 0;
 };
 
 }  // namespace fl::numerics::mutants

@@ -5,6 +5,7 @@
 // --target gpu without a CUDA driver or device.
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <variant>
@@ -19,6 +21,7 @@
 
 #include "numerics/mutants/campaign_report.hpp"
 #include "numerics/mutants/cpu_runner.hpp"
+#include "numerics/mutants/failure_dump.hpp"
 #include "numerics/mutants/mutation_campaign.hpp"
 #include "numerics/mutants/mutation_store.hpp"
 #include "numerics/mutants/verifier_judge.hpp"
@@ -149,6 +152,7 @@ int main(int argc, char** argv) {
     ("kernels-dir", po::value<std::string>(), "gpu: kernels_src to compile (default: FA_KERNELS_DIR, next to the binary, the source tree)")
     ("compile-db", po::value<std::string>(), "gpu: SQLite compile cache for the mutants' NVRTC programs (default: none, every program compiled)")
     ("json", po::value<std::string>(), "write the JSON report to this path")
+    ("dump-dir", po::value<std::string>(), "write every killing input and every false positive here as .npy files (q, k, v as consumed, do, o, lse, dq, dk, dv) with case.json (shape, causal, scale, dtype, kernel config) and fa-check.sh, the fa-check command that replays the check and the diagnosis; DIR/<target>-<family>/<dtype>/<mutant or correct-<input>>/")
     ("db", po::value<std::string>(), "store the runs in this SQLite database");
   // clang-format on
   try {
@@ -246,9 +250,28 @@ int main(int argc, char** argv) {
                        ", \"block_m\": " + std::to_string(block_m) +
                        ", \"block_n\": " + std::to_string(block_n) + ", \"campaigns\": [";
     auto const started = std::chrono::steady_clock::now();
+    std::optional<std::filesystem::path> dump_dir;
+    if (vm.count("dump-dir")) {
+      dump_dir = vm["dump-dir"].as<std::string>();
+      std::error_code error;
+      std::filesystem::create_directories(*dump_dir, error);
+      if (error || !std::filesystem::is_directory(*dump_dir))
+        throw BadInput("--dump-dir " + dump_dir->string() + ": cannot create that folder");
+    }
     for (std::size_t i = 0; i < runners.size(); ++i) {
+      mut::CampaignOptions runner_options = options;
+      if (dump_dir) {
+        // The diagnosis tried block_n besides fa-check's defaults only when it is not one of them.
+        std::vector<int> extra_block_n;
+        if (std::find(std::begin(fl::numerics::diagnosis::kDefaultBlockSizes),
+                      std::end(fl::numerics::diagnosis::kDefaultBlockSizes),
+                      block_n) == std::end(fl::numerics::diagnosis::kDefaultBlockSizes))
+          extra_block_n.push_back(block_n);
+        runner_options.on_failure = mut::failure_dump_sink(
+            *dump_dir, {std::string(runners[i]->target()), runners[i]->family(), extra_block_n});
+      }
       mut::CampaignResult const result =
-          mut::run_campaign(*runners[i], mut::verifier_judge(threads), options);
+          mut::run_campaign(*runners[i], mut::verifier_judge(threads), runner_options);
       std::cout << mut::campaign_table(result) << "\n";
       ok = ok && result.ok();
       json += (i ? ",\n" : "\n") + mut::campaign_json(result);
@@ -257,6 +280,8 @@ int main(int argc, char** argv) {
     double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     json += "],\n \"seconds\": " + std::to_string(seconds) + ", \"ok\": " + (ok ? "true" : "false") + "}";
     if (vm.count("json")) write_atomically(vm["json"].as<std::string>(), json);
+    if (dump_dir)
+      std::cout << "failures written under " << dump_dir->string() << " (each with fa-check.sh)\n";
     if (vm.count("db")) {
       auto const ids = mut::store_mutation_runs(vm["db"].as<std::string>(), command_line, results);
       std::cout << "stored " << ids.size() << " mutation run(s) in " << vm["db"].as<std::string>() << "\n";

@@ -131,6 +131,15 @@ std::optional<std::string> GpuMutantRunner::config_violation(Problem const& prob
   return std::nullopt;
 }
 
+std::string GpuMutantRunner::config_json(std::optional<mut::MutantId>, numerics::AttentionShape const& shape,
+                                         Precision precision) const {
+  Problem const problem{shape, precision, Direction::forward};
+  std::string out = "{\"family\": \"" + options_.family + "\", \"arch\": \"" +
+                    std::string(runtime::arch_name(options_.arch)) + "\"";
+  for (auto const& [name, value] : config_for(problem)) out += ", \"" + name + "\": " + std::to_string(value);
+  return out + "}";
+}
+
 runtime::Result<runtime::CompileRequest> GpuMutantRunner::compile_request(std::optional<mut::MutantId> mutant,
                                                                           Problem const& problem) const {
   CompileSpec spec{options_.arch, options_.kernels_dir, {}};

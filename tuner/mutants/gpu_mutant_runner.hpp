@@ -56,6 +56,10 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
                                  numerics::Precision precision) override;
   int repeats(numerics::mutants::MutantId id) const override;
   bool has_backward(numerics::Precision) const override { return false; }
+  // {"family": ..., "arch": ..., "kBlockM": ..., ...}: the config run() compiles for this problem.
+  std::string config_json(std::optional<numerics::mutants::MutantId> mutant,
+                          numerics::AttentionShape const& shape,
+                          numerics::Precision precision) const override;
 
   // Why the family cannot run `precision` at all (fa2_sm80: fp16 and bf16 only), or nullopt.
   std::optional<std::string> unsupported_precision(numerics::Precision precision) const;
