@@ -137,8 +137,8 @@ int main(int argc, char** argv) {
     ("help,h", "this help")
     ("list", "print the mutant catalogue (id, switch, kind, description) and exit")
     ("target", po::value<std::string>()->default_value("cpu"), "cpu (the tiled emulator) or gpu (kernels_src via NVRTC)")
-    ("family", po::value<std::vector<std::string>>()->multitoken(), "kernel families, comma-separated; cpu: fa1 (outer loop over K/V blocks), fa2 (outer loop over query tiles); default both; gpu: fa2_sm80 (the default)")
-    ("dtype", po::value<std::vector<std::string>>()->multitoken(), "claimed precisions, comma-separated: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2; default cpu bf16,fp8_e4m3 (fp8 mutants need an fp8 dtype), gpu bf16 (fa2_sm80 runs fp16, bf16)")
+    ("family", po::value<std::vector<std::string>>()->multitoken(), "kernel families, comma-separated; cpu: fa1 (outer loop over K/V blocks), fa2 (outer loop over query tiles); default both; gpu: any registered kernels_src family carrying FA_MUTANT_ switches (fa2_sm80, the default; fa1; an FP8 family with --dtype fp8_e4m3); backward mutants run <family>_bwd where it is registered")
+    ("dtype", po::value<std::vector<std::string>>()->multitoken(), "claimed precisions, comma-separated: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2; default cpu bf16,fp8_e4m3 (fp8 mutants need an fp8 dtype), gpu bf16,fp16; on the gpu each family runs those it supports (the others are listed as skipped)")
     ("mutant", po::value<std::vector<std::string>>()->multitoken(), "restrict to these catalogue ids (default: all)")
     ("inputs", po::value<std::vector<std::string>>()->multitoken(), "restrict to these input families (default: all)")
     ("block-m", po::value<int>()->default_value(64), "kBlockM of the mutants under test")
@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
     if (target != "cpu" && target != "gpu") throw BadInput("--target " + target + ": allowed cpu, gpu");
     std::vector<Precision> dtypes = parse_dtypes(
         vm.count("dtype") ? vm["dtype"].as<std::vector<std::string>>()
-                          : std::vector<std::string>{target == "gpu" ? "bf16" : "bf16,fp8_e4m3"});
+                          : std::vector<std::string>{target == "gpu" ? "bf16,fp16" : "bf16,fp8_e4m3"});
     int const block_m = vm["block-m"].as<int>();
     int const block_n = vm["block-n"].as<int>();
     check_tile("--block-m", block_m);
@@ -207,6 +207,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<fl::tuner::GpuMutantTarget> gpu;
 #endif
     std::vector<std::unique_ptr<mut::MutantRunner>> runners;  // of the chosen target
+    std::vector<std::vector<Precision>> runner_precisions;    // per runner (gpu: those its family runs)
     std::string device = "cpu";                               // what ran them, for the JSON report
     if (target == "gpu") {
 #ifdef FL_FA_MUTATE_WITH_GPU
@@ -226,7 +227,11 @@ int main(int argc, char** argv) {
       gpu = std::move(std::get<std::unique_ptr<fl::tuner::GpuMutantTarget>>(opened));
       device = gpu->device().name;
       std::cout << "fa-mutate --target gpu on " << device << "\n";
-      for (auto& runner : gpu->runners()) runners.push_back(std::move(runner));
+      for (auto& run : gpu->runs()) {
+        for (auto const& line : run.skipped) std::cout << run.runner->family() << ": " << line << "\n";
+        runners.push_back(std::move(run.runner));
+        runner_precisions.push_back(run.precisions);
+      }
 #else
       std::cerr << "fa-mutate: --target gpu is not available: this build of fa-mutate is not linked with "
                    "fl_tuner (the GPU kernel families)\n";
@@ -235,9 +240,11 @@ int main(int argc, char** argv) {
     } else {
       for (emu::LoopOrder order :
            parse_cpu_families(vm.count("family") ? vm["family"].as<std::vector<std::string>>()
-                                                 : std::vector<std::string>{"fa1,fa2"}))
+                                                 : std::vector<std::string>{"fa1,fa2"})) {
         runners.push_back(
             std::make_unique<mut::CpuMutantRunner>(order, emu::TileConfig{block_m, block_n}, threads));
+        runner_precisions.push_back(dtypes);
+      }
     }
 
     bool ok = true;
@@ -260,6 +267,7 @@ int main(int argc, char** argv) {
     }
     for (std::size_t i = 0; i < runners.size(); ++i) {
       mut::CampaignOptions runner_options = options;
+      runner_options.precisions = runner_precisions[i];
       if (dump_dir) {
         // The diagnosis tried block_n besides fa-check's defaults only when it is not one of them.
         std::vector<int> extra_block_n;
