@@ -94,7 +94,10 @@ void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, Campai
     return;
   }
   outcome.status = MutantStatus::survived;
-  if (auto argument = equivalence_argument(outcome.id, runner.family(), outcome.precision)) {
+  if (auto argument = runner.equivalence_argument(outcome.id, outcome.precision)) {
+    outcome.status = MutantStatus::equivalent;
+    outcome.reason = *argument;
+  } else if (auto argument = equivalence_argument(outcome.id, runner.family(), outcome.precision)) {
     outcome.status = MutantStatus::equivalent;
     outcome.reason = *argument;
   }

@@ -161,6 +161,20 @@ int GpuMutantRunner::repeats(mut::MutantId id) const {
   return id == mut::MutantId::bwd_race ? kRaceRepeats : 1;
 }
 
+std::optional<std::string> GpuMutantRunner::equivalence_argument(mut::MutantId id, Precision) const {
+  int classes = 0;
+  for (auto const& [key, program] : programs_) {
+    if (key.first != int(id)) continue;
+    auto const correct = programs_.find({-1, key.second});
+    if (correct == programs_.end() || correct->second.cubin != program.cubin) return std::nullopt;
+    ++classes;
+  }
+  if (classes == 0) return std::nullopt;
+  return "defining " + std::string(mut::info(id).switch_name) + " leaves the CUBIN bit-identical to the " +
+         "correct kernel's in all " + std::to_string(classes) + " problem classes run: " + options_.family +
+         " includes the line but never executes it";
+}
+
 Family const& GpuMutantRunner::family_for(Problem const& problem) const {
   if (problem.direction == Direction::backward) {
     if (!backward_) throw std::logic_error(options_.family + " has no backward family");

@@ -59,6 +59,11 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
                                  numerics::AttentionInputs const& inputs,
                                  numerics::Precision precision) override;
   int repeats(numerics::mutants::MutantId id) const override;
+  // A survivor whose CUBIN is bit-identical to the correct kernel's in every problem class it ran: the
+  // family includes the header carrying the switch but never reaches its line (naive includes
+  // fa_softmax.cuh for the exponent and never runs the online softmax), so no input can tell them apart.
+  std::optional<std::string> equivalence_argument(numerics::mutants::MutantId id,
+                                                  numerics::Precision precision) const override;
   bool has_backward(numerics::Precision precision) const override { return !backward_unsupported(precision); }
   // {"family": ..., "arch": ..., "kBlockM": ..., ...}: the config run() compiles for this mutant and problem
   // (the backward family's for a backward mutant).
