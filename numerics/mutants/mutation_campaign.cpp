@@ -94,9 +94,9 @@ void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, Campai
     return;
   }
   outcome.status = MutantStatus::survived;
-  if (auto argument = runner.equivalence_argument(outcome.id, outcome.precision)) {
+  if (auto from_target = runner.equivalence_argument(outcome.id, outcome.precision)) {
     outcome.status = MutantStatus::equivalent;
-    outcome.reason = *argument;
+    outcome.reason = *from_target;
   } else if (auto argument = equivalence_argument(outcome.id, runner.family(), outcome.precision)) {
     outcome.status = MutantStatus::equivalent;
     outcome.reason = *argument;
