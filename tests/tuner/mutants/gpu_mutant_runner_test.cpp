@@ -173,7 +173,8 @@ TEST_CASE("mutants compile for sm_90a once per problem class", "[tuner][mutants]
   CHECK(runner->programs_held() == 3);
 }
 
-TEST_CASE("fa-mutate's campaign on fa2_sm80 kills and names every forward mutant", "[gpu][tuner][mutants]") {
+TEST_CASE("fa-mutate's campaign on fa2_sm80 kills and names every applicable mutant",
+          "[gpu][tuner][mutants]") {
   auto context = runtime::PrimaryContext::retain(0);
   REQUIRE(context);
   auto const& device = context->info();
@@ -196,7 +197,9 @@ TEST_CASE("fa-mutate's campaign on fa2_sm80 kills and names every forward mutant
                                        << (o.diagnosis.empty() ? "" : o.diagnosis.front()) << " "
                                        << o.reason);
   CHECK(result.baseline_clean());
-  CHECK(result.count(mut::MutantStatus::killed) == 11);  // the 11 forward mutants of the catalogue
+  // The 11 forward mutants of the catalogue, and the backward ones fa2_sm80_bwd carries.
+  CHECK(result.count(mut::MutantStatus::killed) >= 11);
+  CHECK(result.count(mut::MutantStatus::survived) == 0);
   CHECK(result.score() == Approx(100.0));
   CHECK(result.misnamed() == 0);
   CHECK(result.ok());
