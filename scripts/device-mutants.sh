@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the carried folder (.carry/gpu, made by scripts/build-portable.sh):
-# fa-mutate --target gpu on fa2_sm80 in bf16, the whole catalogue over every input family. Prints the table;
-# leaves under $OUT the JSON report, the SQLite rows of the run (target 'gpu') and the printed output.
+# fa-mutate --target gpu on fa2_sm80 and then fa1, each in bf16 and fp16, the whole catalogue (forward
+# mutants on the forward kernel, backward ones on <family>_bwd where it is registered) over every input
+# family. Leaves under $OUT, per family: the printed table (mutants_gpu_<family>.txt), the JSON report
+# (.json), the SQLite rows (target 'gpu', one database for both), and mutants_dump.tgz: every killing input
+# and every false positive as .npy files with case.json and fa-check.sh (replay offline with
+# FA_CHECK=build/bin/fa-check sh <case>/fa-check.sh). One call stays under 4 minutes: each family runs under
+# a time limit (fa2_sm80 first, it matters most), and a family cut short still leaves its printed output
+# and its dump.
 #   device call: cd .carry/gpu && bash device-mutants.sh [extra fa-mutate options]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,13 +19,33 @@ export FA_KERNELS_DIR="$here/kernels_src"
 # same lease compiles nothing.
 cache_dir=/tmp/flashlab-cache
 mkdir -p "$cache_dir"
+dump="$out/mutants_dump"
+total_budget_s=225  # under the 4-minute call, with room for nvidia-smi and the tar
+fa2_budget_s=140    # fa2_sm80 bf16+fp16 cold took ~7 s per dtype forward-only on 2026-11-29; the backward adds
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | tee "$out/gpu.txt"
 start=$(date +%s)
-"$here/bin/fa-mutate" --target gpu --family fa2_sm80 --dtype bf16 \
-  --json "$out/mutants_gpu.json" --db "$out/mutants_gpu.sqlite" --compile-db "$cache_dir/compile.sqlite" \
-  "$@" 2>&1 | tee "$out/mutants_gpu.txt"
-rc=${PIPESTATUS[0]}
-echo "device-mutants: fa-mutate exit $rc after $(($(date +%s) - start)) s (0 all killed and named," \
-  "1 survivor/misnamed/false positive or a GPU failure, 2 bad input, 3 no GPU)"
-exit "$rc"
+final_rc=0
+for family in fa2_sm80 fa1; do
+  elapsed=$(($(date +%s) - start))
+  budget=$((total_budget_s - elapsed))
+  if [ "$family" = fa2_sm80 ] && [ "$budget" -gt "$fa2_budget_s" ]; then budget=$fa2_budget_s; fi
+  if [ "$budget" -le 10 ]; then
+    echo "device-mutants: $family not run: the time budget is spent" | tee "$out/mutants_gpu_$family.txt"
+    final_rc=1
+    continue
+  fi
+  timeout --signal=TERM "$budget" "$here/bin/fa-mutate" --target gpu --family "$family" --dtype bf16,fp16 \
+    --json "$out/mutants_gpu_$family.json" --db "$out/mutants_gpu.sqlite" \
+    --compile-db "$cache_dir/compile.sqlite" --dump-dir "$dump" "$@" 2>&1 | tee "$out/mutants_gpu_$family.txt"
+  rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 124 ] && echo "device-mutants: $family cut short after ${budget} s" | tee -a "$out/mutants_gpu_$family.txt"
+  echo "device-mutants: $family exit $rc at $(($(date +%s) - start)) s (0 all killed and named," \
+    "1 survivor/misnamed/false positive or a GPU failure, 2 bad input, 3 no GPU, 124 time limit)"
+  [ "$rc" -ne 0 ] && final_rc=$rc
+done
+if [ -d "$dump" ]; then
+  tar czf "$out/mutants_dump.tgz" -C "$out" mutants_dump && rm -rf "$dump"
+  echo "device-mutants: $(du -h "$out/mutants_dump.tgz" | cut -f1) of killing inputs in mutants_dump.tgz"
+fi
+exit "$final_rc"

@@ -1,6 +1,7 @@
 #include "numerics/diagnosis/diagnose.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -41,12 +42,14 @@ std::vector<std::size_t> rows_to_compare(std::size_t total, std::vector<std::siz
   return rows;
 }
 
-MatchError match_candidate(Workbench const& w, std::optional<MutantId> mutant, LoopOrder order,
+MatchError match_candidate(Workbench const& w, std::optional<MutantId> mutant, Walk const& walk,
                            TileConfig tiles) {
   EmulatorConfig config;
   config.precision = w.claimed;
   config.tiles = tiles;
-  config.loop_order = order;
+  config.loop_order = walk.loop_order;
+  config.key_order = walk.key_order;
+  config.warps_n = walk.warps_n;
   config.mutants = mutant ? MutantSet::only(*mutant) : MutantSet::none();
   config.threads = w.options.threads;
   auto const d = static_cast<std::size_t>(w.in.shape.head_dim);
@@ -71,17 +74,24 @@ MatchError match_candidate(Workbench const& w, std::optional<MutantId> mutant, L
   return error;
 }
 
+// A walk that splits key blocks among warp columns runs only the tiles it divides.
+bool walk_fits(Walk const& walk, int block_n) {
+  return walk.warps_n >= 1 && block_n % walk.warps_n == 0;
+}
+
 // Closest match over the candidate kBlockN at a fixed kBlockM.
-CandidateResult best_over_block_n(Workbench const& w, std::optional<MutantId> mutant, LoopOrder order,
+CandidateResult best_over_block_n(Workbench const& w, std::optional<MutantId> mutant, Walk const& walk,
                                   int block_m) {
-  CandidateResult best{mutant, order, {}, {}};
+  CandidateResult best{mutant, walk, {}, {}};
   bool first = true;
   for (int block_n : w.options.block_n_candidates) {
+    if (!walk_fits(walk, block_n)) continue;
     TileConfig const tiles{block_m, block_n};
-    MatchError const error = match_candidate(w, mutant, order, tiles);
-    if (first || error < best.error) best = {mutant, order, tiles, error};
+    MatchError const error = match_candidate(w, mutant, walk, tiles);
+    if (first || error < best.error) best = {mutant, walk, tiles, error};
     first = false;
   }
+  if (first) best.error.mismatched_rows = std::numeric_limits<std::size_t>::max();  // no tile fits
   return best;
 }
 
@@ -89,8 +99,8 @@ void refine_block_m(Workbench const& w, CandidateResult& candidate) {
   for (int block_m : w.options.block_m_candidates) {
     if (block_m == candidate.tiles.block_m) continue;
     TileConfig const tiles{block_m, candidate.tiles.block_n};
-    MatchError const error = match_candidate(w, candidate.mutant, candidate.loop_order, tiles);
-    if (error < candidate.error) candidate = {candidate.mutant, candidate.loop_order, tiles, error};
+    MatchError const error = match_candidate(w, candidate.mutant, candidate.walk, tiles);
+    if (error < candidate.error) candidate = {candidate.mutant, candidate.walk, tiles, error};
   }
 }
 
@@ -99,11 +109,11 @@ bool by_error(CandidateResult const& a, CandidateResult const& b) {
 }
 
 // One loop order: the correct algorithm and every mutant over kBlockN, then kBlockM for the closest few.
-std::vector<CandidateResult> search(Workbench const& w, std::vector<MutantId> const& mutants, LoopOrder order,
-                                    int block_m, CandidateResult& correct) {
-  correct = best_over_block_n(w, std::nullopt, order, block_m);
+std::vector<CandidateResult> search(Workbench const& w, std::vector<MutantId> const& mutants,
+                                    Walk const& walk, int block_m, CandidateResult& correct) {
+  correct = best_over_block_n(w, std::nullopt, walk, block_m);
   std::vector<CandidateResult> found;
-  for (MutantId id : mutants) found.push_back(best_over_block_n(w, id, order, block_m));
+  for (MutantId id : mutants) found.push_back(best_over_block_n(w, id, walk, block_m));
   std::sort(found.begin(), found.end(), by_error);
   // The closest few, and any whose NaN/inf pattern differs from the correct algorithm's: where a tile
   // mixes masked and visible rows depends on kBlockM, so such a candidate may match only at another kBlockM.
@@ -140,15 +150,24 @@ std::string evidence_for(CandidateResult const& named, CandidateResult const& co
                          std::string const& shared) {
   std::ostringstream out;
   out << "reproduces the observation to " << format_error(named.error)
-      << " (worst row, relative to a typical row) in "
-      << (named.loop_order == LoopOrder::fa1 ? "FA-1" : "FA-2") << " order at kBlockM " << named.tiles.block_m
-      << ", kBlockN " << named.tiles.block_n << "; the correct algorithm misses by "
+      << " (worst row, relative to a typical row) in " << describe(named.walk) << " at kBlockM "
+      << named.tiles.block_m << ", kBlockN " << named.tiles.block_n << "; the correct algorithm misses by "
       << format_error(correct.error);
   if (!shared.empty()) out << "; failing rows share: " << shared;
   return out.str();
 }
 
 }  // namespace
+
+std::string describe(Walk const& walk) {
+  std::string out = walk.loop_order == LoopOrder::fa1 ? "FA-1 order" : "FA-2 order";
+  if (walk.loop_order == LoopOrder::fa2) {
+    out += walk.key_order == emulator::KeyOrder::last_to_first ? ", key blocks last to first"
+                                                               : ", key blocks first to last";
+    if (walk.warps_n > 1) out += ", " + std::to_string(walk.warps_n) + " warp columns";
+  }
+  return out;
+}
 
 std::vector<MutantId> candidate_mutants(Precision claimed, bool backward) {
   std::vector<MutantId> out;
@@ -202,7 +221,7 @@ Diagnosis diagnose_pass(AttentionInputs const& in, AttentionOutputs const& obser
   std::vector<MutantId> const mutants = candidate_mutants(claimed, w.backward);
   std::size_t const runs = ((mutants.size() + 1) * options.block_n_candidates.size() +
                             kStageTwoCandidates * options.block_m_candidates.size()) *
-                           std::max<std::size_t>(1, options.loop_orders.size());
+                           std::max<std::size_t>(1, options.walks.size());
   if (double const work = estimated_work(in, w.compared_rows.size(), w.backward, runs);
       work > kMaxDiagnosisWork) {
     std::ostringstream why;
@@ -217,17 +236,25 @@ Diagnosis diagnose_pass(AttentionInputs const& in, AttentionOutputs const& obser
                               options.block_m_candidates.empty()
                           ? kStageOneBlockM
                           : options.block_m_candidates.front();
+  // Every walk; each candidate (the correct algorithm too) keeps its closest match over all of them, so a
+  // mutant is named only when its best walk beats the correct algorithm's best walk.
   std::vector<CandidateResult> found;
-  for (LoopOrder order : options.loop_orders) {
+  bool first_walk = true;
+  for (Walk const& walk : options.walks) {
     CandidateResult correct;
-    std::vector<CandidateResult> pass = search(w, mutants, order, block_m, correct);
-    bool const names_one = !pass.empty() && far_better(pass.front().error, correct.error);
-    if (found.empty() || names_one) {
-      result.correct = correct;
-      found = std::move(pass);
+    std::vector<CandidateResult> pass = search(w, mutants, walk, block_m, correct);
+    if (first_walk || correct.error < result.correct.error) result.correct = correct;
+    for (CandidateResult& candidate : pass) {
+      auto same = std::find_if(found.begin(), found.end(),
+                               [&](CandidateResult const& f) { return f.mutant == candidate.mutant; });
+      if (same == found.end())
+        found.push_back(std::move(candidate));
+      else if (candidate.error < same->error)
+        *same = std::move(candidate);
     }
-    if (names_one) break;
+    first_walk = false;
   }
+  std::stable_sort(found.begin(), found.end(), by_error);
   result.candidates = found;
 
   FailingRowSummary const rows = summarise_failing_rows(in, failing, w.backward);
@@ -237,10 +264,9 @@ Diagnosis diagnose_pass(AttentionInputs const& in, AttentionOutputs const& obser
   for (auto const& candidate : found) {
     if (!far_better(candidate.error, result.correct.error)) continue;
     std::string const shared = rows.shared(candidate.tiles.block_n, candidate.tiles.block_m);
-    result.entries.push_back({std::string(mutants::info(*candidate.mutant).name),
-                              evidence_for(candidate, result.correct, shared),
-                              candidate.error.worst_row_error, candidate.error.mismatched_rows,
-                              candidate.loop_order, candidate.tiles});
+    result.entries.push_back(
+        {std::string(mutants::info(*candidate.mutant).name), evidence_for(candidate, result.correct, shared),
+         candidate.error.worst_row_error, candidate.error.mismatched_rows, candidate.walk, candidate.tiles});
     result.entries.back().match_error = ranking_error(candidate.error);
   }
   std::stable_sort(result.entries.begin(), result.entries.end(),

@@ -34,13 +34,32 @@ inline constexpr std::size_t kPassingRowsCompared = 48;
 // for minutes: about 20 s at the emulator's ~1 G multiply-add/s per core.
 inline constexpr double kMaxDiagnosisWork = 2e10;
 
+// How a candidate walks the problem: the loop order, and for FA-2 the key-block order and the warp
+// columns a key block is split into (emulator::EmulatorConfig says what each means).
+struct Walk {
+  emulator::LoopOrder loop_order = emulator::LoopOrder::fa2;
+  emulator::KeyOrder key_order = emulator::KeyOrder::first_to_last;
+  int warps_n = 1;
+  friend bool operator==(Walk const&, Walk const&) = default;
+};
+std::string describe(Walk const& walk);  // "FA-2 order, key blocks last to first, 2 warp columns"
+
+// The walks tried by default: FA-2 with key blocks first to last (the emulator's and FlashAttention-2's
+// order), FA-2 last to first (fa2_sm80's), FA-1. Every walk is tried and each candidate keeps its best:
+// the walk that produced an observation reproduces it to rounding, another walk of the same bug does not.
+inline std::vector<Walk> default_walks() {
+  return {{emulator::LoopOrder::fa2, emulator::KeyOrder::first_to_last, 1},
+          {emulator::LoopOrder::fa2, emulator::KeyOrder::last_to_first, 1},
+          {emulator::LoopOrder::fa1, emulator::KeyOrder::first_to_last, 1}};
+}
+
 struct DiagnosisOptions {
   std::vector<int> block_n_candidates{std::begin(kDefaultBlockSizes), std::end(kDefaultBlockSizes)};
   std::vector<int> block_m_candidates{std::begin(kDefaultBlockSizes), std::end(kDefaultBlockSizes)};
-  // Loop orders tried in turn until one names a mutant: most bugs look the same in both, but some do not
-  // (a missing masked-row guard makes NaN in every tile a row cannot see in FA-1 order, only in fully
-  // masked rows in FA-2 order), and trying FA-2 first keeps the usual case at one pass.
-  std::vector<emulator::LoopOrder> loop_orders{emulator::LoopOrder::fa2, emulator::LoopOrder::fa1};
+  // Walks tried: most bugs look the same in all of them, but some do not (a missing masked-row guard
+  // makes NaN in every tile a row cannot see in FA-1 order, only in fully masked rows in FA-2 order; a
+  // missing rescale depends on the order the running max rises in, so on the key-block order).
+  std::vector<Walk> walks = default_walks();
   int threads = 0;
 };
 
@@ -56,13 +75,13 @@ struct DiagnosisEntry {
   std::string evidence;  // one line
   double match_error = 0.0;
   std::size_t mismatched_rows = 0;
-  emulator::LoopOrder loop_order = emulator::LoopOrder::fa2;
+  Walk walk;
   emulator::TileConfig tiles;
 };
 
 struct CandidateResult {
   std::optional<mutants::MutantId> mutant;  // nullopt: the correct algorithm
-  emulator::LoopOrder loop_order = emulator::LoopOrder::fa2;
+  Walk walk;
   emulator::TileConfig tiles;
   MatchError error;
 };

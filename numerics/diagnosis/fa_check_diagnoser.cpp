@@ -13,7 +13,8 @@ void add_unique(std::vector<int>& list, int value) {
 }
 }  // namespace
 
-Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes, int threads) {
+Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes, int threads,
+                                  std::vector<int> const& warp_columns) {
   DiagnosisOptions options;
   options.threads = threads;
   constexpr int kMinTile = 1, kMaxTile = 1024;  // the emulator's limits
@@ -22,6 +23,17 @@ Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes, int
       throw CheckInputError("--block-n " + std::to_string(size) + " is not allowed (a tile size in 1..1024)");
     add_unique(options.block_n_candidates, size);
     add_unique(options.block_m_candidates, size);
+  }
+  constexpr int kMaxWarpColumns = 8;  // kNWarps is at most 8
+  for (int n : warp_columns) {
+    if (n < 1 || n > kMaxWarpColumns)
+      throw CheckInputError("--warps-n " + std::to_string(n) + " is not allowed (1..8 warp columns)");
+    if (n == 1) continue;
+    for (auto order : {emulator::KeyOrder::first_to_last, emulator::KeyOrder::last_to_first}) {
+      Walk const walk{emulator::LoopOrder::fa2, order, n};
+      if (std::find(options.walks.begin(), options.walks.end(), walk) == options.walks.end())
+        options.walks.push_back(walk);
+    }
   }
   return [options](DiagnosisRequest const& request) {
     // fa-check reports failing query rows of O, LSE and dQ together: the forward pass compares them on O and

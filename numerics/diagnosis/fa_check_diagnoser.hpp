@@ -8,7 +8,10 @@
 
 namespace fl::numerics::diagnosis {
 
-// extra_block_sizes (fa-check --block-n) join the candidate kBlockN and kBlockM (16..256).
-Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes = {}, int threads = 0);
+// extra_block_sizes (fa-check --block-n) join the candidate kBlockN and kBlockM (16..256). warp_columns
+// (fa-check --warps-n): for each N > 1, FA-2 walks (both key-block orders) with key blocks split among N
+// warp columns join the default walks (each adds one pass over the candidates: +1/3 of the work).
+Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes = {}, int threads = 0,
+                                  std::vector<int> const& warp_columns = {});
 
 }  // namespace fl::numerics::diagnosis

@@ -25,6 +25,12 @@ enum class LoopOrder {
   fa2,  // FlashAttention-2: outer loop over query blocks, O normalised once at the end
 };
 
+// The order in which the FA-2 loop walks a query tile's key blocks. Kernels that walk them last to first
+// (fa2_sm80: the blocks needing a mask come first, the rest run mask-free) give a different output for
+// every bug whose effect depends on the order the running max rises in (unrescaled-o/-l, stale-max,
+// normalize-in-loop), so the diagnosis must be able to replay either.
+enum class KeyOrder { first_to_last, last_to_first };
+
 struct TileConfig {
   int block_m = 64;  // kBlockM: query rows per tile
   int block_n = 64;  // kBlockN: keys per tile
@@ -36,6 +42,12 @@ struct EmulatorConfig {
   LoopOrder loop_order = LoopOrder::fa2;
   mutants::MutantSet mutants;
   int threads = 0;  // 0: both cores (std::thread::hardware_concurrency, at most kMaxThreads)
+  // FA-2 order only (FA-1's outer loop is the key loop):
+  KeyOrder key_order = KeyOrder::first_to_last;
+  // Key columns of each block split among this many warps, each with its own running (m, l, O) over its
+  // contiguous kBlockN / warps_n columns, merged once at the end (fa2_sm80's kWarpsN > 1, the FA-1 warp
+  // layout): m = max m_w, l = sum l_w 2^(m_w - m), O = sum O_w 2^(m_w - m). 1: no split. Divides block_n.
+  int warps_n = 1;
 };
 
 // LSE of a row that sees no key: -inf, the reference's convention (numerics/reference.hpp: the log of an

@@ -42,8 +42,12 @@ ForwardResult emulate_forward(QuantizedOperands const& ops, PrecisionRecipe cons
   result.lse.assign(shape.lse_elements(), nan);
   result.row_max.assign(shape.lse_elements(), nan);
 
-  ForwardParams const params{shape, make_constants(shape, recipe, config.mutants), config.mutants,
-                             config.tiles};
+  ForwardParams const params{shape,
+                             make_constants(shape, recipe, config.mutants),
+                             config.mutants,
+                             config.tiles,
+                             config.key_order,
+                             config.warps_n};
   auto const heads = static_cast<std::size_t>(shape.batch) * static_cast<std::size_t>(shape.heads_q);
   auto const nq = static_cast<std::size_t>(shape.seqlen_q);
   auto const d = static_cast<std::size_t>(shape.head_dim);

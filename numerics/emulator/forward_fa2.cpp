@@ -8,10 +8,90 @@
 
 namespace fl::numerics::emulator {
 
+namespace {
+
+// The running state of one warp column (all of the block's columns when warps_n = 1): per row m, l and the
+// unnormalised accumulator.
+struct PartialState {
+  std::vector<float> m, l, acc;
+};
+
+// One key block folded into one warp column's state: columns [col_begin, col_end) of the block's scores s
+// (rows x block_n, masked with -inf), key c0 + j for column j.
+void fold_block(HeadView const& head, ForwardParams const& params, float const* s, int rows, int c0,
+                int col_begin, int col_end, PartialState& state, std::vector<float>& p) {
+  AttentionShape const& shape = params.shape;
+  SoftmaxConstants const& c = params.constants;
+  MutantSet const mut = params.mutants;
+  int const bn = params.tiles.block_n;
+  auto const d = static_cast<std::size_t>(shape.head_dim);
+  int const valid_end = std::min(col_end, shape.seqlen_k - c0);  // zero-padded V beyond: adds nothing
+  bool const normalise_each_block = mut.on(MutantId::normalize_in_loop);
+  for (int r = 0; r < rows; ++r) {
+    float const* srow = s + static_cast<std::size_t>(r) * bn;
+    float* arow = state.acc.data() + static_cast<std::size_t>(r) * d;
+    float const m_old = state.m[r];
+    float const m_new = std::max(m_old, *std::max_element(srow + col_begin, srow + col_end));
+    float const m_new_scaled = guard_max(m_new, mut) * c.scale_log2;
+    // FA_MUTANT_STALE_MAX: the exponent uses the max from before this block.
+    float const m_for_p = mut.on(MutantId::stale_max) ? guard_max(m_old, mut) * c.scale_log2 : m_new_scaled;
+    float const alpha = softmax_exp2(m_old * c.scale_log2 - m_new_scaled, mut);
+    float row_sum = 0.0f;
+    for (int j = col_begin; j < col_end; ++j) {
+      p[j] = softmax_exp2(p_exponent(srow[j], c.scale_log2, m_for_p), mut) * c.p_scale;
+      row_sum += p[j];  // l sums P before it is rounded, as the kernels do
+    }
+    float& l = state.l[r];
+    l = mut.on(MutantId::unrescaled_l) ? l + row_sum : l * alpha + row_sum;  // FA_MUTANT_UNRESCALED_L
+    if (!mut.on(MutantId::unrescaled_o)) {                                   // FA_MUTANT_UNRESCALED_O
+      for (std::size_t e = 0; e < d; ++e) arow[e] *= alpha;
+    }
+    for (int j = col_begin; j < valid_end; ++j) {
+      float const pr = round_to(c.p_precision, p[j]);
+      if (pr == 0.0f) continue;
+      float const* vrow = head.v + static_cast<std::size_t>(c0 + j) * d;
+      float const weight = pr * head.v_descale[c0 + j];
+      for (std::size_t e = 0; e < d; ++e) arow[e] += weight * vrow[e];
+    }
+    state.m[r] = m_new;
+    if (normalise_each_block) {  // FA_MUTANT_NORMALIZE_IN_LOOP (and the epilogue no longer divides)
+      float const inv = guarded_inverse(l);
+      for (std::size_t e = 0; e < d; ++e) arow[e] *= inv;
+    }
+  }
+}
+
+// The warp columns of one row merged as fa2_sm80 merges them through shared memory: the common max m
+// (guarded), l = sum l_w 2^(m_w - m), O = sum O_w 2^(m_w - m) in warp order. Writes into parts[0].
+void merge_warp_columns(std::vector<PartialState>& parts, ForwardParams const& params, int rows) {
+  SoftmaxConstants const& c = params.constants;
+  MutantSet const mut = params.mutants;
+  auto const d = static_cast<std::size_t>(params.shape.head_dim);
+  std::vector<float> merged(d);
+  for (int r = 0; r < rows; ++r) {
+    float m_all = kNegInf;
+    for (PartialState const& w : parts) m_all = std::max(m_all, w.m[r]);
+    float const m_all_scaled = guard_max(m_all, mut) * c.scale_log2;
+    float l_all = 0.0f;
+    std::fill(merged.begin(), merged.end(), 0.0f);
+    for (PartialState const& w : parts) {
+      float const factor = softmax_exp2(w.m[r] * c.scale_log2 - m_all_scaled, mut);
+      l_all += w.l[r] * factor;
+      float const* arow = w.acc.data() + static_cast<std::size_t>(r) * d;
+      for (std::size_t e = 0; e < d; ++e) merged[e] += arow[e] * factor;
+    }
+    PartialState& first = parts.front();
+    first.m[r] = m_all;
+    first.l[r] = l_all;
+    std::copy(merged.begin(), merged.end(), first.acc.begin() + static_cast<std::ptrdiff_t>(r * d));
+  }
+}
+
+}  // namespace
+
 void fa2_forward_query_tile(HeadView const& head, HeadOutput const& out, ForwardParams const& params, int r0,
                             int r1) {
   AttentionShape const& shape = params.shape;
-  SoftmaxConstants const& c = params.constants;
   MutantSet const mut = params.mutants;
   int const bn = params.tiles.block_n;
   auto const d = static_cast<std::size_t>(shape.head_dim);
@@ -21,53 +101,29 @@ void fa2_forward_query_tile(HeadView const& head, HeadOutput const& out, Forward
     write_masked_rows(out, params, r0, r1);
     return;
   }
-  std::vector<float> m(static_cast<std::size_t>(rows), initial_max(mut));
-  std::vector<float> l(static_cast<std::size_t>(rows), 0.0f);
-  std::vector<float> acc(static_cast<std::size_t>(rows) * d, 0.0f);
-  std::vector<float> s(static_cast<std::size_t>(rows) * static_cast<std::size_t>(bn));
+  auto const n_rows = static_cast<std::size_t>(rows);
+  int const warps_n = params.warps_n;
+  int const warp_cols = bn / warps_n;
+  std::vector<PartialState> parts(
+      static_cast<std::size_t>(warps_n),
+      PartialState{std::vector<float>(n_rows, initial_max(mut)), std::vector<float>(n_rows, 0.0f),
+                   std::vector<float>(n_rows * d, 0.0f)});
+  std::vector<float> s(n_rows * static_cast<std::size_t>(bn));
   std::vector<float> p(static_cast<std::size_t>(bn));
-  bool const normalise_each_block = mut.on(MutantId::normalize_in_loop);
-
-  for (int kb = 0; kb < key_blocks; ++kb) {
+  bool const reversed = params.key_order == KeyOrder::last_to_first;
+  for (int step = 0; step < key_blocks; ++step) {
+    int const kb = reversed ? key_blocks - 1 - step : step;
     int const c0 = kb * bn;
-    int const valid_keys = std::min(bn, shape.seqlen_k - c0);  // zero-padded V beyond: adds nothing to P.V
     score_tile(head, shape, mut, r0, r1, c0, bn, s.data());
-    for (int r = 0; r < rows; ++r) {
-      float const* srow = s.data() + static_cast<std::size_t>(r) * bn;
-      float* arow = acc.data() + static_cast<std::size_t>(r) * d;
-      float const m_old = m[r];
-      float const m_new = std::max(m_old, *std::max_element(srow, srow + bn));
-      float const m_new_scaled = guard_max(m_new, mut) * c.scale_log2;
-      // FA_MUTANT_STALE_MAX: the exponent uses the max from before this block.
-      float const m_for_p = mut.on(MutantId::stale_max) ? guard_max(m_old, mut) * c.scale_log2 : m_new_scaled;
-      float const alpha = softmax_exp2(m_old * c.scale_log2 - m_new_scaled, mut);
-      float row_sum = 0.0f;
-      for (int j = 0; j < bn; ++j) {
-        p[j] = softmax_exp2(p_exponent(srow[j], c.scale_log2, m_for_p), mut) * c.p_scale;
-        row_sum += p[j];  // l sums P before it is rounded, as the kernels do
-      }
-      l[r] =
-          mut.on(MutantId::unrescaled_l) ? l[r] + row_sum : l[r] * alpha + row_sum;  // FA_MUTANT_UNRESCALED_L
-      if (!mut.on(MutantId::unrescaled_o)) {                                         // FA_MUTANT_UNRESCALED_O
-        for (std::size_t e = 0; e < d; ++e) arow[e] *= alpha;
-      }
-      for (int j = 0; j < valid_keys; ++j) {
-        float const pr = round_to(c.p_precision, p[j]);
-        if (pr == 0.0f) continue;
-        float const* vrow = head.v + static_cast<std::size_t>(c0 + j) * d;
-        float const weight = pr * head.v_descale[c0 + j];
-        for (std::size_t e = 0; e < d; ++e) arow[e] += weight * vrow[e];
-      }
-      m[r] = m_new;
-      if (normalise_each_block) {  // FA_MUTANT_NORMALIZE_IN_LOOP (and the epilogue no longer divides)
-        float const inv = guarded_inverse(l[r]);
-        for (std::size_t e = 0; e < d; ++e) arow[e] *= inv;
-      }
-    }
+    for (int w = 0; w < warps_n; ++w)
+      fold_block(head, params, s.data(), rows, c0, w * warp_cols, (w + 1) * warp_cols,
+                 parts[static_cast<std::size_t>(w)], p);
   }
+  if (warps_n > 1) merge_warp_columns(parts, params, rows);
+  PartialState const& final_state = parts.front();
   for (int r = 0; r < rows; ++r)
-    write_row(out, params, r0 + r, acc.data() + static_cast<std::size_t>(r) * d, m[r], l[r],
-              normalise_each_block);
+    write_row(out, params, r0 + r, final_state.acc.data() + static_cast<std::size_t>(r) * d, final_state.m[r],
+              final_state.l[r], mut.on(MutantId::normalize_in_loop));
 }
 
 void write_row(HeadOutput const& out, ForwardParams const& params, int row, float const* acc, float m,

@@ -18,6 +18,8 @@ struct ForwardParams {
   SoftmaxConstants constants;
   MutantSet mutants;
   TileConfig tiles;
+  KeyOrder key_order = KeyOrder::first_to_last;  // FA-2 only
+  int warps_n = 1;                               // FA-2 only
 };
 
 // FA-2 order: one query tile [r0, r1), its rows' m, l, acc live across the inner loop over key blocks.

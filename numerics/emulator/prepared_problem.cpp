@@ -26,6 +26,9 @@ void validate(QuantizedOperands const& ops, EmulatorConfig const& config) {
     if (tile < 1 || tile > kMaxTile)
       throw std::invalid_argument("tile size " + std::to_string(tile) + " outside 1.." +
                                   std::to_string(kMaxTile));
+  if (config.warps_n < 1 || config.tiles.block_n % config.warps_n != 0)
+    throw std::invalid_argument("warps_n = " + std::to_string(config.warps_n) + " must be >= 1 and divide " +
+                                "kBlockN = " + std::to_string(config.tiles.block_n));
   expect_size("Q", ops.q.size(), s.q_elements());
   expect_size("K", ops.k.size(), s.kv_elements());
   expect_size("V", ops.v.size(), s.kv_elements());

@@ -91,12 +91,15 @@ inline float guarded_inverse(float l) {
   return (l == 0.0f || l != l) ? 1.0f : 1.0f / l;
 }
 
-// LSE in natural log: m * scale + log(l), minus the fp8 P scale that l carries.
+// LSE in natural log: m * scale + log(l), minus the fp8 P scale that l carries. The scale is the one the
+// scores were exponentiated with: a kernel derives both from one scale * log2(e) (fa_epilogue.cuh:
+// (m * scale_log2 + log2 l) * ln 2), so with missing-scale its LSE is the unscaled scores' log-sum-exp, and
+// the backward, which recomputes P = exp(s * score_scale - LSE), stays consistent with it.
 inline float row_lse(float m, float l, SoftmaxConstants const& c, MutantSet mutants) {
   if (l == 0.0f || l != l) return kMaskedRowLse;
   float const log_l = std::log(l) - std::log(c.p_scale);
   if (mutants.on(MutantId::lse_without_max)) return log_l;  // FA_MUTANT_LSE_WITHOUT_MAX
-  return m * c.softmax_scale + log_l;
+  return m * c.score_scale + log_l;
 }
 
 }  // namespace fl::numerics::emulator

@@ -17,6 +17,11 @@ std::optional<std::string> CpuMutantRunner::not_applicable(MutantId id, Precisio
   return std::nullopt;
 }
 
+std::string CpuMutantRunner::config_json(std::optional<MutantId>, AttentionShape const&, Precision) const {
+  return "{\"loop_order\": \"" + family() + "\", \"kBlockM\": " + std::to_string(tiles_.block_m) +
+         ", \"kBlockN\": " + std::to_string(tiles_.block_n) + "}";
+}
+
 AttentionOutputs CpuMutantRunner::run(std::optional<MutantId> mutant, AttentionInputs const& inputs,
                                       Precision precision) {
   emulator::EmulatorConfig config;

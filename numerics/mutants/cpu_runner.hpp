@@ -14,6 +14,8 @@ class CpuMutantRunner final : public MutantRunner {
   AttentionOutputs run(std::optional<MutantId> mutant, AttentionInputs const& inputs,
                        Precision precision) override;
   bool has_backward(Precision) const override { return true; }
+  std::string config_json(std::optional<MutantId> mutant, AttentionShape const& shape,
+                          Precision precision) const override;
   emulator::TileConfig tiles() const { return tiles_; }
 
  private:

@@ -29,6 +29,13 @@ class MutantRunner {
   virtual int repeats(MutantId) const { return 1; }
   // Whether the target computes the backward for this precision (backward mutants need it).
   virtual bool has_backward(Precision precision) const = 0;
+  // Why a mutant that survived every input cannot change any output on this target (its argument as an
+  // equivalent mutant), or nullopt: then it is a survivor. The GPU target argues from the compiled code.
+  virtual std::optional<std::string> equivalence_argument(MutantId, Precision) const { return std::nullopt; }
+  // The kernel configuration `run` uses for this mutant, shape and precision, as one JSON object (tiles,
+  // warp layout, key-block order, ...): recorded with each failure so that it can be replayed offline.
+  virtual std::string config_json(std::optional<MutantId> mutant, AttentionShape const& shape,
+                                  Precision precision) const = 0;
 };
 
 }  // namespace fl::numerics::mutants

@@ -47,6 +47,22 @@ bool runs_agree(AttentionOutputs const& a, AttentionOutputs const& b) {
          bitwise_equal(a.dk, b.dk) && bitwise_equal(a.dv, b.dv);
 }
 
+void record_failure(MutantRunner const& runner, CampaignOptions const& options,
+                    std::optional<MutantId> mutant, Precision precision, PreparedInput const& input,
+                    AttentionOutputs const& observed, std::string const& verdict) {
+  if (!options.on_failure) return;
+  FailureRecord record;
+  record.mutant = mutant;
+  record.precision = precision;
+  record.input_case = input.input_case.describe();
+  record.causal = input.input_case.causal;
+  record.inputs = &input.inputs;
+  record.observed = &observed;
+  record.verdict = verdict;
+  record.config_json = runner.config_json(mutant, input.inputs.shape, precision);
+  options.on_failure(record);
+}
+
 void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, CampaignOptions const& options,
           MutantOutcome& outcome) {
   for (PreparedInput const& input : inputs) {
@@ -59,6 +75,8 @@ void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, Campai
       outcome.diagnosis = {std::string(info(outcome.id).name)};  // only a race makes identical runs differ
       outcome.named_correctly = info(outcome.id).kind == MutantKind::gpu_only;
       outcome.evidence = "run " + std::to_string(repeat + 1) + " differs from run 1";
+      record_failure(runner, options, outcome.id, outcome.precision, input, observed,
+                     outcome.verdict + " (" + outcome.evidence + "; run 1 written)");
       return;
     }
     Verdict const verdict = input.judge(observed);
@@ -66,6 +84,7 @@ void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, Campai
     outcome.status = MutantStatus::killed;
     outcome.killed_by = input.input_case;
     outcome.verdict = verdict.summary;
+    record_failure(runner, options, outcome.id, outcome.precision, input, observed, verdict.summary);
     diagnosis::Diagnosis const d =
         diagnosis::diagnose(input.inputs, observed, outcome.precision, verdict.failing, options.diagnosis);
     outcome.diagnosis = d.ids();
@@ -75,7 +94,10 @@ void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, Campai
     return;
   }
   outcome.status = MutantStatus::survived;
-  if (auto argument = equivalence_argument(outcome.id, runner.family(), outcome.precision)) {
+  if (auto from_target = runner.equivalence_argument(outcome.id, outcome.precision)) {
+    outcome.status = MutantStatus::equivalent;
+    outcome.reason = *from_target;
+  } else if (auto argument = equivalence_argument(outcome.id, runner.family(), outcome.precision)) {
     outcome.status = MutantStatus::equivalent;
     outcome.reason = *argument;
   }
@@ -139,8 +161,11 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
     std::vector<PreparedInput> const inputs = prepare_inputs(precision, options, judge);
     BaselineOutcome baseline{precision, inputs.size(), {}};
     for (PreparedInput const& input : inputs) {
-      Verdict const verdict = input.judge(runner.run(std::nullopt, input.inputs, precision));
-      if (!verdict.pass) baseline.failures.push_back(input.input_case.describe() + ": " + verdict.summary);
+      AttentionOutputs const observed = runner.run(std::nullopt, input.inputs, precision);
+      Verdict const verdict = input.judge(observed);
+      if (verdict.pass) continue;
+      baseline.failures.push_back(input.input_case.describe() + ": " + verdict.summary);
+      record_failure(runner, options, std::nullopt, precision, input, observed, verdict.summary);
     }
     result.baseline.push_back(baseline);
     for (MutantId id : ids) {

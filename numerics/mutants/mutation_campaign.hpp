@@ -32,6 +32,20 @@ using JudgeFactory = std::function<PreparedJudge(AttentionInputs const&, Precisi
 enum class MutantStatus { killed, survived, equivalent, not_applicable };
 std::string_view status_name(MutantStatus s);
 
+// A failure the campaign saw: the input that killed a mutant, or one the correct variant failed (a false
+// positive), with the outputs as the target produced them. fa-mutate --dump-dir writes each to files.
+struct FailureRecord {
+  std::optional<MutantId> mutant;  // nullopt: the correct variant
+  Precision precision = Precision::bf16;
+  std::string input_case;  // InputCase::describe()
+  bool causal = false;
+  AttentionInputs const* inputs = nullptr;
+  AttentionOutputs const* observed = nullptr;
+  std::string verdict;      // the verifier's line, or why repeated runs disagree
+  std::string config_json;  // MutantRunner::config_json for this run
+};
+using FailureSink = std::function<void(FailureRecord const&)>;
+
 struct CampaignOptions {
   std::vector<Precision> precisions{Precision::bf16, Precision::fp8_e4m3};
   std::vector<InputFamily> families;  // empty: all_input_families()
@@ -40,6 +54,7 @@ struct CampaignOptions {
   std::vector<bool> causal{false, true};
   std::uint64_t seed = 1;
   diagnosis::DiagnosisOptions diagnosis;
+  FailureSink on_failure;  // called for every kill and every false positive; empty: nothing recorded
 };
 
 struct InputCase {

@@ -38,7 +38,8 @@ std::optional<std::filesystem::path> optional_path(po::variables_map const& vm, 
 // The differential diagnosis (numerics/diagnosis/) plugs in here; without it a failure reports
 // "no known signature".
 Diagnoser make_diagnoser(po::variables_map const& vm) {
-  return diagnosis::make_fa_check_diagnoser(vm["block-n"].as<std::vector<int>>(), vm["threads"].as<int>());
+  return diagnosis::make_fa_check_diagnoser(vm["block-n"].as<std::vector<int>>(), vm["threads"].as<int>(),
+                                            vm["warps-n"].as<std::vector<int>>());
 }
 
 }  // namespace
@@ -80,6 +81,9 @@ int main(int argc, char** argv) {
       ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
       ("block-n", po::value<std::vector<int>>()->multitoken()->default_value({}, ""),
        "on failure, also try these tile sizes (besides 16..256) when matching catalogued bugs")  //
+      ("warps-n", po::value<std::vector<int>>()->multitoken()->default_value({}, ""),
+       "on failure, also try key blocks split among this many warp columns, each with its own running max, "
+       "merged at the end (fa2_sm80's kWarpsN > 1), in both key-block orders")  //
       ("gnuplot", po::value<std::string>()->default_value(kDefaultGnuplot),
        "gnuplot command for the report's plots");
   po::variables_map vm;

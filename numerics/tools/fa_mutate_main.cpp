@@ -5,6 +5,7 @@
 // --target gpu without a CUDA driver or device.
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <variant>
@@ -19,6 +21,7 @@
 
 #include "numerics/mutants/campaign_report.hpp"
 #include "numerics/mutants/cpu_runner.hpp"
+#include "numerics/mutants/failure_dump.hpp"
 #include "numerics/mutants/mutation_campaign.hpp"
 #include "numerics/mutants/mutation_store.hpp"
 #include "numerics/mutants/verifier_judge.hpp"
@@ -134,8 +137,8 @@ int main(int argc, char** argv) {
     ("help,h", "this help")
     ("list", "print the mutant catalogue (id, switch, kind, description) and exit")
     ("target", po::value<std::string>()->default_value("cpu"), "cpu (the tiled emulator) or gpu (kernels_src via NVRTC)")
-    ("family", po::value<std::vector<std::string>>()->multitoken(), "kernel families, comma-separated; cpu: fa1 (outer loop over K/V blocks), fa2 (outer loop over query tiles); default both; gpu: fa2_sm80 (the default)")
-    ("dtype", po::value<std::vector<std::string>>()->multitoken(), "claimed precisions, comma-separated: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2; default cpu bf16,fp8_e4m3 (fp8 mutants need an fp8 dtype), gpu bf16 (fa2_sm80 runs fp16, bf16)")
+    ("family", po::value<std::vector<std::string>>()->multitoken(), "kernel families, comma-separated; cpu: fa1 (outer loop over K/V blocks), fa2 (outer loop over query tiles); default both; gpu: any registered kernels_src family carrying FA_MUTANT_ switches (fa2_sm80, the default; fa1; an FP8 family with --dtype fp8_e4m3); backward mutants run <family>_bwd where it is registered")
+    ("dtype", po::value<std::vector<std::string>>()->multitoken(), "claimed precisions, comma-separated: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2; default cpu bf16,fp8_e4m3 (fp8 mutants need an fp8 dtype), gpu bf16,fp16; on the gpu each family runs those it supports (the others are listed as skipped)")
     ("mutant", po::value<std::vector<std::string>>()->multitoken(), "restrict to these catalogue ids (default: all)")
     ("inputs", po::value<std::vector<std::string>>()->multitoken(), "restrict to these input families (default: all)")
     ("block-m", po::value<int>()->default_value(64), "kBlockM of the mutants under test")
@@ -149,6 +152,7 @@ int main(int argc, char** argv) {
     ("kernels-dir", po::value<std::string>(), "gpu: kernels_src to compile (default: FA_KERNELS_DIR, next to the binary, the source tree)")
     ("compile-db", po::value<std::string>(), "gpu: SQLite compile cache for the mutants' NVRTC programs (default: none, every program compiled)")
     ("json", po::value<std::string>(), "write the JSON report to this path")
+    ("dump-dir", po::value<std::string>(), "write every killing input and every false positive here as .npy files (q, k, v as consumed, do, o, lse, dq, dk, dv) with case.json (shape, causal, scale, dtype, kernel config) and fa-check.sh, the fa-check command that replays the check and the diagnosis; DIR/<target>-<family>/<dtype>/<mutant or correct-<input>>/")
     ("db", po::value<std::string>(), "store the runs in this SQLite database");
   // clang-format on
   try {
@@ -170,7 +174,7 @@ int main(int argc, char** argv) {
     if (target != "cpu" && target != "gpu") throw BadInput("--target " + target + ": allowed cpu, gpu");
     std::vector<Precision> dtypes = parse_dtypes(
         vm.count("dtype") ? vm["dtype"].as<std::vector<std::string>>()
-                          : std::vector<std::string>{target == "gpu" ? "bf16" : "bf16,fp8_e4m3"});
+                          : std::vector<std::string>{target == "gpu" ? "bf16,fp16" : "bf16,fp8_e4m3"});
     int const block_m = vm["block-m"].as<int>();
     int const block_n = vm["block-n"].as<int>();
     check_tile("--block-m", block_m);
@@ -203,6 +207,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<fl::tuner::GpuMutantTarget> gpu;
 #endif
     std::vector<std::unique_ptr<mut::MutantRunner>> runners;  // of the chosen target
+    std::vector<std::vector<Precision>> runner_precisions;    // per runner (gpu: those its family runs)
     std::string device = "cpu";                               // what ran them, for the JSON report
     if (target == "gpu") {
 #ifdef FL_FA_MUTATE_WITH_GPU
@@ -222,7 +227,11 @@ int main(int argc, char** argv) {
       gpu = std::move(std::get<std::unique_ptr<fl::tuner::GpuMutantTarget>>(opened));
       device = gpu->device().name;
       std::cout << "fa-mutate --target gpu on " << device << "\n";
-      for (auto& runner : gpu->runners()) runners.push_back(std::move(runner));
+      for (auto& run : gpu->runs()) {
+        for (auto const& line : run.skipped) std::cout << run.runner->family() << ": " << line << "\n";
+        runners.push_back(std::move(run.runner));
+        runner_precisions.push_back(run.precisions);
+      }
 #else
       std::cerr << "fa-mutate: --target gpu is not available: this build of fa-mutate is not linked with "
                    "fl_tuner (the GPU kernel families)\n";
@@ -231,9 +240,11 @@ int main(int argc, char** argv) {
     } else {
       for (emu::LoopOrder order :
            parse_cpu_families(vm.count("family") ? vm["family"].as<std::vector<std::string>>()
-                                                 : std::vector<std::string>{"fa1,fa2"}))
+                                                 : std::vector<std::string>{"fa1,fa2"})) {
         runners.push_back(
             std::make_unique<mut::CpuMutantRunner>(order, emu::TileConfig{block_m, block_n}, threads));
+        runner_precisions.push_back(dtypes);
+      }
     }
 
     bool ok = true;
@@ -246,9 +257,29 @@ int main(int argc, char** argv) {
                        ", \"block_m\": " + std::to_string(block_m) +
                        ", \"block_n\": " + std::to_string(block_n) + ", \"campaigns\": [";
     auto const started = std::chrono::steady_clock::now();
+    std::optional<std::filesystem::path> dump_dir;
+    if (vm.count("dump-dir")) {
+      dump_dir = vm["dump-dir"].as<std::string>();
+      std::error_code error;
+      std::filesystem::create_directories(*dump_dir, error);
+      if (error || !std::filesystem::is_directory(*dump_dir))
+        throw BadInput("--dump-dir " + dump_dir->string() + ": cannot create that folder");
+    }
     for (std::size_t i = 0; i < runners.size(); ++i) {
+      mut::CampaignOptions runner_options = options;
+      runner_options.precisions = runner_precisions[i];
+      if (dump_dir) {
+        // The diagnosis tried block_n besides fa-check's defaults only when it is not one of them.
+        std::vector<int> extra_block_n;
+        if (std::find(std::begin(fl::numerics::diagnosis::kDefaultBlockSizes),
+                      std::end(fl::numerics::diagnosis::kDefaultBlockSizes),
+                      block_n) == std::end(fl::numerics::diagnosis::kDefaultBlockSizes))
+          extra_block_n.push_back(block_n);
+        runner_options.on_failure = mut::failure_dump_sink(
+            *dump_dir, {std::string(runners[i]->target()), runners[i]->family(), extra_block_n});
+      }
       mut::CampaignResult const result =
-          mut::run_campaign(*runners[i], mut::verifier_judge(threads), options);
+          mut::run_campaign(*runners[i], mut::verifier_judge(threads), runner_options);
       std::cout << mut::campaign_table(result) << "\n";
       ok = ok && result.ok();
       json += (i ? ",\n" : "\n") + mut::campaign_json(result);
@@ -257,6 +288,8 @@ int main(int argc, char** argv) {
     double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     json += "],\n \"seconds\": " + std::to_string(seconds) + ", \"ok\": " + (ok ? "true" : "false") + "}";
     if (vm.count("json")) write_atomically(vm["json"].as<std::string>(), json);
+    if (dump_dir)
+      std::cout << "failures written under " << dump_dir->string() << " (each with fa-check.sh)\n";
     if (vm.count("db")) {
       auto const ids = mut::store_mutation_runs(vm["db"].as<std::string>(), command_line, results);
       std::cout << "stored " << ids.size() << " mutation run(s) in " << vm["db"].as<std::string>() << "\n";

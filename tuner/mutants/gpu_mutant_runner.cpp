@@ -6,6 +6,7 @@
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/run/attention_io.hpp"
+#include "tuner/run/numerics_check.hpp"
 #include "tuner/run/run_once.hpp"
 
 namespace fl::tuner {
@@ -27,11 +28,35 @@ bool is_identifier_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-Problem representative_problem() {
+Problem representative_problem(Direction direction = Direction::forward) {
   Problem p;
   p.dtype = Precision::bf16;
-  p.direction = Direction::forward;
+  p.direction = direction;
   return p;
+}
+
+// Why bwd-p-without-l has no line to live on in our kernels, printed as its not-applicable reason.
+constexpr char const* kNoSeparateL =
+    "P recomputed as exp(S - m) ignoring l needs a forward that stores the row max m and the row sum l "
+    "apart; every GPU family here stores only LSE = m * scale + log l (as the official FlashAttention code "
+    "does), so the backward's P = exp(S * scale - LSE) is normalised by construction and the bug has no "
+    "line to live on";
+
+runtime::Result<std::string> sources_of(Family const& family, Direction direction,
+                                        std::filesystem::path const& kernels_dir, std::string& files) {
+  auto source =
+      runtime::load_kernel_source(family.source_file(representative_problem(direction)), kernels_dir);
+  if (!source) return source.error();
+  std::string text = source->main.text;
+  for (auto const& header : source->includes) text += "\n" + header.text;
+  files = source->main.path;
+  if (!source->includes.empty())
+    files += " and the " + std::to_string(source->includes.size()) + " kernels_src headers it includes";
+  return text;
+}
+
+std::vector<float> to_float(std::vector<double> const& values) {
+  return {values.begin(), values.end()};
 }
 
 }  // namespace
@@ -59,35 +84,53 @@ bool source_has_switch(std::string_view text, std::string_view switch_name) {
   return false;
 }
 
-GpuMutantRunner::GpuMutantRunner(GpuMutantOptions options, std::unique_ptr<Family> family,
-                                 std::string source_text, std::string source_files)
+GpuMutantRunner::GpuMutantRunner(GpuMutantOptions options, FamilySource forward,
+                                 std::optional<FamilySource> backward)
     : options_(std::move(options)),
-      family_(std::move(family)),
-      source_text_(std::move(source_text)),
-      source_files_(std::move(source_files)),
+      forward_(std::move(forward)),
+      backward_(std::move(backward)),
       compiler_(options_.compile_db) {}
 
 runtime::Result<std::unique_ptr<GpuMutantRunner>> GpuMutantRunner::create(GpuMutantOptions options) {
-  auto family = find_family(options.family);
-  if (!family)
+  FamilySource forward{find_family(options.family), {}, {}};
+  if (!forward.family)
     return runtime::Error{"input", "no kernel family " + options.family + " (known: " + family_names() + ")",
                           ""};
-  auto source =
-      runtime::load_kernel_source(family->source_file(representative_problem()), options.kernels_dir);
-  if (!source) return source.error();
-  std::string text = source->main.text;
-  for (auto const& header : source->includes) text += "\n" + header.text;
-  std::string files = source->main.path;
-  if (!source->includes.empty())
-    files += " and the " + std::to_string(source->includes.size()) + " kernels_src headers it includes";
+  auto text = sources_of(*forward.family, Direction::forward, options.kernels_dir, forward.files);
+  if (!text) return text.error();
+  forward.text = std::move(text.value());
+  std::optional<FamilySource> backward;
+  if (auto family = find_family(options.family + "_bwd")) {
+    FamilySource b{std::move(family), {}, {}};
+    auto bwd_text = sources_of(*b.family, Direction::backward, options.kernels_dir, b.files);
+    if (!bwd_text) return bwd_text.error();
+    b.text = std::move(bwd_text.value());
+    backward = std::move(b);
+  }
   return std::unique_ptr<GpuMutantRunner>(
-      new GpuMutantRunner(std::move(options), std::move(family), std::move(text), std::move(files)));
+      new GpuMutantRunner(std::move(options), std::move(forward), std::move(backward)));
 }
 
 std::optional<std::string> GpuMutantRunner::unsupported_precision(Precision precision) const {
   Problem p = representative_problem();
   p.dtype = precision;
-  return family_->unsupported(p);
+  return forward_.family->unsupported(p);
+}
+
+std::optional<std::string> GpuMutantRunner::backward_unsupported(Precision precision) const {
+  std::string const name = options_.family + "_bwd";
+  if (!backward_)
+    return options_.family + " has no backward on the GPU (no family " + name +
+           " in tuner/families/registry)";
+  Problem p = representative_problem(Direction::backward);
+  p.dtype = precision;
+  p.shape.head_dim = options_.head_dim;
+  if (auto why = backward_->family->unsupported(p)) return name + ": " + *why;
+  return std::nullopt;
+}
+
+bool GpuMutantRunner::runs_backward(mut::MutantId mutant) {
+  return mut::info(mutant).kind == mut::MutantKind::bwd || mutant == mut::MutantId::bwd_race;
 }
 
 std::optional<std::string> GpuMutantRunner::not_applicable(mut::MutantId id, Precision precision) const {
@@ -99,16 +142,17 @@ std::optional<std::string> GpuMutantRunner::not_applicable(mut::MutantId id, Pre
       return "FP8 only: there is no FP8 descale or P quantisation at " +
              std::string(numerics::name(precision));
   }
-  if (m.kind == mut::MutantKind::bwd || id == mut::MutantId::bwd_race) {
-    std::string const backward = options_.family + "_bwd";
-    if (!find_family(backward))
-      return "backward mutant, and " + options_.family + " has no backward on the GPU (no family " +
-             backward + " in tuner/families/registry)";
-    return "backward mutant: " + backward +
-           " is registered, but the GPU mutant runner runs forward families only";
+  if (runs_backward(id)) {
+    if (auto why = backward_unsupported(precision)) return "backward mutant, and " + *why;
+    if (!source_has_switch(backward_->text, m.switch_name)) {
+      if (id == mut::MutantId::bwd_p_without_l) return kNoSeparateL;
+      return std::string(m.switch_name) + " occurs in no #if line of " + backward_->files +
+             ": this family does not carry the switch";
+    }
+    return std::nullopt;
   }
-  if (!source_has_switch(source_text_, m.switch_name))
-    return std::string(m.switch_name) + " occurs in no #if line of " + source_files_ +
+  if (!source_has_switch(forward_.text, m.switch_name))
+    return std::string(m.switch_name) + " occurs in no #if line of " + forward_.files +
            ": this family does not carry the switch";
   return std::nullopt;
 }
@@ -117,31 +161,68 @@ int GpuMutantRunner::repeats(mut::MutantId id) const {
   return id == mut::MutantId::bwd_race ? kRaceRepeats : 1;
 }
 
+std::optional<std::string> GpuMutantRunner::equivalence_argument(mut::MutantId id, Precision) const {
+  int classes = 0;
+  for (auto const& [key, program] : programs_) {
+    if (key.first != int(id)) continue;
+    auto const correct = programs_.find({-1, key.second});
+    if (correct == programs_.end() || correct->second.cubin != program.cubin) return std::nullopt;
+    ++classes;
+  }
+  if (classes == 0) return std::nullopt;
+  return "defining " + std::string(mut::info(id).switch_name) + " leaves the CUBIN bit-identical to the " +
+         "correct kernel's in all " + std::to_string(classes) + " problem classes run: " + options_.family +
+         " includes the line but never executes it";
+}
+
+Family const& GpuMutantRunner::family_for(Problem const& problem) const {
+  if (problem.direction == Direction::backward) {
+    if (!backward_) throw std::logic_error(options_.family + " has no backward family");
+    return *backward_->family;
+  }
+  return *forward_.family;
+}
+
 Config GpuMutantRunner::config_for(Problem const& problem) const {
-  Config config = family_->default_config(problem);
+  Config config = family_for(problem).default_config(problem);
+  if (problem.direction == Direction::backward) return config;  // its own default: other tunables
   if (options_.block_m > 0) config["kBlockM"] = options_.block_m;
   if (options_.block_n > 0) config["kBlockN"] = options_.block_n;
   return config;
 }
 
 std::optional<std::string> GpuMutantRunner::config_violation(Problem const& problem) const {
-  if (auto why = family_->unsupported(problem)) return why;
+  if (problem.direction == Direction::backward && !backward_) return options_.family + " has no backward";
+  Family const& family = family_for(problem);
+  if (auto why = family.unsupported(problem)) return why;
   Config const config = config_for(problem);
-  if (auto why = family_->violates(config, problem)) return to_string(config) + ": " + *why;
+  if (auto why = family.violates(config, problem)) return to_string(config) + ": " + *why;
   return std::nullopt;
+}
+
+std::string GpuMutantRunner::config_json(std::optional<mut::MutantId> mutant,
+                                         numerics::AttentionShape const& shape, Precision precision) const {
+  Direction const direction = mutant && runs_backward(*mutant) ? Direction::backward : Direction::forward;
+  Problem const problem{shape, precision, direction};
+  if (direction == Direction::backward && !backward_) return "{}";
+  std::string out = "{\"family\": \"" + std::string(family_for(problem).name()) + "\", \"arch\": \"" +
+                    std::string(runtime::arch_name(options_.arch)) + "\"";
+  for (auto const& [name, value] : config_for(problem)) out += ", \"" + name + "\": " + std::to_string(value);
+  if (direction == Direction::backward) out += ", \"forward\": \"float64 reference O (rounded) and LSE\"";
+  return out + "}";
 }
 
 runtime::Result<runtime::CompileRequest> GpuMutantRunner::compile_request(std::optional<mut::MutantId> mutant,
                                                                           Problem const& problem) const {
   CompileSpec spec{options_.arch, options_.kernels_dir, {}};
   if (mutant) spec.mutant_switches.emplace_back(mut::info(*mutant).switch_name);
-  return make_family_request(*family_, config_for(problem), problem, spec);
+  return make_family_request(family_for(problem), config_for(problem), problem, spec);
 }
 
 runtime::Result<runtime::CompiledProgram const*> GpuMutantRunner::program(std::optional<mut::MutantId> mutant,
                                                                           Problem const& problem) {
   std::string problem_class;
-  for (auto const& expression : family_->name_expressions(config_for(problem), problem))
+  for (auto const& expression : family_for(problem).name_expressions(config_for(problem), problem))
     problem_class += expression + ";";
   auto const key = std::make_pair(mutant ? int(*mutant) : -1, problem_class);
   if (auto it = programs_.find(key); it != programs_.end()) return &it->second;
@@ -152,20 +233,50 @@ runtime::Result<runtime::CompiledProgram const*> GpuMutantRunner::program(std::o
   return &programs_.emplace(key, std::move(compiled->program)).first->second;
 }
 
-numerics::AttentionOutputs GpuMutantRunner::run(std::optional<mut::MutantId> mutant,
-                                                numerics::AttentionInputs const& inputs,
-                                                Precision precision) {
-  Problem const problem{inputs.shape, precision, Direction::forward};
-  std::string const what = options_.family + " " +
+numerics::AttentionOutputs GpuMutantRunner::run_direction(std::optional<mut::MutantId> mutant,
+                                                          numerics::AttentionInputs const& inputs,
+                                                          Precision precision, Direction direction) {
+  Problem const problem{inputs.shape, precision, direction};
+  std::string const what = std::string(family_for(problem).name()) + " " +
                            (mutant ? std::string(mut::info(*mutant).name) : "correct") + " on " +
                            describe(problem);
   if (auto why = config_violation(problem)) throw std::runtime_error(what + ": " + *why);
   auto compiled = program(mutant, problem);
   if (!compiled)
     throw std::runtime_error(what + ": " + compiled.error().one_line() + "\n" + compiled.error().log);
-  auto out = run_once(*family_, config_for(problem), problem, *compiled.value(), to_host_inputs(inputs));
+  HostInputs host = to_host_inputs(inputs);
+  if (direction == Direction::forward) {
+    auto out = run_once(family_for(problem), config_for(problem), problem, *compiled.value(), host);
+    if (!out) throw std::runtime_error(what + ": " + out.error().one_line());
+    return to_attention_outputs(out.value());
+  }
+  if (!inputs.has_backward()) throw std::runtime_error(what + ": the inputs carry no dO");
+  host.d_o = to_float(inputs.d_o);
+  // The forward the backward reads: the float64 reference's O (rounded to the dtype, as a kernel writes
+  // it) and LSE, so that the gradients are judged on their own (as check_config does).
+  HostOutputs const forward = reference_forward(problem, host);
+  auto out = run_once(family_for(problem), config_for(problem), problem, *compiled.value(), host, &forward);
   if (!out) throw std::runtime_error(what + ": " + out.error().one_line());
-  return to_attention_outputs(out.value());
+  HostOutputs gradients = std::move(out.value());
+  gradients.o = forward.o;
+  gradients.lse = forward.lse;
+  return to_numerics(gradients);
+}
+
+numerics::AttentionOutputs GpuMutantRunner::run(std::optional<mut::MutantId> mutant,
+                                                numerics::AttentionInputs const& inputs,
+                                                Precision precision) {
+  if (mutant && runs_backward(*mutant)) return run_direction(mutant, inputs, precision, Direction::backward);
+  numerics::AttentionOutputs out = run_direction(mutant, inputs, precision, Direction::forward);
+  // The correct variant's backward too: the baseline must show a false positive of either direction. A
+  // forward mutant is judged on O and LSE alone (its gradients would only repeat the forward's error).
+  if (!mutant && inputs.has_backward() && has_backward(precision)) {
+    numerics::AttentionOutputs const backward = run_direction(mutant, inputs, precision, Direction::backward);
+    out.dq = backward.dq;
+    out.dk = backward.dk;
+    out.dv = backward.dv;
+  }
+  return out;
 }
 
 }  // namespace fl::tuner

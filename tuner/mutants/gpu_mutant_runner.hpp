@@ -9,8 +9,11 @@
 // compiles go through the tuner's SQLite compile cache, so a second campaign on the same kernels_src and
 // NVRTC compiles nothing.
 //
-// The backward (bwd-* mutants, bwd-race) needs a backward family of the same name + "_bwd" in the
-// registry; until one is registered they are not applicable, with that reason.
+// Backward mutants (bwd-*, bwd-race) run the family's backward, the registered family of the same name +
+// "_bwd" (fa2_sm80_bwd), at its default config, on the forward's O and LSE taken from the float64
+// reference (as check_config judges a backward): the gradients are judged alone, and the diagnosis replays
+// the emulator's backward mutants. The correct variant runs the forward and, where a backward exists, the
+// backward too, so that a false positive of either shows in the baseline.
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -37,6 +40,7 @@ struct GpuMutantOptions {
   // matter: the diagnosis replays the emulator at candidate tiles, and fa-mutate adds these to them.
   int block_m = 0;
   int block_n = 0;
+  int head_dim = 64;  // the campaign's: decides whether the backward family can run
 };
 
 class GpuMutantRunner final : public numerics::mutants::MutantRunner {
@@ -55,16 +59,31 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
                                  numerics::AttentionInputs const& inputs,
                                  numerics::Precision precision) override;
   int repeats(numerics::mutants::MutantId id) const override;
-  bool has_backward(numerics::Precision) const override { return false; }
+  // A survivor whose CUBIN is bit-identical to the correct kernel's in every problem class it ran: the
+  // family includes the header carrying the switch but never reaches its line (naive includes
+  // fa_softmax.cuh for the exponent and never runs the online softmax), so no input can tell them apart.
+  std::optional<std::string> equivalence_argument(numerics::mutants::MutantId id,
+                                                  numerics::Precision precision) const override;
+  bool has_backward(numerics::Precision precision) const override { return !backward_unsupported(precision); }
+  // {"family": ..., "arch": ..., "kBlockM": ..., ...}: the config run() compiles for this mutant and problem
+  // (the backward family's for a backward mutant).
+  std::string config_json(std::optional<numerics::mutants::MutantId> mutant,
+                          numerics::AttentionShape const& shape,
+                          numerics::Precision precision) const override;
 
   // Why the family cannot run `precision` at all (fa2_sm80: fp16 and bf16 only), or nullopt.
   std::optional<std::string> unsupported_precision(numerics::Precision precision) const;
-  // The family's default config for `problem` with the requested tiles; a broken constraint is reported
-  // by config_violation().
+  // Why the backward cannot run at `precision` and the campaign's head dim (no <family>_bwd, or it does
+  // not run them), or nullopt.
+  std::optional<std::string> backward_unsupported(numerics::Precision precision) const;
+  // Whether `mutant` runs the backward (bwd kind, and the gpu-only bwd-race).
+  static bool runs_backward(numerics::mutants::MutantId mutant);
+  // The config of the problem's direction: the forward family's default with the requested tiles, or the
+  // backward family's default. A broken constraint is reported by config_violation().
   Config config_for(Problem const& problem) const;
   std::optional<std::string> config_violation(Problem const& problem) const;
-  // The NVRTC request of `mutant` (nullopt: the correct kernel) for `problem`: the switch is its only -D
-  // beyond the family's own.
+  // The NVRTC request of `mutant` (nullopt: the correct kernel) for `problem` (forward or backward): the
+  // switch is its only -D beyond the family's own.
   runtime::Result<runtime::CompileRequest> compile_request(std::optional<numerics::mutants::MutantId> mutant,
                                                            Problem const& problem) const;
   // The program of (mutant, problem class), compiled on first use and kept.
@@ -73,13 +92,22 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   std::size_t programs_held() const { return programs_.size(); }
 
  private:
-  GpuMutantRunner(GpuMutantOptions options, std::unique_ptr<Family> family, std::string source_text,
-                  std::string source_files);
+  // The kernels_src files of one family (its main file and the headers it includes), concatenated: where
+  // switches are looked for.
+  struct FamilySource {
+    std::unique_ptr<Family> family;
+    std::string text;
+    std::string files;  // "fa2_sm80_fwd.cu and the 7 kernels_src headers it includes", for reasons
+  };
+  GpuMutantRunner(GpuMutantOptions options, FamilySource forward, std::optional<FamilySource> backward);
+  Family const& family_for(Problem const& problem) const;
+  numerics::AttentionOutputs run_direction(std::optional<numerics::mutants::MutantId> mutant,
+                                           numerics::AttentionInputs const& inputs,
+                                           numerics::Precision precision, Direction direction);
 
   GpuMutantOptions options_;
-  std::unique_ptr<Family> family_;
-  std::string source_text_;   // the forward's kernels_src files, concatenated: where switches are looked for
-  std::string source_files_;  // "fa2_sm80_fwd.cu and the 7 headers it includes", for reasons
+  FamilySource forward_;
+  std::optional<FamilySource> backward_;  // <family>_bwd, when registered
   CompileService compiler_;
   // (mutant index or -1, name expressions) -> program
   std::map<std::pair<int, std::string>, runtime::CompiledProgram> programs_;

@@ -2,17 +2,17 @@
 
 #include <algorithm>
 
+#include "numerics/mutants/catalogue.hpp"
 #include "runtime/exit_codes.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/target_arch.hpp"
+#include "tuner/families/registry.hpp"
 
 namespace fl::tuner {
 
-std::vector<std::string> gpu_mutant_families() {
-  return {"fa2_sm80"};
-}
-
 namespace {
+
+constexpr std::string_view kBackwardSuffix = "_bwd";
 
 std::string joined(std::vector<std::string> const& names) {
   std::string out;
@@ -24,40 +24,77 @@ GpuTargetFailure bad_input(std::string message) {
   return {runtime::kExitBadInput, std::move(message)};
 }
 
+bool is_backward_family(std::string_view name) {
+  return name.size() > kBackwardSuffix.size() &&
+         name.substr(name.size() - kBackwardSuffix.size()) == kBackwardSuffix;
+}
+
+// Whether the family's forward sources carry any catalogued switch on a preprocessor line.
+bool carries_switches(Family const& family, std::filesystem::path const& kernels_dir) {
+  Problem problem;
+  auto source = runtime::load_kernel_source(family.source_file(problem), kernels_dir);
+  if (!source) return false;
+  std::string text = source->main.text;
+  for (auto const& header : source->includes) text += "\n" + header.text;
+  return std::any_of(numerics::mutants::kCatalogue.begin(), numerics::mutants::kCatalogue.end(),
+                     [&](auto const& m) { return source_has_switch(text, m.switch_name); });
+}
+
 }  // namespace
 
-std::variant<std::unique_ptr<GpuMutantTarget>, GpuTargetFailure> open_gpu_mutant_target(
-    GpuTargetRequest const& request) {
-  std::vector<std::string> const allowed = gpu_mutant_families();
-  std::vector<std::string> const families = request.families.empty() ? allowed : request.families;
-  for (auto const& f : families)
-    if (std::find(allowed.begin(), allowed.end(), f) == allowed.end())
-      return bad_input("--family " + f + ": allowed for --target gpu: " + joined(allowed));
+std::vector<std::string> gpu_mutant_families(std::filesystem::path const& kernels_dir) {
+  std::vector<std::string> out;
+  for (auto const& family : all_families())
+    if (!is_backward_family(family->name()) && carries_switches(*family, kernels_dir))
+      out.emplace_back(family->name());
+  return out;
+}
+
+std::variant<std::vector<GpuFamilyRun>, GpuTargetFailure> plan_gpu_mutant_runs(
+    GpuTargetRequest const& request, runtime::TargetArch arch) {
   auto kernels_dir = runtime::resolve_kernels_dir(request.kernels_dir);
   if (!kernels_dir) return bad_input(kernels_dir.error().one_line());
-
-  // Everything the user chose is checked before the GPU is looked for: a wrong command line is exit 2 on
-  // any machine. The arch here is provisional; the device decides it below.
-  std::vector<std::unique_ptr<GpuMutantRunner>> runners;
+  std::vector<std::string> const allowed = gpu_mutant_families(kernels_dir.value());
+  std::vector<std::string> const families =
+      request.families.empty() ? std::vector<std::string>{kDefaultGpuMutantFamily} : request.families;
+  std::vector<GpuFamilyRun> runs;
   for (auto const& f : families) {
-    GpuMutantOptions options{f,
-                             kernels_dir.value(),
-                             runtime::TargetArch::sm_90a,
-                             request.compile_db,
-                             request.block_m,
-                             request.block_n};
+    if (std::find(allowed.begin(), allowed.end(), f) == allowed.end())
+      return bad_input("--family " + f + ": allowed for --target gpu: " + joined(allowed));
+    GpuMutantOptions options{
+        f, kernels_dir.value(), arch, request.compile_db, request.block_m, request.block_n, request.head_dim};
     auto runner = GpuMutantRunner::create(options);
     if (!runner) return bad_input(runner.error().one_line());
+    GpuFamilyRun run{std::move(runner.value()), {}, {}};
+    std::vector<std::string> requested;
     for (numerics::Precision p : request.precisions) {
-      if (auto why = runner.value()->unsupported_precision(p))
-        return bad_input("--dtype " + std::string(numerics::name(p)) + ": " + *why);
+      requested.emplace_back(numerics::name(p));
+      if (auto why = run.runner->unsupported_precision(p)) {
+        run.skipped.push_back(std::string(numerics::name(p)) + " skipped: " + *why);
+        continue;
+      }
       Problem problem;
       problem.dtype = p;
       problem.shape.head_dim = request.head_dim;
-      if (auto why = runner.value()->config_violation(problem))
+      if (auto why = run.runner->config_violation(problem))
         return bad_input("--head-dim/--block-m/--block-n for " + f + ": " + *why);
+      run.precisions.push_back(p);
     }
+    if (run.precisions.empty())
+      return bad_input("--family " + f + " runs none of the dtypes " + joined(requested) + " (" +
+                       (run.skipped.empty() ? std::string("none given") : run.skipped.front()) +
+                       "): give --dtype");
+    runs.push_back(std::move(run));
   }
+  return runs;
+}
+
+std::variant<std::unique_ptr<GpuMutantTarget>, GpuTargetFailure> open_gpu_mutant_target(
+    GpuTargetRequest const& request) {
+  // Everything the user chose is checked before the GPU is looked for: a wrong command line is exit 2 on
+  // any machine. The arch here is provisional; the device decides it below.
+  auto checked = plan_gpu_mutant_runs(request, runtime::TargetArch::sm_90a);
+  if (auto const* failure = std::get_if<GpuTargetFailure>(&checked)) return *failure;
 
   auto context = runtime::PrimaryContext::retain(0);
   if (!context) {  // "no CUDA driver: ..." / "no CUDA device: ...": its first line only
@@ -67,12 +104,10 @@ std::variant<std::unique_ptr<GpuMutantTarget>, GpuTargetFailure> open_gpu_mutant
   auto const& device = context->info();
   auto arch = runtime::arch_for_device(device.cc_major, device.cc_minor);
   if (!arch) return GpuTargetFailure{runtime::kExitNoGpu, device.name + ": " + arch.error().message};
-  for (auto const& f : families) {
-    GpuMutantOptions options{
-        f, kernels_dir.value(), arch.value(), request.compile_db, request.block_m, request.block_n};
-    runners.push_back(std::move(GpuMutantRunner::create(options).value()));
-  }
-  return std::make_unique<GpuMutantTarget>(std::move(context.value()), std::move(runners));
+  auto planned = plan_gpu_mutant_runs(request, arch.value());
+  if (auto const* failure = std::get_if<GpuTargetFailure>(&planned)) return *failure;
+  return std::make_unique<GpuMutantTarget>(std::move(context.value()),
+                                           std::move(std::get<std::vector<GpuFamilyRun>>(planned)));
 }
 
 }  // namespace fl::tuner

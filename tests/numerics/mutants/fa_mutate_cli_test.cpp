@@ -31,6 +31,17 @@ std::string slurp(fs::path const& p) {
   return s.str();
 }
 
+// The first id of fa-check's JSON "diagnosis" array, or "" when it is empty.
+std::string first_diagnosis(std::string const& json) {
+  auto const at = json.find("\"diagnosis\"");
+  if (at == std::string::npos) return "<no diagnosis key>";
+  auto const close = json.find(']', at);
+  auto const id = json.find("\"id\"", at);
+  if (id == std::string::npos || id > close) return "";
+  auto const open_quote = json.find('"', json.find(':', id) + 1);
+  return json.substr(open_quote + 1, json.find('"', open_quote + 1) - open_quote - 1);
+}
+
 }  // namespace
 
 TEST_CASE("fa-mutate --target cpu kills and names every mutant with no false positive", "[mutants][cli]") {
@@ -61,4 +72,36 @@ TEST_CASE("fa-mutate refuses bad options with exit code 2", "[mutants][cli]") {
   CHECK(slurp(out).find("--target tpu: allowed cpu, gpu") != std::string::npos);
   // --target gpu itself is tested with the GPU target, in tests/tuner/mutants/fa_mutate_gpu_cli_test.cpp.
   fs::remove(out);
+}
+
+TEST_CASE("fa-mutate --dump-dir writes each killing input so that fa-check names the mutant from the files",
+          "[mutants][cli]") {
+  REQUIRE(fs::exists(fa_mutate()));
+  fs::path const dir = fs::temp_directory_path() / ("fl_fa_mutate_dump_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  int const rc = exit_code(
+      "--target cpu --family fa2 --dtype bf16 --mutant unrescaled-o,bwd-missing-delta "
+      "--seqlen 48 --head-dim 16 --threads 1 --dump-dir " +
+          (dir / "dump").string(),
+      dir / "out.txt");
+  INFO(slurp(dir / "out.txt"));
+  REQUIRE(rc == 0);
+  fs::path const fa_check = fa_mutate().parent_path() / "fa-check";
+  for (std::string const id : {"unrescaled-o", "bwd-missing-delta"}) {
+    fs::path const folder = dir / "dump" / "cpu-fa2" / "bf16" / id;
+    for (char const* file : {"q.npy", "k.npy", "v.npy", "o.npy", "lse.npy", "do.npy", "dq.npy", "dk.npy",
+                             "dv.npy", "case.json", "fa-check.sh"})
+      CHECK(fs::exists(folder / file));
+    std::string const case_json = slurp(folder / "case.json");
+    CHECK(case_json.find("\"mutant\": \"" + id + "\"") != std::string::npos);
+    CHECK(case_json.find("\"kBlockN\": 32") != std::string::npos);
+    // The replay: the check fails (exit 1) and the diagnosis names the mutant first.
+    std::string const replay = "FA_CHECK=" + fa_check.string() + " sh " + (folder / "fa-check.sh").string() +
+                               " > " + (dir / "replay.txt").string() + " 2>&1";
+    int const status = std::system(replay.c_str());
+    INFO(slurp(dir / "replay.txt"));
+    CHECK((WIFEXITED(status) ? WEXITSTATUS(status) : -1) == 1);
+    CHECK(first_diagnosis(slurp(folder / "check.json")) == id);
+  }
+  fs::remove_all(dir);
 }

@@ -55,12 +55,12 @@ TEST_CASE("source_has_switch counts only whole names on preprocessor lines", "[t
   CHECK_FALSE(source_has_switch("#endif  // FA_MUTANT_STALE_MAX", "FA_MUTANT_STALE_MAX"));
 }
 
-TEST_CASE("fa2_sm80 on the GPU: forward mutants apply, fp8 and backward ones say why not",
+TEST_CASE("fa2_sm80 on the GPU: forward and backward mutants apply, fp8 ones and bwd-p-without-l say why not",
           "[tuner][mutants]") {
   auto const runner = fa2_runner();
   CHECK(runner->target() == "gpu");
   CHECK(runner->family() == "fa2_sm80");
-  CHECK_FALSE(runner->has_backward(Precision::bf16));
+  CHECK(runner->has_backward(Precision::bf16));  // fa2_sm80_bwd is registered and runs bf16 at d64
   for (auto const& m : mut::kCatalogue) {
     INFO(m.name);
     auto const why = runner->not_applicable(m.id, Precision::bf16);
@@ -74,8 +74,12 @@ TEST_CASE("fa2_sm80 on the GPU: forward mutants apply, fp8 and backward ones say
         break;
       case mut::MutantKind::bwd:
       case mut::MutantKind::gpu_only:
-        REQUIRE(why);
-        CHECK(why->find("backward") != std::string::npos);
+        if (m.id == mut::MutantId::bwd_p_without_l) {
+          REQUIRE(why);  // no family stores l apart from m: the argument is printed
+          CHECK(why->find("stores only LSE") != std::string::npos);
+        } else {
+          CHECK_FALSE(why);  // the switches of fa2_sm80_bwd.cu and fa_backward.cuh
+        }
         break;
     }
   }
@@ -83,6 +87,35 @@ TEST_CASE("fa2_sm80 on the GPU: forward mutants apply, fp8 and backward ones say
   CHECK(runner->repeats(mut::MutantId::unrescaled_o) == 1);
   CHECK(runner->unsupported_precision(Precision::fp8_e4m3));
   CHECK_FALSE(runner->unsupported_precision(Precision::bf16));
+}
+
+TEST_CASE("a backward mutant compiles the backward family at its default config", "[tuner][mutants]") {
+  auto const runner = fa2_runner();
+  Problem backward = small_problem(false);
+  backward.direction = Direction::backward;
+  CHECK_FALSE(runner->config_violation(backward));
+  auto const request = runner->compile_request(mut::MutantId::bwd_missing_delta, backward);
+  REQUIRE(request);
+  CHECK(request->defines.count("FA_MUTANT_BWD_MISSING_DELTA") == 1);
+  REQUIRE_FALSE(request->name_expressions.empty());
+  CHECK(request->name_expressions.front().rfind("fa2_sm80_bwd", 0) == 0);
+  // The forward tiles fa-mutate asks for (64 x 32) do not leak into the backward's config.
+  std::string const json =
+      runner->config_json(mut::MutantId::bwd_missing_delta, backward.shape, Precision::bf16);
+  CHECK(json.find("\"family\": \"fa2_sm80_bwd\"") != std::string::npos);
+  CHECK(json.find("\"kQBlockN\"") != std::string::npos);
+  CHECK(runner->config_json(std::nullopt, backward.shape, Precision::bf16).find("\"kBlockN\": 32") !=
+        std::string::npos);
+}
+
+TEST_CASE("a runner without a registered backward says so for every backward mutant", "[tuner][mutants]") {
+  auto runner = GpuMutantRunner::create({"fa1", kKernelsDir, runtime::TargetArch::sm_90a, {}, 64, 32});
+  REQUIRE(runner);
+  if (runner.value()->has_backward(Precision::bf16)) return;  // fa1_bwd has landed: nothing to check here
+  auto const why = runner.value()->not_applicable(mut::MutantId::bwd_missing_delta, Precision::bf16);
+  REQUIRE(why);
+  CHECK(why->find("no family fa1_bwd") != std::string::npos);
+  CHECK_FALSE(runner.value()->not_applicable(mut::MutantId::unrescaled_o, Precision::bf16));
 }
 
 TEST_CASE("a forward mutant whose switch is missing from kernels_src is not applicable, with the reason",
@@ -140,7 +173,8 @@ TEST_CASE("mutants compile for sm_90a once per problem class", "[tuner][mutants]
   CHECK(runner->programs_held() == 3);
 }
 
-TEST_CASE("fa-mutate's campaign on fa2_sm80 kills and names every forward mutant", "[gpu][tuner][mutants]") {
+TEST_CASE("fa-mutate's campaign on fa2_sm80 kills and names every applicable mutant",
+          "[gpu][tuner][mutants]") {
   auto context = runtime::PrimaryContext::retain(0);
   REQUIRE(context);
   auto const& device = context->info();
@@ -163,7 +197,9 @@ TEST_CASE("fa-mutate's campaign on fa2_sm80 kills and names every forward mutant
                                        << (o.diagnosis.empty() ? "" : o.diagnosis.front()) << " "
                                        << o.reason);
   CHECK(result.baseline_clean());
-  CHECK(result.count(mut::MutantStatus::killed) == 11);  // the 11 forward mutants of the catalogue
+  // The 11 forward mutants of the catalogue, and the backward ones fa2_sm80_bwd carries.
+  CHECK(result.count(mut::MutantStatus::killed) >= 11);
+  CHECK(result.count(mut::MutantStatus::survived) == 0);
   CHECK(result.score() == Approx(100.0));
   CHECK(result.misnamed() == 0);
   CHECK(result.ok());
