@@ -256,6 +256,13 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
     }
   }
   fa::cp_async_wait<0>();  // nothing may land in shared memory while the epilogue reuses it
+  if constexpr (Cfg::kEpilogueSmem && Cfg::kWarpsN == 1) {
+    // cp_async_wait covers this thread's copies only. Without a key block (n_blocks == 0: a causal CTA
+    // above the diagonal when n_q > n_k) no loop barrier follows the Q copies, so another thread's copy
+    // into this warp's Q rows could still land after the warp stages O there: compute-sanitizer's
+    // racecheck reported those WAW hazards on the H200. One barrier per CTA, after the loop.
+    __syncthreads();
+  }
 
   bool sums_are_partial = true;
   if constexpr (Cfg::kWarpsN > 1) {
@@ -284,8 +291,8 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
       float l_all = 0.f;
       for (int w = 0; w < Cfg::kWarpsN; ++w)
         l_all += merge_l[w * kBlockM + row] *
-                 fa::exp_of_log2_units(merge_m[w * kBlockM + row] * scale_log2 - m_all_log2);
-      const float mine = fa::exp_of_log2_units(softmax.row_max[r] * scale_log2 - m_all_log2);
+                 fa::exp_of_log2_units(fa::max_log2(merge_m[w * kBlockM + row], scale_log2) - m_all_log2);
+      const float mine = fa::exp_of_log2_units(fa::max_log2(softmax.row_max[r], scale_log2) - m_all_log2);
 #pragma unroll
       for (int dt = 0; dt < kDT; ++dt) {
         o[r / 2][dt][2 * (r % 2)] *= mine;

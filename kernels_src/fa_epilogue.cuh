@@ -21,12 +21,16 @@ constexpr bool kNormalizeInLoop = false;
 
 // Natural-log LSE of one row from its running max (raw units) and full row sum. A fully masked row
 // (l = 0) has LSE = -inf, which the backward reads as "every P of this row is 0".
+// LSE = M ln 2 + ln l with M the very max_log2 the row's p were computed against (so M's own rounding
+// cancels) and one FFMA for M ln 2 + ln l. The earlier (M + log2 l) * ln 2 rounded twice at the scale of
+// M, which is 1.44x larger in log2 units than the LSE in nats: on the H200 the all_negative inputs
+// (LSE ~ -360) came out over the verifier's bound by up to 1.47x, i.e. by that factor.
 __device__ __forceinline__ float row_lse(float row_max, float row_sum, float scale_log2) {
   if (row_sum == 0.f) return neg_inf();
 #ifdef FA_MUTANT_LSE_WITHOUT_MAX
   return __logf(row_sum);  // [lse-without-max] LSE stored as log(l), the max forgotten
 #else
-  return (row_max * scale_log2 + __log2f(row_sum)) * kLn2;
+  return fmaf(max_log2(row_max, scale_log2), kLn2, __log2f(row_sum) * kLn2);
 #endif
 }
 

@@ -6,7 +6,13 @@
 // s[mt][nt][2h + e] is (row, column 8 nt + 2c + e).
 //
 // Scores stay in raw units (Q.K); scale * log2(e) is applied inside one FFMA per element before ex2:
-//   p = 2^(s * scale_log2 - m * scale_log2),   rescale = 2^((m_old - m_new) * scale_log2).
+//   p = 2^(s * scale_log2 - M),   rescale = 2^(M_old - M_new),   M = m * scale_log2 rounded UP.
+// Why rounded up: the FFMA forms s * scale_log2 exactly and rounds once, so for s = m the argument is
+// exact(m * scale_log2) - M. With M rounded to nearest that difference is up to half an ulp of M, and at
+// the scores of fp16/bf16 inputs near their maximum (|s| ~ 1e10 in log2 units, ulp 1024) 2^(+512)
+// overflowed to inf (seen on the H200 for the near_dtype_max input family in every family). Rounded up,
+// the argument is <= 0 for every s <= m, so p <= 1 always; which M is used does not matter otherwise,
+// as long as every use of one row's max (p, rescale, LSE) uses the same M.
 // The row sum l is kept per thread (this thread's columns only) and reduced across the quad once at the
 // end: every lane of a quad applies the same rescale factors, so the partial sums stay consistent, and
 // the loop saves two shuffles per row per block.
@@ -51,13 +57,18 @@ __device__ __forceinline__ float quad_sum(float x) {
   return x + __shfl_xor_sync(0xffffffffu, x, 2);
 }
 
+// M of a row max m in log2 units, rounded up (see the header comment); -inf stays -inf.
+__device__ __forceinline__ float max_log2(float m, float scale_log2) {
+  return __fmul_ru(m, scale_log2);
+}
+
 // The max in log2 units that enters exp2 for a row whose running max is m. A row that has seen only
 // masked scores keeps m = -inf; using 0 then makes every p = 2^(-inf) = 0 instead of 2^(-inf + inf) = NaN.
 __device__ __forceinline__ float guarded_max_log2(float m, float scale_log2) {
 #ifdef FA_MUTANT_MASKED_ROW_NAN
-  return m * scale_log2;  // [masked-row-nan] no guard: a fully masked row or tile gives NaN
+  return max_log2(m, scale_log2);  // [masked-row-nan] no guard: a fully masked row or tile gives NaN
 #else
-  return m == neg_inf() ? 0.f : m * scale_log2;
+  return m == neg_inf() ? 0.f : max_log2(m, scale_log2);
 #endif
 }
 
@@ -97,7 +108,7 @@ struct OnlineSoftmax {
         // The old max is not guarded: m_old = -inf (nothing seen yet) must give rescale 2^(-inf) = 0,
         // also when the new max is -inf too (then -inf - 0). Guarding it to 0 would give 2^(-new), which
         // overflows to inf for a row of very negative scores and turns 0 * inf into NaN.
-        const float rescale = exp_of_log2_units(row_max[r] * scale_log2 - new_max_log2);
+        const float rescale = exp_of_log2_units(max_log2(row_max[r], scale_log2) - new_max_log2);
 #ifdef FA_MUTANT_STALE_MAX
         // [stale-max] P computed with the previous running max
         const float p_max_log2 = guarded_max_log2(row_max[r], scale_log2);

@@ -16,6 +16,9 @@ struct BenchRow {
   std::string check;  // "pass" or the failure summary
   int registers = 0;
   std::size_t spill_bytes = 0;
+  // Device memory one problem allocates (Q, K, V, O, LSE, dO/dQ/dK/dV/D, scratch): naive's n^2 S and P
+  // against the flash families' O(n) statistics.
+  std::size_t device_bytes = 0;
 };
 
 std::string to_csv(std::vector<BenchRow> const& rows);

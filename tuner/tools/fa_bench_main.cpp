@@ -26,6 +26,7 @@
 #include "tuner/families/fa2_sm80.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/run/benchmark.hpp"
+#include "tuner/run/device_problem.hpp"
 #include "tuner/run/family_runner.hpp"
 #include "tuner/run/fp8_error_study.hpp"
 
@@ -69,6 +70,7 @@ struct Options {
   std::optional<std::filesystem::path> kernels_dir;
   std::vector<std::string> mutants;
   int runs = 30, warmup = 5;
+  int batch = 0, heads = 0;  // 0: the headline shape's b = 16384/n, h = 2048/d
   std::string csv, json;
   bool check_only = false;
   bool compile_space = false;
@@ -93,6 +95,9 @@ Options parse(int argc, char** argv) {
       "head dims, comma-separated (64, 128, 256)")(
       "seqlen", po::value(&seqlens)->default_value("512,1024,2048,4096,8192,16384"), "sequence lengths n")(
       "causal", po::value(&causal)->default_value("both"), "yes, no or both (bottom-right aligned masks)")(
+      "batch", po::value<int>(),
+      "batch size instead of the headline 16384/n (e.g. tiny problems under compute-sanitizer)")(
+      "heads", po::value<int>(), "query = key/value heads instead of the headline 2048/d")(
       "direction", po::value(&direction)->default_value("fwd"),
       "fwd or bwd (bwd: a backward family such as fa2_sm80_bwd; O and LSE come from fa2_sm80's forward)")(
       "arch", po::value(&arch), "NVRTC target (sm_80, sm_89, sm_90, sm_90a); default: the device's")(
@@ -186,6 +191,12 @@ Options parse(int argc, char** argv) {
   o.warmup = warmup;
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
   if (vm.count("json")) o.json = vm["json"].as<std::string>();
+  for (char const* name : {"batch", "heads"}) {
+    if (!vm.count(name)) continue;
+    int const v = vm[name].as<int>();
+    if (v < 1) bad_input("--" + std::string(name) + " " + std::to_string(v) + " is not a positive integer");
+    (std::string(name) == "batch" ? o.batch : o.heads) = v;
+  }
   o.check_only = vm.count("check-only") > 0;
   o.compile_space = vm.count("compile-space") > 0;
   return o;
@@ -348,6 +359,8 @@ int main(int argc, char** argv) {
         for (int const n : opt.seqlens) {
           Problem p = headline_problem(n, d, causal, dtype, opt.direction);
           p.fp8 = opt.fp8;
+          if (opt.batch > 0) p.shape.batch = opt.batch;
+          if (opt.heads > 0) p.shape.heads_q = p.shape.heads_kv = opt.heads;
           auto const inputs = make_normal_inputs(p, kTimedInputSeed);
           bool const backward = opt.direction == Direction::backward;
           runtime::Result<Verdict> check = Verdict{true, "not checked at this n (edge problems checked)"};
@@ -368,7 +381,8 @@ int main(int argc, char** argv) {
                        0.0,
                        check ? check->summary : check.error().one_line(),
                        regs,
-                       spills};
+                       spills,
+                       DeviceProblem::bytes_needed(p, family->scratch(config, p))};
           if (!opt.check_only) {
             // A backward reads O and LSE: written on each input set by fa2_sm80's forward, as in training.
             std::function<runtime::Status(DeviceProblem&)> prepare;
@@ -391,8 +405,10 @@ int main(int argc, char** argv) {
               row.tflops = timed->tflops;
             }
           }
-          std::printf("  %-40s %9.3f ms  p20 %.3f p80 %.3f  %6.1f TFLOP/s  %s\n", describe(p).c_str(),
-                      row.stats.median_ms, row.stats.p20_ms, row.stats.p80_ms, row.tflops, row.check.c_str());
+          constexpr double kMiB = 1024.0 * 1024.0;
+          std::printf("  %-40s %9.3f ms  p20 %.3f p80 %.3f  %6.1f TFLOP/s  %8.1f MiB  %s\n",
+                      describe(p).c_str(), row.stats.median_ms, row.stats.p20_ms, row.stats.p80_ms,
+                      row.tflops, double(row.device_bytes) / kMiB, row.check.c_str());
           std::fflush(stdout);
           rows.push_back(row);
         }
