@@ -48,12 +48,15 @@ struct AttentionParams {
   float softmax_scale;       // usually 1/sqrt(D)
   float softmax_scale_log2;  // softmax_scale * log2(e): scores enter exp2 with one FFMA
 
-  // FP8: S = (Q K^T) * q_descale * k_descale; O = (P V) * v_descale. Per-tensor factors when the
-  // pointers are null, else per-block factors indexed (B, H, block).
+  // FP8: S = (Q K^T) * q_descale * k_descale; O = (P V) * v_descale / p_scale. Per-tensor factors when the
+  // pointers are null, else per-block factors indexed (B, H, block): block = row / descale_block_rows of
+  // each (batch, head) matrix, ceil(N / descale_block_rows) blocks per matrix (numerics' quantize_fp8).
   float q_descale, k_descale, v_descale;
   const float* q_descale_blocks;
   const float* k_descale_blocks;
   const float* v_descale_blocks;
+  int descale_block_rows;  // per-block scaling only; a multiple of 32 (one P.V k-step shares a V factor)
+  float p_scale;           // P is rounded to FP8 as P * p_scale (a power of two <= the format's max)
 };
 
 }  // namespace fa

@@ -35,12 +35,24 @@ std::string direction_name(Direction direction) {
   return direction == Direction::forward ? "fwd" : "bwd";
 }
 
+namespace {
+// " per_block64 incoherent" for the FP8 options that differ from the default (per-tensor, no rotation).
+std::string fp8_suffix(Problem const& p) {
+  if (!numerics::is_fp8(p.dtype)) return "";
+  std::string out;
+  if (p.fp8.scaling == numerics::Fp8Scaling::per_block)
+    out += " per_block" + std::to_string(p.fp8.block_rows);
+  if (p.fp8.incoherent) out += " incoherent";
+  return out;
+}
+}  // namespace
+
 std::string describe(Problem const& p) {
   auto const& s = p.shape;
   return "b" + std::to_string(s.batch) + " h" + std::to_string(s.heads_q) + "/" + std::to_string(s.heads_kv) +
          " n" + std::to_string(s.seqlen_q) + "x" + std::to_string(s.seqlen_k) + " d" +
          std::to_string(s.head_dim) + " " + std::string(numerics::name(p.dtype)) +
-         (s.causal ? " causal " : " full ") + direction_name(p.direction);
+         (s.causal ? " causal " : " full ") + direction_name(p.direction) + fp8_suffix(p);
 }
 
 }  // namespace fl::tuner

@@ -1,19 +1,41 @@
 #pragma once
 // One attention problem as the tuner and the benchmark see it: the shape (numerics' AttentionShape,
 // layout (B, H, N, D), bottom-right causal), the element type and the direction.
+#include <cstdint>
 #include <string>
 
 #include "numerics/attention_shape.hpp"
+#include "numerics/fp8_quantization.hpp"
 #include "numerics/precision.hpp"
+#include "numerics/precision_recipe.hpp"
 
 namespace fl::tuner {
 
 enum class Direction { forward, backward };
 
+// How FP8 operands are made from the (bf16) inputs: numerics' quantize_fp8 with this scaling (per-block:
+// one scale per block_rows rows of each (batch, head) matrix), after the incoherent transform of Q and K
+// when asked (FlashAttention-3 fuses it into the preceding op; we apply it on the host before quantising).
+// Ignored for fp16/bf16.
+struct Fp8Options {
+  numerics::Fp8Scaling scaling = numerics::Fp8Scaling::per_tensor;
+  int block_rows = numerics::kDefaultFp8BlockRows;
+  bool incoherent = false;
+  std::uint64_t incoherent_seed = 0;
+};
+
 struct Problem {
+  // Not an aggregate: callers that brace-initialise (shape, dtype, direction) keep compiling warning-free
+  // as fields are added.
+  Problem() = default;
+  Problem(numerics::AttentionShape shape_, numerics::Precision dtype_,
+          Direction direction_ = Direction::forward, Fp8Options fp8_ = {})
+      : shape(shape_), dtype(dtype_), direction(direction_), fp8(fp8_) {}
+
   numerics::AttentionShape shape;
   numerics::Precision dtype = numerics::Precision::bf16;
   Direction direction = Direction::forward;
+  Fp8Options fp8;
 };
 
 // FLOPs by the FlashAttention papers' convention: forward 4 * b * h * n_q * n_k * d, halved for causal

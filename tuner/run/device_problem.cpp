@@ -2,6 +2,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
+
+#include "numerics/precision_recipe.hpp"
+#include "tuner/run/fp8_operands.hpp"
 
 namespace fl::tuner {
 
@@ -22,26 +26,81 @@ runtime::Status upload(runtime::DeviceBuffer& buffer, std::vector<float> const& 
   return buffer.upload(bits.data(), bits.size() * sizeof(std::uint16_t));
 }
 
+// Bytes of one Q, K or V element: one FP8 code or a 16-bit value. O is always 16-bit (bf16 for FP8).
+std::size_t input_element_bytes(numerics::Precision dtype) {
+  return numerics::is_fp8(dtype) ? 1 : kBytes16;
+}
+
+template <class T>
+runtime::Result<runtime::DeviceBuffer> upload_new(std::vector<T> const& values) {
+  auto b = runtime::DeviceBuffer::allocate(values.size() * sizeof(T));
+  if (!b) return b.error();
+  if (auto st = b->upload(values.data(), values.size() * sizeof(T)); !st) return st.error();
+  return std::move(b.value());
+}
+
+// Q, K, V codes into the already allocated buffers, the descale factors into params (per tensor) or new
+// device arrays (per block).
+runtime::Status upload_fp8(DeviceProblem& dp, Problem const& problem, HostInputs const& inputs,
+                           Fp8Operands const* given) {
+  Fp8Operands quantised;
+  if (!given) {
+    try {
+      quantised = quantize_fp8_operands(problem, inputs);
+    } catch (std::invalid_argument const& e) {
+      return runtime::Error{"input", e.what(), ""};
+    }
+  }
+  Fp8Operands const& ops = given ? *given : quantised;
+  if (auto st = dp.q.upload(ops.q.data(), ops.q.size()); !st) return st;
+  if (auto st = dp.k.upload(ops.k.data(), ops.k.size()); !st) return st;
+  if (auto st = dp.v.upload(ops.v.data(), ops.v.size()); !st) return st;
+  fa::AttentionParams& p = dp.params;
+  p.p_scale = static_cast<float>(numerics::recipe_for(problem.dtype).probability_scale);
+  if (ops.per_tensor) {
+    p.q_descale = ops.q_descale.front();
+    p.k_descale = ops.k_descale.front();
+    p.v_descale = ops.v_descale.front();
+    return {};
+  }
+  p.descale_block_rows = ops.block_rows;
+  for (auto [slot, values, pointer] : {std::tuple{&dp.q_descale, &ops.q_descale, &p.q_descale_blocks},
+                                       std::tuple{&dp.k_descale, &ops.k_descale, &p.k_descale_blocks},
+                                       std::tuple{&dp.v_descale, &ops.v_descale, &p.v_descale_blocks}}) {
+    auto b = upload_new(*values);
+    if (!b) return b.error();
+    slot->emplace(std::move(b.value()));
+    *pointer = as_pointer<float const>(**slot);
+  }
+  return {};
+}
+
 }  // namespace
 
 std::size_t DeviceProblem::bytes_needed(Problem const& problem, ScratchBytes const& scratch) {
   auto const& s = problem.shape;
-  std::size_t bytes = kBytes16 * (2 * s.q_elements() + 2 * s.kv_elements()) +
+  std::size_t const in_bytes = input_element_bytes(problem.dtype);
+  std::size_t bytes = in_bytes * (s.q_elements() + 2 * s.kv_elements()) + kBytes16 * s.q_elements() +
                       sizeof(float) * s.lse_elements() + scratch.total();
+  // FP8 per-block descale factors: at most one per row of Q, K, V.
+  if (numerics::is_fp8(problem.dtype))
+    bytes += sizeof(float) * (s.lse_elements() + 2 * s.kv_elements() / s.head_dim);
   if (problem.direction == Direction::backward)  // dO, dQ, dK, dV, D
     bytes += kBytes16 * (2 * s.q_elements() + 2 * s.kv_elements()) + sizeof(float) * s.lse_elements();
   return bytes;
 }
 
 runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, HostInputs const& inputs,
-                                                     ScratchBytes const& scratch,
-                                                     HostOutputs const* forward) {
+                                                     ScratchBytes const& scratch, HostOutputs const* forward,
+                                                     Fp8Operands const* fp8_ops) {
   auto const& s = problem.shape;
-  auto q = runtime::DeviceBuffer::allocate(kBytes16 * s.q_elements());
+  bool const fp8 = numerics::is_fp8(problem.dtype);
+  std::size_t const in_bytes = input_element_bytes(problem.dtype);
+  auto q = runtime::DeviceBuffer::allocate(in_bytes * s.q_elements());
   if (!q) return q.error();
-  auto k = runtime::DeviceBuffer::allocate(kBytes16 * s.kv_elements());
+  auto k = runtime::DeviceBuffer::allocate(in_bytes * s.kv_elements());
   if (!k) return k.error();
-  auto v = runtime::DeviceBuffer::allocate(kBytes16 * s.kv_elements());
+  auto v = runtime::DeviceBuffer::allocate(in_bytes * s.kv_elements());
   if (!v) return v.error();
   auto o = runtime::DeviceBuffer::allocate(kBytes16 * s.q_elements());
   if (!o) return o.error();
@@ -49,16 +108,24 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
   if (!lse) return lse.error();
   DeviceProblem dp{std::move(q.value()),   std::move(k.value()), std::move(v.value()), std::move(o.value()),
                    std::move(lse.value()), std::nullopt,         std::nullopt,         std::nullopt,
-                   std::nullopt,           std::nullopt,         std::nullopt,         {}};
+                   std::nullopt,           std::nullopt,         std::nullopt,         {},
+                   std::nullopt,           std::nullopt,         std::nullopt};
   if (scratch.total() > 0) {
     auto sc = runtime::DeviceBuffer::allocate(scratch.total());
     if (!sc) return sc.error();
     dp.scratch.emplace(std::move(sc.value()));
   }
-  if (auto st = upload(dp.q, inputs.q, problem.dtype); !st) return st.error();
-  if (auto st = upload(dp.k, inputs.k, problem.dtype); !st) return st.error();
-  if (auto st = upload(dp.v, inputs.v, problem.dtype); !st) return st.error();
   bool const backward = problem.direction == Direction::backward;
+  if (fp8 && backward) return runtime::Error{"input", "FP8 problems are forward only", ""};
+  dp.params.q_descale = dp.params.k_descale = dp.params.v_descale = 1.0f;
+  dp.params.p_scale = 1.0f;
+  if (fp8) {
+    if (auto st = upload_fp8(dp, problem, inputs, fp8_ops); !st) return st.error();
+  } else {
+    if (auto st = upload(dp.q, inputs.q, problem.dtype); !st) return st.error();
+    if (auto st = upload(dp.k, inputs.k, problem.dtype); !st) return st.error();
+    if (auto st = upload(dp.v, inputs.v, problem.dtype); !st) return st.error();
+  }
   if (backward) {
     if (inputs.d_o.size() != s.q_elements())
       return runtime::Error{"input", "a backward problem needs dO", ""};
@@ -120,7 +187,6 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
   p.head_dim = s.head_dim;
   p.softmax_scale = static_cast<float>(s.scale());
   p.softmax_scale_log2 = static_cast<float>(s.scale() * kLog2e);
-  p.q_descale = p.k_descale = p.v_descale = 1.0f;
   if (backward) {
     p.d_o = as_pointer<void const>(*dp.d_o);
     p.d_q = as_pointer<void>(*dp.dq);

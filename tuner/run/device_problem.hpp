@@ -1,11 +1,14 @@
 #pragma once
 // Device memory of one attention problem: Q, K, V, O, LSE in the problem's dtype (fp32 LSE) plus the
 // family's scratch, and the fa::AttentionParams that point at them (contiguous (B, H, N, D) strides).
+// FP8 dtypes: Q, K, V as one-byte codes quantised on upload (tuner/run/fp8_operands.hpp) with their
+// descale factors (per tensor in the params, per block in device arrays), O in bf16.
 #include <optional>
 
 #include "kernels_src/fa_params.h"
 #include "runtime/device_buffer.hpp"
 #include "tuner/family.hpp"
+#include "tuner/run/fp8_operands.hpp"
 #include "tuner/run/host_tensors.hpp"
 
 namespace fl::tuner {
@@ -16,6 +19,8 @@ struct DeviceProblem {
   // Backward problems only: dO (input), dQ, dK, dV (outputs, poisoned), D = rowsum(dO * O) (fp32).
   std::optional<runtime::DeviceBuffer> d_o, dq, dk, dv, delta;
   fa::AttentionParams params{};
+  // FP8 per-block scaling only: the descale factors, (B, H, ceil(N / block_rows)) each.
+  std::optional<runtime::DeviceBuffer> q_descale, k_descale, v_descale;
 
   // Device bytes this problem needs (inputs, outputs, scratch): what a size check compares with free memory.
   static std::size_t bytes_needed(Problem const& problem, ScratchBytes const& scratch);
@@ -24,9 +29,12 @@ struct DeviceProblem {
   // shows. Fails (stage "memory") with a clear message when the device has too little free memory.
   // A backward problem also uploads inputs.d_o and, when given, the forward outputs it reads (`forward`: O
   // and LSE); without them O and LSE stay poisoned until a forward launch fills them.
+  // FP8 dtypes: Q, K, V are quantised here, or taken from `fp8` when given (quantised once by the caller
+  // for many input sets: time_config).
   static runtime::Result<DeviceProblem> create(Problem const& problem, HostInputs const& inputs,
                                                ScratchBytes const& scratch,
-                                               HostOutputs const* forward = nullptr);
+                                               HostOutputs const* forward = nullptr,
+                                               Fp8Operands const* fp8 = nullptr);
 
   // O and LSE; dQ, dK, dV as well for a backward problem.
   runtime::Result<HostOutputs> download(Problem const& problem) const;

@@ -5,6 +5,8 @@
 
 #include <random>
 
+#include "numerics/input_families.hpp"
+
 namespace fl::tuner {
 
 namespace {
@@ -21,16 +23,19 @@ std::vector<float> normal_tensor(std::size_t n, std::mt19937_64& rng, float scal
 
 HostInputs make_normal_inputs(Problem const& problem, std::uint64_t seed, float q_spread) {
   std::mt19937_64 rng(seed);
+  // FP8 kernels quantise bf16 inputs themselves (numerics' storage precision).
+  auto const stored = numerics::storage_precision(problem.dtype);
   HostInputs in;
-  in.q = normal_tensor(problem.shape.q_elements(), rng, q_spread, problem.dtype);
-  in.k = normal_tensor(problem.shape.kv_elements(), rng, 1.0f, problem.dtype);
-  in.v = normal_tensor(problem.shape.kv_elements(), rng, 1.0f, problem.dtype);
+  in.q = normal_tensor(problem.shape.q_elements(), rng, q_spread, stored);
+  in.k = normal_tensor(problem.shape.kv_elements(), rng, 1.0f, stored);
+  in.v = normal_tensor(problem.shape.kv_elements(), rng, 1.0f, stored);
   if (problem.direction == Direction::backward)
-    in.d_o = normal_tensor(problem.shape.q_elements(), rng, 1.0f, problem.dtype);
+    in.d_o = normal_tensor(problem.shape.q_elements(), rng, 1.0f, stored);
   return in;
 }
 
 std::vector<std::uint16_t> encode_16bit(std::vector<float> const& values, numerics::Precision dtype) {
+  dtype = numerics::storage_precision(dtype);
   std::vector<std::uint16_t> out(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (dtype == numerics::Precision::bf16) {
@@ -43,6 +48,7 @@ std::vector<std::uint16_t> encode_16bit(std::vector<float> const& values, numeri
 }
 
 std::vector<float> decode_16bit(std::vector<std::uint16_t> const& bits, numerics::Precision dtype) {
+  dtype = numerics::storage_precision(dtype);
   std::vector<float> out(bits.size());
   for (std::size_t i = 0; i < bits.size(); ++i) {
     if (dtype == numerics::Precision::bf16) {

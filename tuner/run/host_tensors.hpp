@@ -23,12 +23,14 @@ struct HostOutputs {
   std::vector<float> dv;   // (B, H_kv, N_k, D)
 };
 
-// Seeded inputs (with dO for a backward problem): N(0, 1) entries rounded to the dtype, Q scaled by
+// Seeded inputs (with dO for a backward problem): N(0, 1) entries rounded to the dtype (bf16 for an FP8
+// dtype: the values an FP8 kernel's host quantises, tuner/run/fp8_operands.hpp), Q scaled by
 // `q_spread` so that the scores have a spread wide enough for the running max to move between key blocks.
 // Never zeros (a zero input hides unwritten outputs and wrong indexing).
 HostInputs make_normal_inputs(Problem const& problem, std::uint64_t seed, float q_spread = 2.0f);
 
-// float -> the dtype's 2-byte encoding, and back (CUDA's own host conversions, round to nearest even).
+// float -> the dtype's 2-byte encoding, and back (CUDA's own host conversions, round to nearest even). FP8
+// dtypes use bf16, the element type of their outputs.
 std::vector<std::uint16_t> encode_16bit(std::vector<float> const& values, numerics::Precision dtype);
 std::vector<float> decode_16bit(std::vector<std::uint16_t> const& bits, numerics::Precision dtype);
 

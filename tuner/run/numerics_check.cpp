@@ -69,6 +69,15 @@ Verdict judge_forward(Problem const& problem, HostInputs const& in, HostOutputs 
                       std::size_t sample_rows, std::uint64_t seed) {
   numerics::CheckOptions options;
   options.claimed = problem.dtype;
+  if (numerics::is_fp8(problem.dtype)) {
+    // The bound allows any FP8 scaling; the recipe says which one the kernel used (reports, diagnosis).
+    options.recipe = numerics::recipe_for(problem.dtype);
+    options.recipe.fp8_scaling = problem.fp8.scaling;
+    options.recipe.fp8_block_rows = problem.fp8.block_rows;
+    options.recipe.incoherent = problem.fp8.incoherent;
+    options.recipe.incoherent_seed = problem.fp8.incoherent_seed;
+    options.use_custom_recipe = true;
+  }
   options.sample_rows = sample_rows;
   options.sample_seed = seed;
   auto const result = numerics::run_check(to_numerics(problem, in), to_numerics(out), options);

@@ -28,6 +28,7 @@
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/device_problem.hpp"
 #include "tuner/run/family_runner.hpp"
+#include "tuner/run/fp8_error_study.hpp"
 #include "tuner/run/run_once.hpp"
 
 namespace po = boost::program_options;
@@ -76,6 +77,8 @@ struct Options {
   bool launch_once = false;
   bool compile_space = false;
   Direction direction = Direction::forward;
+  Fp8Options fp8;
+  std::string error_study;  // --error-study: CSV path
 };
 
 Options parse(int argc, char** argv) {
@@ -83,11 +86,13 @@ Options parse(int argc, char** argv) {
       "fa-bench: check and time one kernel family config over the headline attention shapes\n"
       "(b = 16384/n, h = 2048/d; TFLOP/s: fwd 4*b*h*n^2*d, halved for causal). Options");
   std::string family, config, dtypes, head_dims, seqlens, causal, arch, kernels_dir, mutants, direction;
-  int runs = 30, warmup = 5;
+  std::string fp8_scaling;
+  int runs = 30, warmup = 5, fp8_block_rows = numerics::kDefaultFp8BlockRows;
   desc.add_options()("help", "print this help")("family", po::value(&family)->default_value("fa2_sm80"),
                                                 ("kernel family: " + family_names()).c_str())(
       "config", po::value(&config), "tunables, e.g. kBlockM=128,kBlockN=64 (unset ones: the family default)")(
-      "dtype", po::value(&dtypes)->default_value("bf16"), "element types, comma-separated: fp16, bf16")(
+      "dtype", po::value(&dtypes)->default_value("bf16"),
+      "element types, comma-separated: fp16, bf16 (fa2_fp8: fp8_e4m3, fp8_e5m2)")(
       "head-dim", po::value(&head_dims)->default_value("64,128"),
       "head dims, comma-separated (64, 128, 256)")(
       "seqlen", po::value(&seqlens)->default_value("512,1024,2048,4096,8192,16384"), "sequence lengths n")(
@@ -110,6 +115,15 @@ Options parse(int argc, char** argv) {
       "launch-once",
       "run each shape's launch sequence exactly once, no checks and no timing: for profilers (ncu "
       "counts the DRAM bytes of exactly one forward; forward families only)")(
+      "fp8-scaling", po::value(&fp8_scaling)->default_value("per_tensor"),
+      "FP8 dtypes: per_tensor or per_block scaling of Q, K, V (numerics' quantize_fp8)")(
+      "fp8-block-rows", po::value(&fp8_block_rows)->default_value(numerics::kDefaultFp8BlockRows),
+      "FP8 per-block scaling: rows per block of each (batch, head) matrix (a multiple of 32)")(
+      "incoherent",
+      "FP8 dtypes: rotate Q and K by the random Hadamard transform before quantising (host side)")(
+      "error-study", po::value<std::string>(),
+      "FP8 families: measure the RMSE of O over experiments/fp8_error_analysis's inputs, rows and variants "
+      "on the GPU, write them as CSV (results.csv's columns + source) to this file, and exit")(
       "compile-space",
       "compile every config of the family's space for each dtype/head dim/mask and print its "
       "registers and spills (no GPU needed; --arch defaults to sm_90a)");
@@ -135,10 +149,18 @@ Options parse(int argc, char** argv) {
   if (!words) bad_input("--dtype '" + dtypes + "' is not a comma-separated list");
   for (auto const& w : *words) {
     auto const p = numerics::parse_precision(w);
-    if (!p || (*p != numerics::Precision::fp16 && *p != numerics::Precision::bf16))
-      bad_input("--dtype '" + w + "' is not one of fp16, bf16");
+    if (!p || *p == numerics::Precision::fp32)
+      bad_input("--dtype '" + w + "' is not one of fp16, bf16, fp8_e4m3, fp8_e5m2");
     o.dtypes.push_back(*p);
   }
+  auto const scaling = numerics::parse_fp8_scaling(fp8_scaling);
+  if (!scaling) bad_input("--fp8-scaling '" + fp8_scaling + "' is not one of per_tensor, per_block");
+  o.fp8.scaling = *scaling;
+  if (fp8_block_rows <= 0)
+    bad_input("--fp8-block-rows " + std::to_string(fp8_block_rows) + " is not positive");
+  o.fp8.block_rows = fp8_block_rows;
+  o.fp8.incoherent = vm.count("incoherent") > 0;
+  if (vm.count("error-study")) o.error_study = vm["error-study"].as<std::string>();
   auto const dims = parse_positive_int_list(head_dims);
   if (!dims) bad_input("--head-dim '" + head_dims + "' is not a list of positive integers");
   o.head_dims = *dims;
@@ -193,6 +215,7 @@ Problem timed_problem(Options const& opt, int n, int d, bool causal, numerics::P
   Problem p = headline_problem(n, d, causal, dtype, opt.direction);
   if (opt.batch > 0) p.shape.batch = opt.batch;
   if (opt.heads > 0) p.shape.heads_q = p.shape.heads_kv = opt.heads;
+  p.fp8 = opt.fp8;
   return p;
 }
 
@@ -236,7 +259,8 @@ int compile_space_main(Options const& opt, Family const& family) {
   for (auto const dtype : opt.dtypes)
     for (int const d : opt.head_dims)
       for (bool const causal : opt.causal) {
-        Problem const p = headline_problem(opt.seqlens.front(), d, causal, dtype, opt.direction);
+        Problem p = headline_problem(opt.seqlens.front(), d, causal, dtype, opt.direction);
+        p.fp8 = opt.fp8;
         if (auto why = family.unsupported(p)) bad_input(*why);
         auto const t0 = std::chrono::steady_clock::now();
         auto const entries = compile_space(family, p, spec, threads);
@@ -259,6 +283,30 @@ int compile_space_main(Options const& opt, Family const& family) {
   return all_compiled ? runtime::kExitOk : runtime::kExitCheckFailed;
 }
 
+// --error-study PATH: the FP8 error analysis's forward rows measured on this GPU (tuner/run/fp8_error_study).
+int error_study_main(Options const& opt, Family const& family, CompileSpec const& spec,
+                     runtime::DeviceInfo const& device, runtime::TargetArch arch) {
+  Problem probe = headline_problem(1024, 128, false, numerics::Precision::fp8_e4m3, Direction::forward);
+  if (family.unsupported(probe)) bad_input("--error-study needs an FP8 family (fa2_fp8), not " + opt.family);
+  Fp8ErrorStudyOptions options;
+  options.head_dims = opt.head_dims;
+  options.seqlens = opt.seqlens;
+  options.source =
+      device.name + " " + std::string(runtime::arch_name(arch)) + " " + opt.family + " " + today();
+  auto csv = run_fp8_error_study(family, spec, options, [](std::string const& line) {
+    std::printf("  %s", line.c_str());
+    std::fflush(stdout);
+  });
+  if (!csv) {
+    std::fprintf(stderr, "%s\n%s\n", csv.error().one_line().c_str(), csv.error().log.c_str());
+    return runtime::kExitCheckFailed;
+  }
+  if (!write_or_false(opt.error_study, csv.value()))
+    bad_input("cannot write --error-study " + opt.error_study);
+  std::printf("wrote %s\n", opt.error_study.c_str());
+  return runtime::kExitOk;
+}
+
 int main(int argc, char** argv) {
   Options const opt = parse(argc, argv);
   auto const family = find_family(opt.family);
@@ -279,6 +327,7 @@ int main(int argc, char** argv) {
   CompileSpec const spec{arch, kernels_dir.value(), opt.mutants};
   std::printf("device %s, sm %d, driver %d, arch %s, %s\n", device.name.c_str(), device.sm_count,
               device.driver_version, std::string(runtime::arch_name(arch)).c_str(), today().c_str());
+  if (!opt.error_study.empty()) return error_study_main(opt, *family, spec, device, arch);
 
   std::vector<BenchRow> rows;
   bool all_pass = true;
@@ -286,6 +335,7 @@ int main(int argc, char** argv) {
     for (int const d : opt.head_dims)
       for (bool const causal : opt.causal) {
         Problem base = headline_problem(opt.seqlens.front(), d, causal, dtype, opt.direction);
+        base.fp8 = opt.fp8;
         if (auto why = family->unsupported(base)) bad_input(*why);
         Config config = family->default_config(base);
         if (opt.config)

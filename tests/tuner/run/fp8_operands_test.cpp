@@ -1,0 +1,97 @@
+// The host side of FP8 problems: codes and descales as numerics quantises them, the incoherent rotation,
+// the device problem's sizes, and the rows of the GPU error study (numerics/fp8_study's choice).
+#include <catch2/catch.hpp>
+
+#include <cuda_fp8.h>
+
+#include <cmath>
+
+#include "numerics/fp8_quantization.hpp"
+#include "tuner/run/device_problem.hpp"
+#include "tuner/run/fp8_error_study.hpp"
+#include "tuner/run/fp8_operands.hpp"
+
+using namespace fl;
+using namespace fl::tuner;
+using numerics::Fp8Scaling;
+using numerics::Precision;
+
+namespace {
+
+Problem small_problem(Precision dtype, Fp8Scaling scaling) {
+  Problem p;
+  p.shape = {2, 4, 2, 100, 70, 64, false, 0.0};
+  p.dtype = dtype;
+  p.fp8.scaling = scaling;
+  p.fp8.block_rows = 32;
+  return p;
+}
+
+float decode(std::uint8_t code, Precision format) {
+  __nv_fp8_storage_t const s = code;
+  __half_raw const h = __nv_cvt_fp8_to_halfraw(s, format == Precision::fp8_e5m2 ? __NV_E5M2 : __NV_E4M3);
+  return __half2float(__half(h));
+}
+
+}  // namespace
+
+TEST_CASE("FP8 operands: codes times descale reproduce numerics' dequantised values", "[tuner][fp8]") {
+  for (auto dtype : {Precision::fp8_e4m3, Precision::fp8_e5m2})
+    for (auto scaling : {Fp8Scaling::per_tensor, Fp8Scaling::per_block}) {
+      auto const p = small_problem(dtype, scaling);
+      auto const in = make_normal_inputs(p, 5);
+      // Inputs are bf16 values, not FP8 ones: the quantisation is the kernel host's job.
+      bool any_not_fp8 = false;
+      for (float x : in.k) any_not_fp8 = any_not_fp8 || numerics::round_to(dtype, x) != x;
+      CHECK(any_not_fp8);
+      auto const ops = quantize_fp8_operands(p, in);
+      CHECK(ops.per_tensor == (scaling == Fp8Scaling::per_tensor));
+      std::vector<double> k(in.k.begin(), in.k.end());
+      auto const ref = numerics::quantize_fp8(k, 2 * 2, 70, 64, dtype, scaling, 32);
+      REQUIRE(ops.k.size() == ref.codes.size());
+      REQUIRE(ops.k_descale.size() ==
+              (scaling == Fp8Scaling::per_tensor ? 1u : 2u * 2u * 3u));  // ceil(70/32)
+      for (std::size_t i = 0; i < ops.k.size(); ++i) REQUIRE(decode(ops.k[i], dtype) == ref.codes[i]);
+      CHECK(ops.k_descale == ref.descales);
+      CHECK(ops.q_descale.size() == (scaling == Fp8Scaling::per_tensor ? 1u : 2u * 4u * 4u));  // ceil(100/32)
+    }
+}
+
+TEST_CASE("FP8 operands: the incoherent rotation changes Q and K codes but not V", "[tuner][fp8]") {
+  auto p = small_problem(Precision::fp8_e4m3, Fp8Scaling::per_tensor);
+  auto const in = make_normal_inputs(p, 9);
+  auto const plain = quantize_fp8_operands(p, in);
+  p.fp8.incoherent = true;
+  p.fp8.incoherent_seed = 3;
+  auto const rotated = quantize_fp8_operands(p, in);
+  CHECK(rotated.q != plain.q);
+  CHECK(rotated.k != plain.k);
+  CHECK(rotated.v == plain.v);
+  p.dtype = Precision::bf16;
+  CHECK_THROWS_AS(quantize_fp8_operands(p, in), std::invalid_argument);
+}
+
+TEST_CASE("an FP8 device problem needs one byte per Q, K, V element and two per O element", "[tuner][fp8]") {
+  auto const fp8 = small_problem(Precision::fp8_e4m3, Fp8Scaling::per_tensor);
+  auto bf16 = fp8;
+  bf16.dtype = Precision::bf16;
+  auto const& s = fp8.shape;
+  std::size_t const fp8_bytes = DeviceProblem::bytes_needed(fp8, {});
+  std::size_t const bf16_bytes = DeviceProblem::bytes_needed(bf16, {});
+  // Q, K, V: one byte saved per element; the descale arrays (one float per row at most) added.
+  CHECK(bf16_bytes - fp8_bytes ==
+        s.q_elements() + 2 * s.kv_elements() - sizeof(float) * (s.lse_elements() + 2 * s.kv_elements() / 64));
+}
+
+TEST_CASE("the GPU error study evaluates numerics' rows: all up to n = 1024, one seeded 128-row tile beyond",
+          "[tuner][fp8]") {
+  Fp8ErrorStudyOptions const o;
+  CHECK(fp8_study_rows(512, o).size() == 512u);
+  auto const rows = fp8_study_rows(4096, o);
+  REQUIRE(rows.size() == 128u);
+  CHECK(rows.front() % 128 == 0);
+  CHECK(rows.back() == rows.front() + 127);
+  CHECK(rows.back() < 4096 - 128);         // never the last tile (numerics draws from tiles 0 .. n/128 - 2)
+  CHECK(fp8_study_rows(4096, o) == rows);  // seeded
+  CHECK(fp8_error_study_header().find(",source\n") != std::string::npos);
+}

@@ -1,0 +1,123 @@
+#include "tuner/families/fa2_fp8.hpp"
+
+namespace fl::tuner {
+
+namespace {
+
+constexpr std::size_t kMaxSharedBytes = 227 * 1024;  // sm_90 opt-in limit, as the kernel asserts
+// fp32 O + S (+ Q fragments) registers per thread; the kernel asserts the same limit (fa2_sm80's, measured).
+constexpr int kMaxAccumulatorRegisters = 192;
+constexpr int kMmaRows = 16;     // rows of one m16n8k32 tile
+constexpr int kKeyStep = 32;     // keys of one P.V k-step (and bytes of one Q.K^T k-step)
+constexpr int kChunkBytes = 16;  // one cp.async chunk
+constexpr int kWarpSize = 32;
+// Per-block descale: one V factor per P.V k-step, so the block must be whole k-steps.
+constexpr int kDescaleBlockMultiple = kKeyStep;
+
+struct Fp8Config {
+  int block_m, block_n, warps, stages, q_in_regs;
+  explicit Fp8Config(Config const& c)
+      : block_m(value_or(c, "kBlockM", 0)),
+        block_n(value_or(c, "kBlockN", 0)),
+        warps(value_or(c, "kNWarps", 0)),
+        stages(value_or(c, "kStages", 0)),
+        q_in_regs(value_or(c, "kQInRegs", 0)) {}
+};
+
+bool per_block(Problem const& p) {
+  return p.fp8.scaling == numerics::Fp8Scaling::per_block;
+}
+
+}  // namespace
+
+std::vector<ParamSpec> Fa2Fp8Family::parameters() const {
+  return {
+      {"kBlockM", {64, 128}, "query rows per CTA"},
+      {"kBlockN", {32, 64, 128}, "keys per inner-loop block (whole 32-key P.V k-steps)"},
+      {"kNWarps", {4, 8}, "warps per CTA (each owns kBlockM / kNWarps query rows)"},
+      {"kStages", {1, 2, 3}, "K and V shared-memory buffers each (cp.async ring depth)"},
+      {"kQInRegs", {0, 1}, "Q fragments kept in registers (1) or re-read from shared memory (0)"},
+  };
+}
+
+std::optional<std::string> Fa2Fp8Family::unsupported(Problem const& problem) const {
+  if (!numerics::is_fp8(problem.dtype))
+    return "fa2_fp8 runs fp8_e4m3 and fp8_e5m2 (got " + std::string(numerics::name(problem.dtype)) + ")";
+  int const d = problem.shape.head_dim;
+  if (d != 64 && d != 128 && d != 256)
+    return "fa2_fp8 runs head dims 64, 128, 256 (got " + std::to_string(d) + ")";
+  if (problem.direction != Direction::forward) return "fa2_fp8 is a forward family (no FP8 backward)";
+  if (problem.shape.heads_kv <= 0 || problem.shape.heads_q % problem.shape.heads_kv != 0)
+    return "heads_q must be a multiple of heads_kv";
+  if (per_block(problem) &&
+      (problem.fp8.block_rows <= 0 || problem.fp8.block_rows % kDescaleBlockMultiple != 0))
+    return "fa2_fp8 per-block scaling needs a block of a positive multiple of 32 rows (got " +
+           std::to_string(problem.fp8.block_rows) + ")";
+  return std::nullopt;
+}
+
+std::size_t Fa2Fp8Family::shared_bytes(Config const& config, int head_dim) {
+  Fp8Config const c(config);
+  return std::size_t(head_dim) * (std::size_t(c.block_m) + 2 * std::size_t(c.stages) * c.block_n);
+}
+
+std::optional<std::string> Fa2Fp8Family::violates(Config const& config, Problem const& problem) const {
+  Fp8Config const c(config);
+  int const d = problem.shape.head_dim;
+  if (c.warps != 1 && c.warps != 2 && c.warps != 4 && c.warps != 8) return "kNWarps must be 1, 2, 4 or 8";
+  if (c.block_m <= 0 || c.block_n <= 0) return "kBlockM and kBlockN must be set";
+  if (c.block_m % (kMmaRows * c.warps) != 0) return "kBlockM must be a multiple of 16 * kNWarps";
+  if (c.block_n % kKeyStep != 0) return "kBlockN must be a multiple of 32";
+  int const mt = c.block_m / c.warps / kMmaRows;
+  if (mt > 4) return "at most 4 row tiles (64 rows) per warp";
+  if (c.stages < 1 || c.stages > 4) return "kStages must be 1 to 4";
+  int const threads = kWarpSize * c.warps, chunks = d / kChunkBytes;
+  if ((c.block_n * chunks) % threads != 0 || (c.block_m * chunks) % threads != 0)
+    return "tile copies must split evenly over the threads";
+  if (c.q_in_regs != 0 && c.q_in_regs != 1) return "kQInRegs is 0 or 1";
+  int const acc = 4 * mt * (d / 8 + c.block_n / 8) + (c.q_in_regs ? 4 * mt * d / kKeyStep : 0);
+  if (acc > kMaxAccumulatorRegisters)
+    return "accumulators need " + std::to_string(acc) + " registers per thread (limit " +
+           std::to_string(kMaxAccumulatorRegisters) + ")";
+  if (shared_bytes(config, d) > kMaxSharedBytes) return "shared memory over 227 KiB";
+  return std::nullopt;
+}
+
+Config Fa2Fp8Family::default_config(Problem const& problem) const {
+  // Chosen on ptxas's sm_90a report (CUDA 13, 2026-11-29, after main's softmax overflow fix), not yet
+  // timed: one 16-row tile per warp keeps O + S at 96-160 fp32 registers; the FP8 mma.sync, which sm_90
+  // lowers to conversions + f16 HMMA, costs ~40-70 registers more than on sm_89. d64 128x128/8 warps and
+  // d128 128x64/8 warps: 178-196 registers, no spills. d256 needs all 255: 64x32/4 warps spills a token
+  // 16 bytes per tensor (none per block); 64x64 spills 32-160 bytes.
+  int const d = problem.shape.head_dim;
+  Config c{{"kBlockM", 128}, {"kBlockN", 64}, {"kNWarps", 8}, {"kStages", 1}, {"kQInRegs", 0}};
+  if (d == 64) c["kBlockN"] = 128;
+  if (d == 256) {
+    c["kBlockM"] = 64;
+    c["kBlockN"] = 32;
+    c["kNWarps"] = 4;
+  }
+  return c;
+}
+
+std::vector<std::string> Fa2Fp8Family::name_expressions(Config const& config, Problem const& problem) const {
+  Fp8Config const c(config);
+  auto const b = [](bool v) { return v ? std::string("true") : std::string("false"); };
+  return {"fa2_fp8_fwd<" + element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim) +
+          ", " + std::to_string(c.block_m) + ", " + std::to_string(c.block_n) + ", " +
+          std::to_string(c.warps) + ", " + std::to_string(c.stages) + ", " + b(c.q_in_regs != 0) + ", " +
+          b(per_block(problem)) + ", " + b(problem.shape.causal) + ">"};
+}
+
+std::vector<LaunchStep> Fa2Fp8Family::launches(Config const& config, Problem const& problem) const {
+  Fp8Config const c(config);
+  auto const& s = problem.shape;
+  LaunchStep step;
+  step.name_expression = name_expressions(config, problem).front();
+  step.grid = {unsigned((s.seqlen_q + c.block_m - 1) / c.block_m), unsigned(s.heads_q), unsigned(s.batch)};
+  step.block = {unsigned(kWarpSize * c.warps), 1, 1};
+  step.dynamic_shared_bytes = shared_bytes(config, s.head_dim);
+  return {step};
+}
+
+}  // namespace fl::tuner
