@@ -23,12 +23,16 @@ CompilePool::~CompilePool() {
   for (auto& t : threads_) t.join();
 }
 
-std::future<runtime::Result<CompileResult>> CompilePool::submit(runtime::CompileRequest request) {
+std::future<runtime::Result<CompileResult>> CompilePool::submit(runtime::CompileRequest request,
+                                                                bool urgent) {
   Job job{std::move(request), {}};
   auto future = job.done.get_future();
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(job));
+    if (urgent)
+      queue_.push_front(std::move(job));
+    else
+      queue_.push_back(std::move(job));
   }
   ready_.notify_one();
   return future;

@@ -23,7 +23,8 @@ class CompilePool {
   CompilePool(CompilePool const&) = delete;
   CompilePool& operator=(CompilePool const&) = delete;
 
-  std::future<runtime::Result<CompileResult>> submit(runtime::CompileRequest request);
+  // urgent: the caller is about to wait for it, so it goes before the queued look-ahead compiles.
+  std::future<runtime::Result<CompileResult>> submit(runtime::CompileRequest request, bool urgent = false);
   int workers() const { return static_cast<int>(threads_.size()); }
 
  private:
