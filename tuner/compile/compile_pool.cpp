@@ -15,10 +15,16 @@ CompilePool::CompilePool(int jobs, std::filesystem::path db_path) {
 }
 
 CompilePool::~CompilePool() {
+  std::deque<Job> dropped;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    // Queued jobs nobody waits for any more (look-ahead compiles past the end of a tuning run) are dropped,
+    // not compiled: the workers finish only what they hold.
+    dropped.swap(queue_);
   }
+  for (auto& job : dropped)
+    job.done.set_value(runtime::Error{"cancelled", "the compile pool was shut down", ""});
   ready_.notify_all();
   for (auto& t : threads_) t.join();
 }

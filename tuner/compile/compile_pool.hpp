@@ -19,6 +19,7 @@ class CompilePool {
  public:
   // jobs = 0: std::thread::hardware_concurrency().
   CompilePool(int jobs, std::filesystem::path db_path);
+  // Finishes the compiles in progress; queued ones are answered with an Error (stage "cancelled").
   ~CompilePool();
   CompilePool(CompilePool const&) = delete;
   CompilePool& operator=(CompilePool const&) = delete;

@@ -167,6 +167,10 @@ TuneOutcome tune_problem(Family const& family, Problem const& problem, SearchStr
     if (point && answered.contains(*point)) continue;
     for (std::size_t j = i + 1; j < first.size() && j <= i + limits.lookahead; ++j)
       if (!run.stored(first[j].first)) evaluator.prefetch(first[j].first, problem);
+    // The strategy's first proposals too (exhaustive, random and bayes know them before any report).
+    if (limits.lookahead > 0)
+      for (auto const& ahead : strategy.upcoming(limits.lookahead))
+        if (!run.stored(space.config_of(ahead))) evaluator.prefetch(space.config_of(ahead), problem);
     auto const cost = run.answer(config);
     if (point) {
       answered[*point] = cost;
