@@ -43,7 +43,8 @@ class AnnealingStrategy final : public SearchStrategy {
   std::vector<PointIndex> upcoming(std::size_t n) const override;
 
  private:
-  std::optional<PointIndex> random_unvisited();
+  // A uniformly random unvisited point other than `excluding`.
+  std::optional<PointIndex> random_unvisited(std::optional<PointIndex> const& excluding);
   std::vector<PointIndex> unvisited_neighbours(PointIndex const& point) const;
 
   ParameterSpace const& space_;
@@ -53,6 +54,8 @@ class AnnealingStrategy final : public SearchStrategy {
   double current_cost_ = 0.0;
   double temperature_;
   std::optional<PointIndex> proposed_;  // returned by next(), not yet reported
+  std::optional<PointIndex>
+      restart_;  // where the walk goes when the current point has no unvisited neighbour
 };
 
 class BayesStrategy final : public SearchStrategy {

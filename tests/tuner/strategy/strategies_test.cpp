@@ -123,8 +123,8 @@ TEST_CASE("exhaustive and random announce exactly their next proposals", "[tuner
   }
 }
 
-// Annealing's next proposal is a neighbour of the current point or of the one being measured (or a restart):
-// its announced set must hold it whenever it is not a restart.
+// Annealing's next proposal is a neighbour of the current point or of the one being measured, or the restart
+// point it drew ahead: its announced set holds it, except when that restart point was visited meanwhile.
 TEST_CASE("annealing announces its next proposal among the neighbours it offers", "[tuner][strategy]") {
   auto const space = tile_space();
   auto const budget = space.valid_points().size() / 2;
@@ -140,7 +140,7 @@ TEST_CASE("annealing announces its next proposal among the neighbours it offers"
     if (std::find(ahead.begin(), ahead.end(), *point) != ahead.end()) ++announced;
   }
   INFO(announced << " of " << proposals << " proposals were announced");
-  CHECK(announced >= proposals * 8 / 10);  // the rest are restarts from a random unvisited point
+  CHECK(announced >= proposals * 9 / 10);
 }
 
 TEST_CASE("bayes announces its random start exactly", "[tuner][strategy]") {
