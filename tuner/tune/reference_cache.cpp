@@ -21,6 +21,15 @@ VerificationSet const& ReferenceCache::insert(std::string key, Problem const& pr
   auto set = std::make_unique<VerificationSet>(
       VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed), std::move(forward)});
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto const& in = set->check.inputs();
+  std::size_t const bytes = sizeof(float) * (in.q.size() + in.k.size() + in.v.size() + in.d_o.size());
+  if (bytes >= kLargeSetBytes) {
+    large_.push_back(key);
+    while (large_.size() > kKeptLargeSets) {  // never the set inserted now: callers hold references to it
+      sets_.erase(large_.front());
+      large_.erase(large_.begin());
+    }
+  }
   return *sets_.emplace(std::move(key), std::move(set)).first->second;
 }
 
