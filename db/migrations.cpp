@@ -196,11 +196,54 @@ DROP TABLE mutation_results;
 ALTER TABLE mutation_results_v4 RENAME TO mutation_results;
 )sql";
 
+// Version 5: tuning runs (issue 6). A run of fa-tune gets an id; the stored measurement names the run that
+// measured it (NULL: before version 5). `--noise-runs N` repeats a run N times, re-measuring every candidate:
+// a repeat never replaces the stored answer (resume and the best config keep the first run's), it is kept
+// beside it in remeasurements, one row per (run, measurement), for the noise report. gpus gains the CUDA
+// driver API version (cuDriverGetVersion, e.g. 13000) beside driver_version, which holds the driver release
+// as nvidia-smi prints it (580.159.04) where nvidia-smi answered.
+constexpr std::string_view kTuningRuns = R"sql(
+CREATE TABLE tuning_runs (
+  run_id       INTEGER PRIMARY KEY,
+  started_at   TEXT NOT NULL,
+  command      TEXT NOT NULL,                     -- the fa-tune command line
+  repeat_of    INTEGER REFERENCES tuning_runs (run_id),  -- NULL for a first run; else the series' first run
+  repeat_index INTEGER NOT NULL DEFAULT 1 CHECK (repeat_index >= 1),
+  CHECK ((repeat_of IS NULL) = (repeat_index = 1))
+) STRICT;
+
+ALTER TABLE measurements ADD COLUMN run_id INTEGER REFERENCES tuning_runs (run_id);
+
+CREATE TABLE remeasurements (
+  run_id         INTEGER NOT NULL REFERENCES tuning_runs (run_id) ON DELETE CASCADE,
+  measurement_id INTEGER NOT NULL REFERENCES measurements (measurement_id) ON DELETE CASCADE,
+  verdict        TEXT NOT NULL CHECK (verdict IN ('ok', 'wrong', 'pruned', 'failed')),
+  diagnosis      TEXT NOT NULL DEFAULT '',
+  median_ms      REAL CHECK (median_ms > 0),
+  p20_ms         REAL CHECK (p20_ms > 0),
+  p80_ms         REAL CHECK (p80_ms > 0),
+  min_ms         REAL CHECK (min_ms > 0),
+  max_ms         REAL CHECK (max_ms > 0),
+  runs           INTEGER CHECK (runs > 0),
+  tflops         REAL CHECK (tflops >= 0),
+  clock_mhz      REAL,
+  temperature_c  REAL,
+  measured_at    TEXT NOT NULL,
+  CHECK (verdict <> 'ok' OR (median_ms IS NOT NULL AND p20_ms IS NOT NULL AND p80_ms IS NOT NULL
+                             AND runs IS NOT NULL AND tflops IS NOT NULL)),
+  CHECK (p20_ms IS NULL OR median_ms IS NULL OR p80_ms IS NULL OR (p20_ms <= median_ms AND median_ms <= p80_ms)),
+  PRIMARY KEY (run_id, measurement_id)
+) STRICT, WITHOUT ROWID;
+
+ALTER TABLE gpus ADD COLUMN cuda_driver_api INTEGER CHECK (cuda_driver_api > 0);  -- NULL: unknown
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "compile cache", kCompileCache},
     {2, "tuning: gpus, problems, measurements, best configs", kTuning},
     {3, "verifier runs: numerics and mutation", kVerifierRuns},
     {4, "mutation results may be not_applicable", kNotApplicableMutants},
+    {5, "tuning runs, re-measurements, CUDA driver API version", kTuningRuns},
 };
 
 }  // namespace

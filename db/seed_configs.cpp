@@ -9,11 +9,14 @@ namespace fl::db {
 
 namespace {
 
-constexpr std::string_view kHeader =
+// Version 1 (19 fields) had no CUDA driver API column; version 2 adds it last, so driver can hold the
+// release nvidia-smi prints (580.159.04) beside the API version (13000). Both are read; version 2 is written.
+constexpr std::string_view kHeaderV1 =
     "gpu\tcc\tsm_count\tdriver\tfamily\tdtype\thead_dim\tcausal\tdirection\tbatch\theads_q\theads_kv\tseqlen_"
     "q\t"
     "seqlen_k\tconfig\tmedian_ms\ttflops\tnvrtc\trecorded_at";
-constexpr std::size_t kFields = 19;
+constexpr std::size_t kFieldsV1 = 19;
+constexpr std::string_view kCudaApiColumn = "\tcuda_driver_api";
 
 std::vector<std::string> split_tabs(std::string const& line) {
   std::vector<std::string> fields;
@@ -29,19 +32,23 @@ std::vector<BestConfig> parse_seed_configs(std::string_view tsv) {
   std::stringstream in{std::string(tsv)};
   int line_number = 0;
   bool header_seen = false;
+  std::size_t fields = kFieldsV1;
+  std::string const header_v2 = std::string(kHeaderV1) + std::string(kCudaApiColumn);
   for (std::string line; std::getline(in, line);) {
     ++line_number;
     if (line.empty() || line[0] == '#') continue;
     if (!header_seen) {
-      if (line != kHeader)
+      if (line == header_v2)
+        fields = kFieldsV1 + 1;
+      else if (line != kHeaderV1)
         throw std::invalid_argument("seed configs line " + std::to_string(line_number) + ": not the header");
       header_seen = true;
       continue;
     }
     auto const f = split_tabs(line);
-    if (f.size() != kFields)
+    if (f.size() != fields)
       throw std::invalid_argument("seed configs line " + std::to_string(line_number) + ": " +
-                                  std::to_string(f.size()) + " fields, expected " + std::to_string(kFields));
+                                  std::to_string(f.size()) + " fields, expected " + std::to_string(fields));
     try {
       BestConfig b;
       auto const dot = f[1].find('.');
@@ -61,6 +68,7 @@ std::vector<BestConfig> parse_seed_configs(std::string_view tsv) {
       b.tflops = std::stod(f[16]);
       b.nvrtc_version = f[17];
       b.recorded_at = f[18];
+      if (fields > kFieldsV1) b.gpu.cuda_driver_api = std::stoi(f[19]);
       b.source = "seed";
       rows.push_back(std::move(b));
     } catch (std::logic_error const&) {
@@ -73,14 +81,15 @@ std::vector<BestConfig> parse_seed_configs(std::string_view tsv) {
 
 std::string format_seed_configs(std::vector<BestConfig> const& rows) {
   std::ostringstream out;
-  out << kHeader << '\n';
+  out << kHeaderV1 << kCudaApiColumn << '\n';
   for (auto const& b : rows) {
     auto const& p = b.problem;
     out << b.gpu.name << '\t' << b.gpu.cc_major << '.' << b.gpu.cc_minor << '\t' << b.gpu.sm_count << '\t'
         << b.gpu.driver_version << '\t' << b.family << '\t' << p.dtype << '\t' << p.head_dim << '\t'
         << (p.causal ? 1 : 0) << '\t' << p.direction << '\t' << p.batch << '\t' << p.heads_q << '\t'
         << p.heads_kv << '\t' << p.seqlen_q << '\t' << p.seqlen_k << '\t' << b.config << '\t' << b.median_ms
-        << '\t' << b.tflops << '\t' << b.nvrtc_version << '\t' << b.recorded_at << '\n';
+        << '\t' << b.tflops << '\t' << b.nvrtc_version << '\t' << b.recorded_at << '\t'
+        << b.gpu.cuda_driver_api << '\n';
   }
   return out.str();
 }

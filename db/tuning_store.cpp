@@ -26,7 +26,7 @@ namespace {
 std::int64_t gpu_id(Database& db, GpuKey const& gpu) {
   auto insert = db.prepare(
       "INSERT INTO gpus (name, cc_major, cc_minor, sm_count, driver_version) VALUES (?, ?, ?, ?, ?) "
-      "ON CONFLICT DO NOTHING");
+      "ON CONFLICT DO NOTHING");  // cuda_driver_api: set below, for new and old rows alike
   insert.bind_text(1, gpu.name).bind_int64(2, gpu.cc_major).bind_int64(3, gpu.cc_minor);
   insert.bind_int64(4, gpu.sm_count).bind_text(5, gpu.driver_version).run();
   auto select = db.prepare(
@@ -35,7 +35,14 @@ std::int64_t gpu_id(Database& db, GpuKey const& gpu) {
   select.bind_text(1, gpu.name).bind_int64(2, gpu.cc_major).bind_int64(3, gpu.cc_minor);
   select.bind_int64(4, gpu.sm_count).bind_text(5, gpu.driver_version);
   select.step();
-  return select.column_int64(0);
+  auto const id = select.column_int64(0);
+  if (gpu.cuda_driver_api > 0) {
+    // Rows interned before schema v5 (or by a caller that did not know it) learn the API version once.
+    auto update =
+        db.prepare("UPDATE gpus SET cuda_driver_api = ? WHERE gpu_id = ? AND cuda_driver_api IS NULL");
+    update.bind_int64(1, gpu.cuda_driver_api).bind_int64(2, id).run();
+  }
+  return id;
 }
 
 std::int64_t problem_id(Database& db, ProblemKey const& p) {
@@ -58,7 +65,7 @@ std::int64_t problem_id(Database& db, ProblemKey const& p) {
 
 constexpr char const* kMeasurementColumns =
     "verdict, diagnosis, median_ms, p20_ms, p80_ms, min_ms, max_ms, runs, tflops, clock_mhz, temperature_c, "
-    "compile_cache_key, measured_at";
+    "compile_cache_key, measured_at, run_id";
 
 Measurement read_measurement(Statement& s, int first) {
   Measurement m;
@@ -75,7 +82,29 @@ Measurement read_measurement(Statement& s, int first) {
   m.temperature_c = s.column_optional_double(first + 10);
   m.compile_cache_key = s.column_optional_text(first + 11).value_or("");
   m.measured_at = s.column_text(first + 12);
+  m.run_id = s.column_optional_int64(first + 13);
   return m;
+}
+
+std::optional<std::int64_t> measurement_id(Database& db, std::int64_t gpu, std::int64_t problem,
+                                           MeasurementKey const& key) {
+  auto id = db.prepare(
+      "SELECT measurement_id FROM measurements WHERE gpu_id = ? AND nvrtc_version = ? AND source_hash = ? "
+      "AND family = ? AND config = ? AND problem_id = ?");
+  id.bind_int64(1, gpu)
+      .bind_text(2, key.nvrtc_version)
+      .bind_text(3, key.source_hash)
+      .bind_text(4, key.family);
+  id.bind_text(5, key.config).bind_int64(6, problem);
+  if (!id.step()) return std::nullopt;
+  return id.column_int64(0);
+}
+
+void bind_optional_int(Statement& s, int index, std::optional<std::int64_t> value) {
+  if (value)
+    s.bind_int64(index, *value);
+  else
+    s.bind_null(index);
 }
 
 }  // namespace
@@ -104,14 +133,14 @@ std::int64_t store_measurement(Database& database, MeasurementKey const& key, Me
       std::string(
           "INSERT INTO measurements (gpu_id, nvrtc_version, source_hash, family, config, problem_id, ") +
       kMeasurementColumns +
-      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
       "ON CONFLICT (gpu_id, nvrtc_version, source_hash, family, config, problem_id) DO UPDATE SET "
       "verdict = excluded.verdict, diagnosis = excluded.diagnosis, median_ms = excluded.median_ms, "
       "p20_ms = excluded.p20_ms, p80_ms = excluded.p80_ms, min_ms = excluded.min_ms, max_ms = "
       "excluded.max_ms, "
       "runs = excluded.runs, tflops = excluded.tflops, clock_mhz = excluded.clock_mhz, "
       "temperature_c = excluded.temperature_c, compile_cache_key = excluded.compile_cache_key, "
-      "measured_at = excluded.measured_at");
+      "measured_at = excluded.measured_at, run_id = excluded.run_id");
   s.bind_int64(1, gpu).bind_text(2, key.nvrtc_version).bind_text(3, key.source_hash).bind_text(4, key.family);
   s.bind_text(5, key.config).bind_int64(6, problem).bind_text(7, m.verdict).bind_text(8, m.diagnosis);
   s.bind_optional_double(9, m.median_ms)
@@ -127,20 +156,69 @@ std::int64_t store_measurement(Database& database, MeasurementKey const& key, Me
   s.bind_optional_text(
       18, m.compile_cache_key.empty() ? std::nullopt : std::optional<std::string_view>(m.compile_cache_key));
   s.bind_text(19, m.measured_at.empty() ? utc_timestamp() : m.measured_at);
+  bind_optional_int(s, 20, m.run_id);
   s.run();
-  auto id = database.prepare(
-      "SELECT measurement_id FROM measurements WHERE gpu_id = ? AND nvrtc_version = ? AND source_hash = ? "
-      "AND "
-      "family = ? AND config = ? AND problem_id = ?");
-  id.bind_int64(1, gpu)
-      .bind_text(2, key.nvrtc_version)
-      .bind_text(3, key.source_hash)
-      .bind_text(4, key.family);
-  id.bind_text(5, key.config).bind_int64(6, problem);
-  id.step();
-  auto const row = id.column_int64(0);
+  auto const row = *measurement_id(database, gpu, problem, key);
   transaction.commit();
   return row;
+}
+
+std::int64_t begin_tuning_run(Database& database, std::string const& command,
+                              std::optional<std::int64_t> repeat_of, int repeat_index) {
+  Transaction transaction(database);
+  auto s = database.prepare(
+      "INSERT INTO tuning_runs (started_at, command, repeat_of, repeat_index) VALUES (?, ?, ?, ?)");
+  s.bind_text(1, utc_timestamp()).bind_text(2, command);
+  bind_optional_int(s, 3, repeat_of);
+  s.bind_int64(4, repeat_index).run();
+  auto const id = database.last_insert_rowid();
+  transaction.commit();
+  return id;
+}
+
+void store_remeasurement(Database& database, MeasurementKey const& key, std::int64_t run_id,
+                         Measurement const& m) {
+  Transaction transaction(database);
+  auto const gpu = gpu_id(database, key.gpu);
+  auto const problem = problem_id(database, key.problem);
+  auto const stored = measurement_id(database, gpu, problem, key);
+  if (!stored) {
+    Measurement first = m;
+    first.run_id = run_id;
+    store_measurement(database, key, first);  // nested: a savepoint inside this transaction
+    transaction.commit();
+    return;
+  }
+  auto s = database.prepare(
+      "INSERT OR REPLACE INTO remeasurements (run_id, measurement_id, verdict, diagnosis, median_ms, p20_ms, "
+      "p80_ms, min_ms, max_ms, runs, tflops, clock_mhz, temperature_c, measured_at) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  s.bind_int64(1, run_id).bind_int64(2, *stored).bind_text(3, m.verdict).bind_text(4, m.diagnosis);
+  s.bind_optional_double(5, m.median_ms).bind_optional_double(6, m.p20_ms).bind_optional_double(7, m.p80_ms);
+  s.bind_optional_double(8, m.min_ms).bind_optional_double(9, m.max_ms);
+  bind_optional_int(s, 10, m.runs ? std::optional<std::int64_t>(*m.runs) : std::nullopt);
+  s.bind_optional_double(11, m.tflops).bind_optional_double(12, m.clock_mhz);
+  s.bind_optional_double(13, m.temperature_c);
+  s.bind_text(14, m.measured_at.empty() ? utc_timestamp() : m.measured_at);
+  s.run();
+  transaction.commit();
+}
+
+std::vector<Measurement> remeasurements_of(Database& database, MeasurementKey const& key) {
+  Transaction transaction(database, TransactionMode::deferred);
+  auto const gpu = gpu_id(database, key.gpu);
+  auto const problem = problem_id(database, key.problem);
+  std::vector<Measurement> rows;
+  if (auto const id = measurement_id(database, gpu, problem, key)) {
+    auto s = database.prepare(
+        "SELECT verdict, diagnosis, median_ms, p20_ms, p80_ms, min_ms, max_ms, runs, tflops, clock_mhz, "
+        "temperature_c, NULL, measured_at, run_id FROM remeasurements WHERE measurement_id = ? ORDER BY "
+        "run_id");
+    s.bind_int64(1, *id);
+    while (s.step()) rows.push_back(read_measurement(s, 0));
+  }
+  transaction.commit();
+  return rows;
 }
 
 std::vector<std::pair<std::string, Measurement>> measurements_for(Database& database,
@@ -186,7 +264,8 @@ std::vector<BestConfig> best_configs(Database& database, std::optional<std::stri
   auto s = database.prepare(
       "SELECT g.name, g.cc_major, g.cc_minor, g.sm_count, g.driver_version, p.batch, p.heads_q, p.heads_kv, "
       "p.seqlen_q, p.seqlen_k, p.head_dim, p.dtype, p.causal, p.direction, b.family, b.config, b.median_ms, "
-      "b.tflops, b.source, b.nvrtc_version, b.source_hash, b.recorded_at FROM best_configs b "
+      "b.tflops, b.source, b.nvrtc_version, b.source_hash, b.recorded_at, g.cuda_driver_api FROM "
+      "best_configs b "
       "JOIN gpus g USING (gpu_id) JOIN problems p USING (problem_id) WHERE ?1 IS NULL OR g.name = ?1 "
       "ORDER BY b.family, p.dtype, p.head_dim, p.causal, p.direction, p.seqlen_q");
   s.bind_optional_text(1, gpu_name ? std::optional<std::string_view>(*gpu_name) : std::nullopt);
@@ -206,6 +285,7 @@ std::vector<BestConfig> best_configs(Database& database, std::optional<std::stri
     b.nvrtc_version = s.column_text(19);
     b.source_hash = s.column_optional_text(20).value_or("");
     b.recorded_at = s.column_text(21);
+    b.gpu.cuda_driver_api = int(s.column_optional_int64(22).value_or(0));
     rows.push_back(std::move(b));
   }
   return rows;

@@ -1,5 +1,6 @@
 #pragma once
-// The tuning table family (schema v2): GPUs, problems, measurements and best configs. Every write is one
+// The tuning table family (schema v2, runs and re-measurements v5): GPUs, problems, measurements, best
+// configs, tuning runs. Every write is one
 // transaction, so a tuning run killed at any moment keeps every measurement it finished and nothing
 // half-written; a rerun finds them with find_measurement() and measures only what is missing.
 #include <cstdint>
@@ -16,7 +17,10 @@ struct GpuKey {
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
-  std::string driver_version;  // as the driver reports it, e.g. "13000" (CUDA driver API version)
+  // The driver release as nvidia-smi prints it ("580.159.04") where nvidia-smi answered; otherwise the CUDA
+  // driver API version as text ("13000"). Part of the key: a new driver is a new GPU row.
+  std::string driver_version;
+  int cuda_driver_api = 0;  // cuDriverGetVersion (13000 = CUDA 13.0); 0: unknown. Stored, not part of the key
 };
 
 struct ProblemKey {
@@ -43,7 +47,8 @@ struct Measurement {
   std::optional<int> runs;
   std::optional<double> clock_mhz, temperature_c;
   std::string compile_cache_key;
-  std::string measured_at;  // filled by store_measurement when empty
+  std::string measured_at;             // filled by store_measurement when empty
+  std::optional<std::int64_t> run_id;  // the tuning run that measured it (NULL before schema v5)
 };
 
 struct BestConfig {
@@ -65,6 +70,19 @@ std::int64_t store_measurement(Database& database, MeasurementKey const& key, Me
 // Every stored measurement of one family and problem on one GPU and source hash (for summaries).
 std::vector<std::pair<std::string, Measurement>> measurements_for(Database& database,
                                                                   MeasurementKey const& prefix);
+
+// A tuning run (schema v5): one fa-tune invocation, or one repeat of a --noise-runs series (repeat_of = the
+// series' first run, repeat_index 2, 3, ...). Returns its run id.
+std::int64_t begin_tuning_run(Database& database, std::string const& command,
+                              std::optional<std::int64_t> repeat_of = {}, int repeat_index = 1);
+
+// A repeat's measurement of `key`, in its own transaction. Stored beside the measurement of `key` (which it
+// never replaces: the first answer stays the one resume and the best config use); when `key` has no stored
+// measurement yet, this one becomes it.
+void store_remeasurement(Database& database, MeasurementKey const& key, std::int64_t run_id,
+                         Measurement const& measurement);
+// Every re-measurement of `key`, in run order.
+std::vector<Measurement> remeasurements_of(Database& database, MeasurementKey const& key);
 
 void store_best_config(Database& database, BestConfig const& best);
 // Best configs, optionally only those of one GPU name; ordered by family, problem.

@@ -156,3 +156,53 @@ TEST_CASE("schema_dump sees schema changes but not layout or comments", "[db][sc
       "CREATE TABLE t (a INTEGER, b TEXT DEFAULT 'x -- y')");  // one space fewer, in a string
   CHECK(schema_dump(other_default) != schema_dump(spaced));
 }
+
+// Version 5 adds tuning runs and re-measurements, and a column to measurements and gpus: a database tuned
+// before it keeps every measurement and best config (run_id and cuda_driver_api NULL), and can record runs.
+TEST_CASE("migrating a tuned v4 database to v5 keeps its measurements and best configs", "[db][schema]") {
+  TempDir dir;
+  auto const path = dir / "v4.sqlite";
+  {
+    Database db(path);
+    migrate(db, 4);
+    db.execute(
+        "INSERT INTO gpus (name, cc_major, cc_minor, sm_count, driver_version) VALUES ('NVIDIA H200', 9, 0, "
+        "132, "
+        "'13000');"
+        "INSERT INTO problems (batch, heads_q, heads_kv, seqlen_q, seqlen_k, head_dim, dtype, causal, "
+        "direction) "
+        "VALUES (4, 16, 16, 4096, 4096, 128, 'bf16', 0, 'fwd');"
+        "INSERT INTO measurements (gpu_id, nvrtc_version, source_hash, family, config, problem_id, verdict, "
+        "median_ms, p20_ms, p80_ms, runs, tflops, measured_at) VALUES (1, '13.0', '" +
+        std::string(64, 'a') +
+        "', 'fa2_sm80', 'kBlockM=128', 1, 'ok', 1.79, 1.78, 1.80, 30, 307.0, '2026-11-29T17:18:36.050Z');"
+        "INSERT INTO best_configs (gpu_id, problem_id, family, config, median_ms, tflops, source, "
+        "nvrtc_version, "
+        "recorded_at) VALUES (1, 1, 'fa2_sm80', 'kBlockM=128', 1.79, 307.0, 'seed', '13.0', "
+        "'2026-11-29T17:18:36.050Z');");
+  }
+  Database db(path);
+  migrate(db, 5);
+  CHECK(schema_version(db) == 5);
+  CHECK(count(db, "measurements") == 1);
+  CHECK(count(db, "best_configs") == 1);
+  auto row = db.prepare("SELECT median_ms, run_id FROM measurements");
+  REQUIRE(row.step());
+  CHECK(row.column_double(0) == Approx(1.79));
+  CHECK_FALSE(row.column_optional_int64(1).has_value());
+  auto gpu = db.prepare("SELECT driver_version, cuda_driver_api FROM gpus");
+  REQUIRE(gpu.step());
+  CHECK(gpu.column_text(0) == "13000");
+  CHECK_FALSE(gpu.column_optional_int64(1).has_value());
+  // The new tables work on the old rows: a run re-measures the old measurement.
+  db.execute(
+      "INSERT INTO tuning_runs (started_at, command) VALUES ('2026-11-30T00:00:00.000Z', 'fa-tune');"
+      "INSERT INTO tuning_runs (started_at, command, repeat_of, repeat_index) VALUES "
+      "('2026-11-30T00:00:01.000Z', 'fa-tune', 1, 2);"
+      "INSERT INTO remeasurements (run_id, measurement_id, verdict, median_ms, p20_ms, p80_ms, runs, tflops, "
+      "measured_at) VALUES (2, 1, 'ok', 1.80, 1.79, 1.81, 30, 305.0, '2026-11-30T00:00:02.000Z');");
+  CHECK(count(db, "remeasurements") == 1);
+  CHECK_THROWS_AS(
+      db.execute("INSERT INTO tuning_runs (started_at, command, repeat_index) VALUES ('x', 'y', 2)"),
+      fl::db::DatabaseError);  // a repeat names its series
+}

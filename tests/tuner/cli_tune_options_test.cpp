@@ -36,3 +36,14 @@ TEST_CASE("fa-tune options: every bad value is one clear UsageError", "[tuner][c
   CHECK_THROWS_AS(parse({"--no-such-option"}), UsageError);
   CHECK_THROWS_AS(parse({"--jobs", "-1"}), UsageError);
 }
+
+TEST_CASE("fa-tune options: noise runs, warm start and the measurement export", "[tuner][cli]") {
+  auto const o = parse({"--noise-runs", "2", "--warm-start", "--export-measurements", "m.tsv"});
+  CHECK(o.noise_runs == 2);
+  CHECK(o.warm_start);
+  CHECK(o.export_measurements_path == "m.tsv");
+  CHECK(parse({}).noise_runs == 1);
+  CHECK_FALSE(parse({}).warm_start);
+  CHECK_THROWS_WITH(parse({"--noise-runs", "0"}), Catch::Contains("--noise-runs 0 is outside 1..10"));
+  CHECK_THROWS_WITH(parse({"--noise-runs", "11"}), Catch::Contains("--noise-runs 11 is outside"));
+}

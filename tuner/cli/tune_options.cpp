@@ -13,6 +13,9 @@ namespace fl::tuner {
 
 namespace {
 
+// More repeats than this say nothing new about noise and cost as much as that many tuning runs.
+constexpr int kMaxNoiseRuns = 10;
+
 std::vector<std::string> split_commas(std::vector<std::string> const& items) {
   std::vector<std::string> out;
   for (auto const& item : items) {
@@ -54,7 +57,7 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   std::vector<std::string> families, dtypes;
   std::string head_dims, seqlens, causal = "both", direction = "fwd";
   std::int64_t tokens = 0;
-  int batch = 0, heads = 0, budget = 0;
+  int batch = 0, heads = 0, budget = 0, noise_runs = 1;
   double time_limit = 0.0;
 
   po::options_description desc(
@@ -88,7 +91,18 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "after tuning, write every best config measured on this GPU as seed TSV (db/seed/best_configs.tsv "
       "format)")("kernels-dir", po::value(&o.kernels_dir),
                  "kernels_src directory (default: found next to the binary)")(
-      "jobs,j", po::value(&o.jobs)->default_value(0), "compile workers (0: one per core)")(
+      "export-measurements", po::value(&o.export_measurements_path),
+      "after tuning, write every candidate of the (first) run as TSV: family, problem, config, verdict, "
+      "median/p20/p80 ms, TFLOP/s, diagnosis (the strategy tests' recorded fixture format)")(
+      "noise-runs", po::value(&noise_runs)->default_value(1),
+      "run the same tuning N times (N >= 2: runs 2..N re-measure every candidate, nothing answered from the "
+      "database) and report per problem whether the winner changed, by how much, and how many candidates "
+      "changed rank")(
+      "warm-start", po::bool_switch(&o.warm_start),
+      "evaluate first the best configs this database holds for the same family, dtype, head dim, mask and "
+      "direction at other shapes (what a small --budget with bayes or anneal then refines)")(
+      "jobs,j", po::value(&o.jobs)->default_value(0),
+      "compile workers, compiling ahead while the GPU times (0: one per core)")(
       "seed", po::value(&o.seed)->default_value(1), "seed for the random, anneal and bayes strategies");
 
   po::variables_map vm;
@@ -145,6 +159,10 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
     if (!(time_limit > 0.0)) throw UsageError("--time-limit must be a positive number of seconds");
     o.time_limit_s = time_limit;
   }
+  if (noise_runs < 1 || noise_runs > kMaxNoiseRuns)
+    throw UsageError("--noise-runs " + std::to_string(noise_runs) + " is outside 1.." +
+                     std::to_string(kMaxNoiseRuns));
+  o.noise_runs = noise_runs;
   if (o.jobs < 0)
     throw UsageError("--jobs " + std::to_string(o.jobs) + " must be 0 (one per core) or positive");
   return o;

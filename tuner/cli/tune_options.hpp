@@ -29,13 +29,17 @@ struct TuneOptions {
   CausalChoice causal = CausalChoice::both;
   DirectionChoice direction = DirectionChoice::fwd;
   std::string strategy = "exhaustive";
-  std::optional<int> budget;           // max candidates timed per problem
-  std::optional<double> time_limit_s;  // wall-clock limit for the whole run
-  std::string db_path;                 // empty: the default database location
-  std::string json_path;               // empty: no JSON
-  std::string export_best_path;        // empty: none; else the best configs measured here, as seed TSV
-  std::string kernels_dir;             // empty: found by runtime/
-  int jobs = 0;                        // compile workers; 0: one per core
+  std::optional<int> budget;             // max candidates timed per problem
+  std::optional<double> time_limit_s;    // wall-clock limit for the whole run
+  std::string db_path;                   // empty: the default database location
+  std::string json_path;                 // empty: no JSON
+  std::string export_best_path;          // empty: none; else the best configs measured here, as seed TSV
+  std::string export_measurements_path;  // empty: none; else every candidate of run 1, TSV (test fixtures)
+  int noise_runs = 1;                    // >= 2: repeat the run, re-measuring everything, and report noise
+  bool warm_start = false;   // evaluate the best configs stored for the same family/dtype/d/mask first
+  std::string command_line;  // as typed, stored with each tuning run (filled by the command's main)
+  std::string kernels_dir;   // empty: found by runtime/
+  int jobs = 0;              // compile workers; 0: one per core
   std::uint64_t seed = 1;
   bool help = false;
   std::string help_text;

@@ -15,20 +15,30 @@ CompilePool::CompilePool(int jobs, std::filesystem::path db_path) {
 }
 
 CompilePool::~CompilePool() {
+  std::deque<Job> dropped;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    // Queued jobs nobody waits for any more (look-ahead compiles past the end of a tuning run) are dropped,
+    // not compiled: the workers finish only what they hold.
+    dropped.swap(queue_);
   }
+  for (auto& job : dropped)
+    job.done.set_value(runtime::Error{"cancelled", "the compile pool was shut down", ""});
   ready_.notify_all();
   for (auto& t : threads_) t.join();
 }
 
-std::future<runtime::Result<CompileResult>> CompilePool::submit(runtime::CompileRequest request) {
+std::future<runtime::Result<CompileResult>> CompilePool::submit(runtime::CompileRequest request,
+                                                                bool urgent) {
   Job job{std::move(request), {}};
   auto future = job.done.get_future();
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(job));
+    if (urgent)
+      queue_.push_front(std::move(job));
+    else
+      queue_.push_back(std::move(job));
   }
   ready_.notify_one();
   return future;

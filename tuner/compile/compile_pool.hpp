@@ -19,11 +19,13 @@ class CompilePool {
  public:
   // jobs = 0: std::thread::hardware_concurrency().
   CompilePool(int jobs, std::filesystem::path db_path);
+  // Finishes the compiles in progress; queued ones are answered with an Error (stage "cancelled").
   ~CompilePool();
   CompilePool(CompilePool const&) = delete;
   CompilePool& operator=(CompilePool const&) = delete;
 
-  std::future<runtime::Result<CompileResult>> submit(runtime::CompileRequest request);
+  // urgent: the caller is about to wait for it, so it goes before the queued look-ahead compiles.
+  std::future<runtime::Result<CompileResult>> submit(runtime::CompileRequest request, bool urgent = false);
   int workers() const { return static_cast<int>(threads_.size()); }
 
  private:

@@ -3,6 +3,7 @@
 // clock or temperature; NVML would be a second library to dlopen for two numbers). Absent nvidia-smi or an
 // unreadable answer gives nullopt fields, never an error: telemetry annotates, it does not gate.
 #include <optional>
+#include <string>
 
 namespace fl::tuner {
 
@@ -15,5 +16,11 @@ GpuTelemetry read_gpu_telemetry(int ordinal = 0);
 
 // Parses nvidia-smi's "1980, 41" (csv, noheader, nounits); exposed for tests.
 GpuTelemetry parse_gpu_telemetry(char const* line);
+
+// The driver release as nvidia-smi prints it ("580.159.04"), which names the driver build; the driver API's
+// cuDriverGetVersion only gives the CUDA version it implements (13000), shared by many releases. nullopt
+// without nvidia-smi or with an answer that is not a dotted version.
+std::optional<std::string> read_driver_release(int ordinal = 0);
+std::optional<std::string> parse_driver_release(char const* line);
 
 }  // namespace fl::tuner

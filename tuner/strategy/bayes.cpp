@@ -1,6 +1,11 @@
 // Bayesian optimisation: a Gaussian process over log(time) on the index lattice scaled to [0, 1], and
 // the next point is the unvisited valid point of largest expected improvement. Log time, because tile
 // choices change time multiplicatively (a 2x slower config is "as far" at 1 ms as at 10 ms).
+//
+// Look-ahead for the compile pool: during the first kInitialRandomPoints the proposals are the shuffled
+// candidates in order (known exactly); after that, the next proposal depends on the point being measured,
+// so upcoming() guesses the candidates of largest expected improvement under the current model (the next
+// model differs by one observation, so its choice is usually among them).
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -35,24 +40,36 @@ std::vector<double> BayesStrategy::features(PointIndex const& point) const {
   return x;
 }
 
+std::vector<std::size_t> BayesStrategy::ranked_by_expected_improvement() const {
+  std::vector<std::size_t> order(candidates_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (observed_x_.size() < kInitialRandomPoints || observed_costs_.empty()) return order;  // shuffled order
+  GaussianProcess gp(kLengthScale, kNoiseVariance);
+  gp.fit(observed_x_, observed_y_);
+  double const best = *std::min_element(observed_y_.begin(), observed_y_.end());
+  std::vector<double> ei(candidates_.size());
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    double mean = 0.0, stddev = 0.0;
+    gp.predict(features(candidates_[i]), mean, stddev);
+    ei[i] = expected_improvement(mean, stddev, best);
+  }
+  // Stable: among equal improvements the earlier (shuffled) candidate first, as next() always chose.
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ei[a] > ei[b]; });
+  return order;
+}
+
+std::vector<PointIndex> BayesStrategy::upcoming(std::size_t n) const {
+  std::vector<PointIndex> out;
+  for (std::size_t i : ranked_by_expected_improvement()) {
+    if (out.size() >= n) break;
+    out.push_back(candidates_[i]);
+  }
+  return out;
+}
+
 std::optional<PointIndex> BayesStrategy::next() {
   if (candidates_.empty()) return std::nullopt;
-  std::size_t chosen = 0;
-  if (observed_x_.size() >= kInitialRandomPoints && !observed_costs_.empty()) {
-    GaussianProcess gp(kLengthScale, kNoiseVariance);
-    gp.fit(observed_x_, observed_y_);
-    double const best = *std::min_element(observed_y_.begin(), observed_y_.end());
-    double best_ei = -1.0;
-    for (std::size_t i = 0; i < candidates_.size(); ++i) {
-      double mean = 0.0, stddev = 0.0;
-      gp.predict(features(candidates_[i]), mean, stddev);
-      double const ei = expected_improvement(mean, stddev, best);
-      if (ei > best_ei) {
-        best_ei = ei;
-        chosen = i;
-      }
-    }
-  }
+  std::size_t const chosen = ranked_by_expected_improvement().front();
   PointIndex point = candidates_[chosen];
   candidates_.erase(candidates_.begin() + static_cast<std::ptrdiff_t>(chosen));
   return point;

@@ -1,5 +1,6 @@
 #include "tuner/strategy/parameter_space.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace fl::tuner {
@@ -15,6 +16,20 @@ Config ParameterSpace::config_of(PointIndex const& point) const {
   for (std::size_t i = 0; i < parameters_.size(); ++i)
     config[parameters_[i].name] = parameters_[i].values.at(point.at(i));
   return config;
+}
+
+std::optional<PointIndex> ParameterSpace::point_of(Config const& config) const {
+  if (config.size() != parameters_.size()) return std::nullopt;
+  PointIndex point;
+  for (auto const& p : parameters_) {
+    auto const it = config.find(p.name);
+    if (it == config.end()) return std::nullopt;
+    auto const at = std::find(p.values.begin(), p.values.end(), it->second);
+    if (at == p.values.end()) return std::nullopt;
+    point.push_back(int(at - p.values.begin()));
+  }
+  if (!is_valid(point)) return std::nullopt;
+  return point;
 }
 
 bool ParameterSpace::is_valid(PointIndex const& point) const {

@@ -4,6 +4,7 @@
 // "neighbour" has a meaning (the next larger or smaller block size), which annealing and the Bayesian
 // strategy's distance both rely on.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ class ParameterSpace {
 
   std::vector<Parameter> const& parameters() const { return parameters_; }
   Config config_of(PointIndex const& point) const;
+  // The point of `config` (every parameter set to one of its values, nothing else), when it is valid.
+  std::optional<PointIndex> point_of(Config const& config) const;
   bool is_valid(PointIndex const& point) const;
   // Every valid point, in lexicographic index order (the exhaustive strategy's order).
   std::vector<PointIndex> valid_points() const;

@@ -20,4 +20,9 @@ std::optional<PointIndex> RandomStrategy::next() {
 
 void RandomStrategy::report(PointIndex const&, std::optional<double>) {}
 
+std::vector<PointIndex> RandomStrategy::upcoming(std::size_t n) const {
+  auto const end = cursor_ + std::min(n, points_.size() - cursor_);
+  return {points_.begin() + std::ptrdiff_t(cursor_), points_.begin() + std::ptrdiff_t(end)};
+}
+
 }  // namespace fl::tuner

@@ -14,6 +14,7 @@ class ExhaustiveStrategy final : public SearchStrategy {
   std::string_view name() const override { return "exhaustive"; }
   std::optional<PointIndex> next() override;
   void report(PointIndex const& point, std::optional<double> cost) override;
+  std::vector<PointIndex> upcoming(std::size_t n) const override;
 
  private:
   std::vector<PointIndex> points_;
@@ -26,6 +27,7 @@ class RandomStrategy final : public SearchStrategy {
   std::string_view name() const override { return "random"; }
   std::optional<PointIndex> next() override;
   void report(PointIndex const& point, std::optional<double> cost) override;
+  std::vector<PointIndex> upcoming(std::size_t n) const override;
 
  private:
   std::vector<PointIndex> points_;
@@ -38,9 +40,12 @@ class AnnealingStrategy final : public SearchStrategy {
   std::string_view name() const override { return "anneal"; }
   std::optional<PointIndex> next() override;
   void report(PointIndex const& point, std::optional<double> cost) override;
+  std::vector<PointIndex> upcoming(std::size_t n) const override;
 
  private:
-  std::optional<PointIndex> random_unvisited();
+  // A uniformly random unvisited point other than `excluding`.
+  std::optional<PointIndex> random_unvisited(std::optional<PointIndex> const& excluding);
+  std::vector<PointIndex> unvisited_neighbours(PointIndex const& point) const;
 
   ParameterSpace const& space_;
   std::mt19937_64 rng_;
@@ -48,6 +53,9 @@ class AnnealingStrategy final : public SearchStrategy {
   std::optional<PointIndex> current_;
   double current_cost_ = 0.0;
   double temperature_;
+  std::optional<PointIndex> proposed_;  // returned by next(), not yet reported
+  std::optional<PointIndex>
+      restart_;  // where the walk goes when the current point has no unvisited neighbour
 };
 
 class BayesStrategy final : public SearchStrategy {
@@ -56,9 +64,12 @@ class BayesStrategy final : public SearchStrategy {
   std::string_view name() const override { return "bayes"; }
   std::optional<PointIndex> next() override;
   void report(PointIndex const& point, std::optional<double> cost) override;
+  std::vector<PointIndex> upcoming(std::size_t n) const override;
 
  private:
   std::vector<double> features(PointIndex const& point) const;
+  // Indices into candidates_, by expected improvement under the model of the observations so far.
+  std::vector<std::size_t> ranked_by_expected_improvement() const;
 
   ParameterSpace const& space_;
   std::vector<PointIndex> candidates_;

@@ -22,6 +22,10 @@ class SearchStrategy {
   // cost: the measured median time in ms (lower is better); nullopt when the point was rejected
   // (failed to compile, spilled, failed verification): the strategy must not propose it again.
   virtual void report(PointIndex const& point, std::optional<double> cost) = 0;
+  // Up to n points the strategy is likely to propose after the one just returned by next(), most likely
+  // first, for the compile pool to build ahead while the GPU measures (a hint: never changes what next()
+  // returns). Exhaustive and random know their order exactly; annealing and bayes guess (see their files).
+  virtual std::vector<PointIndex> upcoming(std::size_t /*n*/) const { return {}; }
 };
 
 enum class StrategyKind { exhaustive, random, anneal, bayes };

@@ -35,6 +35,7 @@ int run(int argc, char const* const argv[]) {
     std::fprintf(stderr, "fa-tune: %s (see fa-tune --help)\n", e.what());
     return runtime::kExitBadInput;
   }
+  for (int i = 0; i < argc; ++i) options.command_line += (i ? " " : "") + std::string(argv[i]);
   if (options.help) {
     std::fputs(options.help_text.c_str(), stdout);
     return runtime::kExitOk;
@@ -87,10 +88,16 @@ int run(int argc, char const* const argv[]) {
   }
   auto context = runtime::PrimaryContext::retain(device->ordinal);
   if (!context) runtime::exit_no_gpu(context.error());
-  auto const rows = tuner::run_tuning(options, arch, kernels_dir.value(), db_path, device.value());
-  std::fputs(tuner::render_tuning(rows).c_str(), stdout);
+  auto const report = tuner::run_tuning(options, arch, kernels_dir.value(), db_path, device.value());
+  std::fputs(tuner::render_tuning(report).c_str(), stdout);
   if (!options.json_path.empty())
-    numerics::write_file_atomically(options.json_path, tuner::tuning_json(rows, device.value()));
+    numerics::write_file_atomically(options.json_path, tuner::tuning_json(report, device.value()));
+  if (!options.export_measurements_path.empty()) {
+    numerics::write_file_atomically(options.export_measurements_path,
+                                    tuner::measurements_tsv(report, options.command_line));
+    std::printf("wrote the measurements of %zu problems to %s\n", report.rows.size(),
+                options.export_measurements_path.c_str());
+  }
   if (!options.export_best_path.empty()) {
     auto database = db::open_database(db_path);
     std::vector<db::BestConfig> measured;
@@ -100,7 +107,8 @@ int run(int argc, char const* const argv[]) {
     std::printf("wrote %zu best configs to %s\n", measured.size(), options.export_best_path.c_str());
   }
   std::printf("database: %s\n", db_path.string().c_str());
-  return runtime::kExitOk;
+  // A kernel that crashed the context is a failed kernel: the run is incomplete (a rerun resumes after it).
+  return report.context_lost ? runtime::kExitCheckFailed : runtime::kExitOk;
 }
 
 }  // namespace

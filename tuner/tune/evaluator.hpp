@@ -19,12 +19,22 @@ struct Evaluation {
   std::string compile_cache_key;
   std::optional<double> clock_mhz;
   std::optional<double> temperature_c;
+  // The GPU's context is unusable after this candidate (a sticky CUDA error: illegal address, launch
+  // failure, ...): every later call in this process would fail too, so the loop stops here.
+  bool context_lost = false;
+  // Where the time went (ms of wall time on the calling thread, except compile_ms).
+  double compile_ms = 0.0;       // NVRTC time spent on this candidate (on a compile worker; 0 on a cache hit)
+  double compile_wait_ms = 0.0;  // the caller waited for the compile (0 when compiled ahead in time)
+  double verify_ms = 0.0;        // runs on the verification problems and their verdicts
+  double timing_ms = 0.0;        // the timed runs, with uploads and warm-up
 };
 
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
   virtual Evaluation evaluate(Config const& config, Problem const& problem) = 0;
+  // A hint: `config` is likely to be evaluated soon; an evaluator may start compiling it now.
+  virtual void prefetch(Config const& /*config*/, Problem const& /*problem*/) {}
 };
 
 }  // namespace fl::tuner

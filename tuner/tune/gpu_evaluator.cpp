@@ -1,10 +1,14 @@
 #include "tuner/tune/gpu_evaluator.hpp"
 
 #include <algorithm>
+#include <array>
+#include <chrono>
+#include <string_view>
 
 #include "tuner/compile/prune.hpp"
 #include "tuner/measure/gpu_telemetry.hpp"
 #include "tuner/run/benchmark.hpp"
+#include "tuner/run/run_once.hpp"
 
 namespace fl::tuner {
 
@@ -13,11 +17,37 @@ namespace {
 // bottom-right causal alignment is exercised too.
 constexpr int kVerifySeqlenQ = 193;
 constexpr int kVerifySeqlenK = 257;
+// check_config's defaults for the small problem: numerics' normal input family, seed 1, every row.
+constexpr std::uint64_t kSmallProblemSeed = 1;
 // Sampled rows of the timed problem (numerics adds every adversarial row): enough to catch a bug in a
 // late block, and checked in seconds at n = 16384.
 constexpr std::size_t kTimedCheckRows = 256;
 constexpr std::uint64_t kInputSeed = 20261129;
+
+// CUDA errors after which the context cannot be used again (CUDA driver API documentation: "the process
+// must be terminated and relaunched").
+constexpr std::array<std::string_view, 8> kStickyErrors{"CUDA_ERROR_ILLEGAL_ADDRESS",
+                                                        "CUDA_ERROR_LAUNCH_FAILED",
+                                                        "CUDA_ERROR_MISALIGNED_ADDRESS",
+                                                        "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+                                                        "CUDA_ERROR_HARDWARE_STACK_ERROR",
+                                                        "CUDA_ERROR_INVALID_PC",
+                                                        "CUDA_ERROR_ASSERT",
+                                                        "CUDA_ERROR_ECC_UNCORRECTABLE"};
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string pending_key(Config const& config, Problem const& problem) {
+  return to_string(config) + "|" + describe(problem);
+}
 }  // namespace
+
+bool is_sticky_cuda_error(std::string const& message) {
+  return std::any_of(kStickyErrors.begin(), kStickyErrors.end(),
+                     [&](std::string_view name) { return message.find(name) != std::string::npos; });
+}
 
 Problem verification_problem(Problem const& problem) {
   Problem small = problem;
@@ -29,26 +59,56 @@ Problem verification_problem(Problem const& problem) {
   return small;
 }
 
-GpuEvaluator::GpuEvaluator(Family const& family, CompileService& compiler, CompileSpec spec,
-                           runtime::DeviceInfo device, TimingOptions timing)
+GpuEvaluator::GpuEvaluator(Family const& family, CompilePool& pool, CompileService& invalidator,
+                           CompileSpec spec, runtime::DeviceInfo device, TimingOptions timing,
+                           ReferenceCache& references)
     : family_(family),
-      compiler_(compiler),
+      pool_(pool),
+      invalidator_(invalidator),
       spec_(std::move(spec)),
       device_(std::move(device)),
       limits_(limits_for(device_)),
-      timing_(timing) {}
+      timing_(timing),
+      references_(references) {}
+
+GpuEvaluator::PendingCompile& GpuEvaluator::submit(Config const& config, Problem const& problem,
+                                                   bool urgent) {
+  auto const key = pending_key(config, problem);
+  if (auto it = pending_.find(key); it != pending_.end()) return it->second;
+  auto request = make_family_request(family_, config, problem, spec_);
+  PendingCompile future;
+  if (request) {
+    future = pool_.submit(std::move(request.value()), urgent);
+  } else {
+    std::promise<runtime::Result<CompileResult>> failed;
+    failed.set_value(request.error());
+    future = failed.get_future();
+  }
+  return pending_.emplace(key, std::move(future)).first->second;
+}
+
+void GpuEvaluator::prefetch(Config const& config, Problem const& problem) {
+  (void)submit(config, problem, false);
+}
 
 Evaluation GpuEvaluator::evaluate(Config const& config, Problem const& problem) {
   Evaluation e;
-  auto failed = [&](std::string verdict, std::string why) {
+  auto failed = [&](std::string verdict, runtime::Error const& error) {
     e.verdict = std::move(verdict);
-    e.diagnosis = std::move(why);
+    e.diagnosis = error.one_line();
+    e.context_lost = is_sticky_cuda_error(error.one_line());
     return e;
   };
-  auto request = make_family_request(family_, config, problem, spec_);
-  if (!request) return failed("failed", request.error().one_line());
-  auto compiled = compiler_.compile(request.value());
-  if (!compiled) return failed("failed", compiled.error().one_line());
+  auto const waited = std::chrono::steady_clock::now();
+  auto compiled = [&] {
+    auto node = pending_.extract(pending_key(config, problem));
+    if (node.empty()) return submit(config, problem, true).get();  // not prefetched: compile it next
+    return node.mapped().get();
+  }();
+  pending_.erase(pending_key(config, problem));
+  e.compile_wait_ms = ms_since(waited);
+  if (!compiled) return failed("failed", compiled.error());
+  e.compile_ms = compiled->from_cache ? 0.0 : compiled->elapsed_ms;
   e.compile_cache_key = compiled->cache_key;
   auto const& program = compiled->program;
 
@@ -58,28 +118,50 @@ Evaluation GpuEvaluator::evaluate(Config const& config, Problem const& problem) 
     dynamic_shared = std::max(dynamic_shared, launch.dynamic_shared_bytes);
     threads = std::max(threads, int(launch.block.x * launch.block.y * launch.block.z));
   }
-  if (auto why = prune_on_resources(program, dynamic_shared, threads, limits_)) return failed("pruned", *why);
+  if (auto why = prune_on_resources(program, dynamic_shared, threads, limits_)) {
+    e.verdict = "pruned";
+    e.diagnosis = *why;
+    return e;
+  }
 
-  auto small = check_config(family_, config, verification_problem(problem), program, {});
+  // The same checks as check_config on the same inputs, with the inputs' reference computed once per run.
+  auto const verifying = std::chrono::steady_clock::now();
+  auto const& small_set = references_.family_set(verification_problem(problem), numerics::InputFamily::normal,
+                                                 kSmallProblemSeed, 0);
+  auto const& small_problem = small_set.check.problem();
+  auto small = run_once(family_, config, small_problem, program, small_set.check.inputs(),
+                        small_problem.direction == Direction::backward ? &small_set.forward : nullptr);
   if (!small) {
     // A cached CUBIN the driver refuses is dropped, so the next run recompiles it.
-    if (small.error().stage == "load") compiler_.invalidate(compiled->cache_key);
-    return failed("failed", small.error().one_line());
+    if (small.error().stage == "load") invalidator_.invalidate(compiled->cache_key);
+    return failed("failed", small.error());
   }
-  if (!small->pass) return failed("wrong", "small problem: " + small->summary);
+  if (auto const verdict = small_set.check.judge(small.value()); !verdict.pass) {
+    e.verdict = "wrong";
+    e.diagnosis = "small problem: " + verdict.summary;
+    return e;
+  }
 
-  auto const inputs = make_normal_inputs(problem, kInputSeed);
-  auto big = check_config(family_, config, problem, program, {kTimedCheckRows, kInputSeed}, &inputs);
-  if (!big) return failed("failed", big.error().one_line());
-  if (!big->pass) return failed("wrong", "timed problem: " + big->summary);
+  auto const& timed_set = references_.normal_set(problem, kInputSeed, kTimedCheckRows);
+  auto big = run_once(family_, config, problem, program, timed_set.check.inputs(),
+                      problem.direction == Direction::backward ? &timed_set.forward : nullptr);
+  if (!big) return failed("failed", big.error());
+  if (auto const verdict = timed_set.check.judge(big.value()); !verdict.pass) {
+    e.verdict = "wrong";
+    e.diagnosis = "timed problem: " + verdict.summary;
+    return e;
+  }
+  e.verify_ms = ms_since(verifying);
 
-  auto timed = time_config(family_, config, problem, program, device_, timing_, inputs);
-  if (!timed) return failed("failed", timed.error().one_line());
+  auto const timing = std::chrono::steady_clock::now();
+  auto timed = time_config(family_, config, problem, program, device_, timing_, timed_set.check.inputs());
+  if (!timed) return failed("failed", timed.error());
   e.stats = timed->stats;
   e.tflops = timed->tflops;
   auto const telemetry = read_gpu_telemetry(device_.ordinal);
   e.clock_mhz = telemetry.sm_clock_mhz;
   e.temperature_c = telemetry.temperature_c;
+  e.timing_ms = ms_since(timing);
   return e;
 }
 

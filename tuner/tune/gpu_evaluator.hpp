@@ -1,33 +1,57 @@
 #pragma once
-// The evaluator on the GPU: compile (SQLite cache first), prune on ptxas resources, verify on a small
-// awkward problem and on sampled rows of the timed problem, then time (events, warm-up, median of >= 20,
-// inputs rotated past the L2). A wrong kernel is recorded as 'wrong' with why, and never timed.
+// The evaluator on the GPU: compile (through the compile pool, SQLite cache first), prune on ptxas resources,
+// verify on a small awkward problem and on sampled rows of the timed problem, then time (events, warm-up,
+// median of >= 20, inputs rotated past the L2). A wrong kernel is recorded as 'wrong' with why, and never
+// timed.
+//
+// Pipeline: prefetch() submits a candidate to the compile pool (one NVRTC worker per core), so while this
+// thread verifies and times candidate i on the GPU, the workers compile the candidates the strategy will ask
+// for next. Only this thread touches the GPU (one CUDA context, one thread). The verification inputs and
+// their float64 reference come from a ReferenceCache shared by every candidate.
+#include <future>
+#include <map>
+#include <string>
+
 #include "runtime/device.hpp"
 #include "tuner/compile/arch_limits.hpp"
 #include "tuner/compile/compile_config.hpp"
+#include "tuner/compile/compile_pool.hpp"
 #include "tuner/compile/compile_service.hpp"
 #include "tuner/run/timing.hpp"
 #include "tuner/tune/evaluator.hpp"
+#include "tuner/tune/reference_cache.hpp"
 
 namespace fl::tuner {
 
 class GpuEvaluator final : public Evaluator {
  public:
-  GpuEvaluator(Family const& family, CompileService& compiler, CompileSpec spec, runtime::DeviceInfo device,
-               TimingOptions timing);
+  // `invalidator` drops a cached CUBIN the driver refuses to load (the pool's workers have their own
+  // connections; this one belongs to the calling thread).
+  GpuEvaluator(Family const& family, CompilePool& pool, CompileService& invalidator, CompileSpec spec,
+               runtime::DeviceInfo device, TimingOptions timing, ReferenceCache& references);
   Evaluation evaluate(Config const& config, Problem const& problem) override;
+  void prefetch(Config const& config, Problem const& problem) override;
 
  private:
+  using PendingCompile = std::future<runtime::Result<CompileResult>>;
+  PendingCompile& submit(Config const& config, Problem const& problem, bool urgent);
+
   Family const& family_;
-  CompileService& compiler_;
+  CompilePool& pool_;
+  CompileService& invalidator_;
   CompileSpec spec_;
   runtime::DeviceInfo device_;
   ArchLimits limits_;
   TimingOptions timing_;
+  ReferenceCache& references_;
+  std::map<std::string, PendingCompile> pending_;  // by config text and problem
 };
 
 // The small problem every candidate must pass first: odd sequence lengths (no block multiple), two
 // heads, the problem's dtype, head dim, mask and direction.
 Problem verification_problem(Problem const& problem);
+
+// Whether a runtime error left the CUDA context unusable (sticky errors: every later call fails the same).
+bool is_sticky_cuda_error(std::string const& message);
 
 }  // namespace fl::tuner

@@ -32,6 +32,15 @@ bool runs_on(runtime::TargetArch arch, db::GpuKey const& gpu) {
   return best && best.value() == arch;
 }
 
+// "NVIDIA H200 driver 580.159.04 (CUDA 13000)": the provenance of a seed, as nvidia-smi and the driver API
+// named the driver where it was measured.
+std::string measured_on(db::GpuKey const& gpu) {
+  std::string text = gpu.name + " driver " + gpu.driver_version;
+  if (gpu.cuda_driver_api > 0 && gpu.driver_version != std::to_string(gpu.cuda_driver_api))
+    text += " (CUDA " + std::to_string(gpu.cuda_driver_api) + ")";
+  return text;
+}
+
 }  // namespace
 
 ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
@@ -58,8 +67,8 @@ ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::
     }
     if (compiles != "yes") ++report.compile_failures;
     table.add_row({best.family, describe(problem), best.config, format_fixed(best.tflops, 1),
-                   format_fixed(best.median_ms, 3), best.gpu.name + " driver " + best.gpu.driver_version,
-                   best.recorded_at.substr(0, 10), best.source, compiles});
+                   format_fixed(best.median_ms, 3), measured_on(best.gpu), best.recorded_at.substr(0, 10),
+                   best.source, compiles});
   }
   report.table = table.render();
   return report;

@@ -2,9 +2,14 @@
 // The tuning loop for one family and problem: the strategy proposes, the store answers what is already
 // measured (resume), the evaluator measures the rest, every result is committed to SQLite the moment it
 // exists. A run killed at any point loses nothing it finished; the next run skips it.
+//
+// While candidate i is measured, the strategy's next candidates are handed to the evaluator as prefetch
+// hints (the GPU evaluator compiles them on its pool), so compiling overlaps the GPU work.
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
@@ -25,6 +30,16 @@ struct TuneStore {
 struct TuneLimits {
   std::optional<int> budget;  // evaluations (measured now or resumed) per problem
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Evaluated before the strategy's first proposal (the family default, so that every run has its
+  // baseline measured while the GPU state is fresh; warm starts from neighbouring problems). They count
+  // against the budget, and a strategy hears their cost as if it had proposed them.
+  std::vector<Config> first;
+  // Candidates offered to the evaluator ahead of time (0: none; the GPU evaluator uses twice its workers).
+  std::size_t lookahead = 0;
+  // A repeat of a --noise-runs series: measure every candidate again, even those the store has, and keep
+  // the new measurement beside the stored one (db::store_remeasurement) under this run id.
+  std::optional<std::int64_t> remeasure_run;
+  std::optional<std::int64_t> run_id;  // the run id stored with new measurements
 };
 
 struct TuneOutcome {
@@ -35,6 +50,13 @@ struct TuneOutcome {
   int resumed = 0;     // answered from the store
   int rejected = 0;    // wrong, pruned or failed
   int remeasured = 0;  // suspicious speedups measured a second time
+  // Every candidate of this run (first configs included) with the row it was answered with, in order.
+  std::vector<std::pair<std::string, db::Measurement>> rows;
+  // Set when the CUDA context was lost (a sticky error): the config that caused it and the error.
+  std::optional<std::string> context_lost;
+  // Wall time on the calling thread, seconds: waiting for compiles, verifying, timing; and NVRTC time spent
+  // by the compile workers on the candidates measured (a sum over workers, so it can exceed wall time).
+  double compile_wait_s = 0.0, verify_s = 0.0, timing_s = 0.0, compile_cpu_s = 0.0, wall_s = 0.0;
 };
 
 db::ProblemKey problem_key(Problem const& problem);

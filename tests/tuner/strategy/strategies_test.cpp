@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -105,4 +106,63 @@ TEST_CASE("gaussian process interpolates its observations", "[tuner][strategy]")
   CHECK(sd > 0.01);
   CHECK(expected_improvement(1.0, 0.0, 2.0) == Approx(1.0));
   CHECK(expected_improvement(3.0, 0.0, 2.0) == 0.0);
+}
+
+TEST_CASE("exhaustive and random announce exactly their next proposals", "[tuner][strategy]") {
+  auto const space = tile_space();
+  for (auto kind : {StrategyKind::exhaustive, StrategyKind::random}) {
+    auto strategy = make_strategy(kind, space, 5);
+    REQUIRE(strategy->next());
+    auto const ahead = strategy->upcoming(6);
+    REQUIRE(ahead.size() == 6);
+    for (auto const& expected : ahead) {
+      auto const p = strategy->next();
+      REQUIRE(p);
+      CHECK(*p == expected);
+    }
+  }
+}
+
+// Annealing's next proposal is a neighbour of the current point or of the one being measured, or the restart
+// point it drew ahead: its announced set holds it, except when that restart point was visited meanwhile.
+TEST_CASE("annealing announces its next proposal among the neighbours it offers", "[tuner][strategy]") {
+  auto const space = tile_space();
+  auto const budget = space.valid_points().size() / 2;
+  AnnealingStrategy strategy(space, 11);
+  int announced = 0, proposals = 0;
+  auto point = strategy.next();
+  for (std::size_t i = 0; i < budget && point; ++i) {
+    auto const ahead = strategy.upcoming(64);
+    strategy.report(*point, tile_cost(space.config_of(*point)));
+    point = strategy.next();
+    if (!point) break;
+    ++proposals;
+    if (std::find(ahead.begin(), ahead.end(), *point) != ahead.end()) ++announced;
+  }
+  INFO(announced << " of " << proposals << " proposals were announced");
+  CHECK(announced >= proposals * 9 / 10);
+}
+
+TEST_CASE("bayes announces its random start exactly", "[tuner][strategy]") {
+  auto const space = tile_space();
+  BayesStrategy strategy(space, 2);
+  auto const first = strategy.next();
+  REQUIRE(first);
+  auto const ahead = strategy.upcoming(3);
+  REQUIRE(ahead.size() == 3);
+  strategy.report(*first, tile_cost(space.config_of(*first)));
+  for (auto const& expected : ahead) {
+    auto const p = strategy.next();
+    REQUIRE(p);
+    CHECK(*p == expected);
+    strategy.report(*p, tile_cost(space.config_of(*p)));
+  }
+}
+
+TEST_CASE("a config maps back to its point, and an invalid one to none", "[tuner][strategy]") {
+  auto const space = tile_space();
+  for (auto const& p : space.valid_points()) CHECK(space.point_of(space.config_of(p)) == p);
+  CHECK_FALSE(space.point_of(Config{{"kBlockM", 256}, {"kBlockN", 256}, {"kNWarps", 1}, {"kStages", 4}}));
+  CHECK_FALSE(space.point_of(Config{{"kBlockM", 100}, {"kBlockN", 16}, {"kNWarps", 1}, {"kStages", 1}}));
+  CHECK_FALSE(space.point_of(Config{{"kBlockM", 16}}));
 }

@@ -1,0 +1,122 @@
+// fa-tune's outputs: the table on stdout, the JSON, and the measurement TSV (tune_command.hpp).
+#include <cstdio>
+
+#include "db/tuning_store.hpp"
+#include "tuner/report/table.hpp"
+#include "tuner/tune/tune_command.hpp"
+
+namespace fl::tuner {
+
+namespace {
+
+std::string quoted(std::string const& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    else if (c == '\n' || c == '\t')
+      c = ' ';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string one_field(std::string text) {
+  for (char& c : text)
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+  return text;
+}
+
+std::string optional_fixed(std::optional<double> value, int digits) {
+  return value ? format_fixed(*value, digits) : "";
+}
+
+std::string driver_text(db::GpuKey const& gpu) {
+  return gpu.driver_version +
+         (gpu.cuda_driver_api > 0 && gpu.driver_version != std::to_string(gpu.cuda_driver_api)
+              ? " (CUDA driver API " + std::to_string(gpu.cuda_driver_api) + ")"
+              : "");
+}
+
+}  // namespace
+
+std::string render_tuning(TuningReport const& report) {
+  TextTable table(
+      {"family", "problem", "best config", "ms", "TFLOP/s", "vs default", "measured", "resumed", "rejected"});
+  for (auto const& r : report.rows)
+    table.add_row({r.family, r.problem, r.best_config.empty() ? "(none passed)" : r.best_config,
+                   format_fixed(r.best_ms, 3), format_fixed(r.best_tflops, 1),
+                   r.default_tflops > 0 ? format_fixed(r.best_tflops / r.default_tflops, 2) + "x"
+                                        : "default " + r.default_verdict,
+                   std::to_string(r.evaluated), std::to_string(r.resumed), std::to_string(r.rejected)});
+  std::string out = "GPU " + report.gpu.name + ", driver " + driver_text(report.gpu) + ", NVRTC " +
+                    report.nvrtc_version + "\n" + table.render();
+  for (auto const& r : report.rows) {
+    if (r.default_verdict != "ok")
+      out += r.family + " " + r.problem + ": default " + r.default_config + " " + r.default_verdict +
+             (r.default_diagnosis.empty() ? "" : ": " + r.default_diagnosis) + "\n";
+    // Compile and timing separately (issue 6 item 9): the GPU thread's wall time split, and the NVRTC time
+    // the workers spent, which overlaps the GPU work.
+    out += r.family + " " + r.problem + ": " + format_fixed(r.wall_s, 1) + " s wall: waited for compiles " +
+           format_fixed(r.compile_wait_s, 1) + " s, verification " + format_fixed(r.verify_s, 1) +
+           " s, timing " + format_fixed(r.timing_s, 1) + " s; NVRTC " + format_fixed(r.compile_cpu_s, 1) +
+           " s on " + std::to_string(report.compile_workers) + " workers\n";
+    for (auto const& n : r.noise) out += render_noise(r.family + " " + r.problem, n);
+  }
+  out += "verification inputs and float64 references: " + format_fixed(report.reference_s, 1) +
+         " s (once per problem, shared by every candidate)\n";
+  if (report.context_lost)
+    out += "fa-tune: the GPU context was lost after " + *report.context_lost +
+           "; that candidate is stored as failed, nothing after it was measured; rerun to resume\n";
+  return out;
+}
+
+std::string tuning_json(TuningReport const& report, runtime::DeviceInfo const& device) {
+  std::string out =
+      "{\n  \"gpu\": " + quoted(device.identity()) + ",\n  \"gpu_name\": " + quoted(report.gpu.name) +
+      ",\n  \"driver\": " + quoted(report.gpu.driver_version) +
+      ",\n  \"cuda_driver_api\": " + std::to_string(report.gpu.cuda_driver_api) +
+      ",\n  \"nvrtc\": " + quoted(report.nvrtc_version) + ",\n  \"date\": " + quoted(db::utc_timestamp()) +
+      ",\n  \"compile_workers\": " + std::to_string(report.compile_workers) +
+      ",\n  \"reference_s\": " + format_fixed(report.reference_s, 3) +
+      ",\n  \"context_lost\": " + (report.context_lost ? quoted(*report.context_lost) : "null") +
+      ",\n  \"results\": [\n";
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    auto const& r = report.rows[i];
+    std::string noise;
+    for (std::size_t k = 0; k < r.noise.size(); ++k) noise += (k ? ", " : "") + noise_json(r.noise[k]);
+    out += "    {\"family\": " + quoted(r.family) + ", \"problem\": " + quoted(r.problem) +
+           ", \"best_config\": " + quoted(r.best_config) + ", \"median_ms\": " + format_fixed(r.best_ms, 5) +
+           ", \"tflops\": " + format_fixed(r.best_tflops, 2) +
+           ", \"default_config\": " + quoted(r.default_config) +
+           ", \"default_tflops\": " + format_fixed(r.default_tflops, 2) +
+           ", \"default_verdict\": " + quoted(r.default_verdict) +
+           ", \"default_diagnosis\": " + quoted(r.default_diagnosis) +
+           ", \"measured\": " + std::to_string(r.evaluated) + ", \"resumed\": " + std::to_string(r.resumed) +
+           ", \"rejected\": " + std::to_string(r.rejected) + ", \"wall_s\": " + format_fixed(r.wall_s, 3) +
+           ", \"compile_wait_s\": " + format_fixed(r.compile_wait_s, 3) +
+           ", \"verify_s\": " + format_fixed(r.verify_s, 3) +
+           ", \"timing_s\": " + format_fixed(r.timing_s, 3) +
+           ", \"compile_cpu_s\": " + format_fixed(r.compile_cpu_s, 3) + ", \"noise\": [" + noise + "]}" +
+           (i + 1 < report.rows.size() ? "," : "") + "\n";
+  }
+  return out + "  ]\n}\n";
+}
+
+std::string measurements_tsv(TuningReport const& report, std::string const& command) {
+  std::string out = "# fa-tune measurements (run 1 of each problem, evaluation order)\n# GPU " +
+                    report.gpu.name + " cc" + std::to_string(report.gpu.cc_major) + "." +
+                    std::to_string(report.gpu.cc_minor) + " " + std::to_string(report.gpu.sm_count) +
+                    " SMs, driver " + driver_text(report.gpu) + ", NVRTC " + report.nvrtc_version + ", " +
+                    db::utc_timestamp() + "\n# command: " + one_field(command) +
+                    "\nfamily\tproblem\tconfig\tverdict\tmedian_ms\tp20_ms\tp80_ms\ttflops\tdiagnosis\n";
+  for (auto const& r : report.rows)
+    for (auto const& [config, m] : r.candidates)
+      out += r.family + "\t" + r.problem + "\t" + config + "\t" + m.verdict + "\t" +
+             optional_fixed(m.median_ms, 5) + "\t" + optional_fixed(m.p20_ms, 5) + "\t" +
+             optional_fixed(m.p80_ms, 5) + "\t" + optional_fixed(m.tflops, 2) + "\t" +
+             one_field(m.diagnosis) + "\n";
+  return out;
+}
+
+}  // namespace fl::tuner
