@@ -53,7 +53,8 @@ note "families: $families (fa2_fp8 present: $have_fp8)"
 if [[ $stages == *A* ]]; then
 rm -f "$db_a"*
 one="--family fa2_sm80 --dtype bf16 --head-dim 128 --seqlen 4096 --causal no --strategy exhaustive --db $db_a"
-s=$(date +%s); timeout 200 bin/fa-tune --arch sm90 $one --json "$out/A1_cold.json" >"$out/A1_cold.txt" 2>"$out/A1_cold.err"
+s=$(date +%s); timeout 200 bin/fa-tune --arch sm90 $one --json "$out/A1_cold.json" \
+  --export-measurements "$out/fa2_sm80_h200_bf16_d128_n4096_full.tsv" >"$out/A1_cold.txt" 2>"$out/A1_cold.err"
 note "A1 cold rc=$? $(( $(date +%s) - s )) s"
 s=$(date +%s); timeout 150 bin/fa-tune --arch sm90 $one --noise-runs 2 --json "$out/A2_warm.json" >"$out/A2_warm.txt" 2>"$out/A2_warm.err"
 note "A2 warm (noise run 2 re-measures all) rc=$? $(( $(date +%s) - s )) s"
