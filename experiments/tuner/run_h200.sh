@@ -26,6 +26,8 @@
 #   C. Peers in the same run: peers/peers.py (PyTorch SDPA, FLASH_ATTENTION and CUDNN_ATTENTION, same timing
 #      protocol), forward, the same shapes.
 #   D. tuner/table.py joins B and C into a dated table (TFLOP/s, tuned/default, tuned/FA2, tuned/cuDNN).
+# Environment: DTYPES (fp16,bf16), HEAD_DIMS (64,128,256), OTHER_SEQLENS (512,1024,2048,8192,16384) trim
+# stages B-D to what a call's time allows; the header of the table records what ran.
 # Two device calls (each at most 10 minutes): STAGES=A (~3 min), then STAGES=BCD (~5 min). Default: all.
 set -u
 stages=${STAGES:-ABCD}
@@ -45,7 +47,9 @@ note() { echo "$*" | tee -a "$log"; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee -a "$log"
 families=$(bin/fa-tune --family no-such-family 2>&1 | sed 's/.*one of: //')
-dtypes=fp16,bf16
+dtypes=${DTYPES:-fp16,bf16}
+dims=${HEAD_DIMS:-64,128,256}
+other_n=${OTHER_SEQLENS:-512,1024,2048,8192,16384}
 case ",$families," in *,fa2_fp8,*) have_fp8=1 ;; *) have_fp8=0 ;; esac
 note "families: $families (fa2_fp8 present: $have_fp8)"
 
@@ -66,16 +70,16 @@ fi
 # B1. each class at n = 4096, bayes budget 12; B2. the other n with a warm start, bayes budget 4
 if [[ $stages == *B* ]]; then
 rm -f "$db_b"*
-classes="--family fa2_sm80 --dtype $dtypes --head-dim 64,128,256 --causal both --db $db_b --strategy bayes"
+classes="--family fa2_sm80 --dtype $dtypes --head-dim $dims --causal both --db $db_b --strategy bayes"
 s=$(date +%s); timeout 170 bin/fa-tune --arch sm90 $classes --seqlen 4096 --budget 12 --json "$out/B1_n4096.json" \
   >"$out/B1_n4096.txt" 2>"$out/B1_n4096.err"
 note "B1 rc=$? $(( $(date +%s) - s )) s"
-s=$(date +%s); timeout 150 bin/fa-tune --arch sm90 $classes --seqlen 512,1024,2048,8192,16384 --budget 4 --warm-start \
+s=$(date +%s); timeout 150 bin/fa-tune --arch sm90 $classes --seqlen $other_n --budget 4 --warm-start \
   --json "$out/B2_other_n.json" >"$out/B2_other_n.txt" 2>"$out/B2_other_n.err"
 note "B2 rc=$? $(( $(date +%s) - s )) s"
 if [ "$have_fp8" = 1 ]; then
-  s=$(date +%s); timeout 60 bin/fa-tune --arch sm90 --family fa2_fp8 --dtype fp8_e4m3 --head-dim 64,128,256 --causal both \
-    --db "$db_b" --strategy bayes --seqlen 512,1024,2048,4096,8192,16384 --budget 3 --warm-start \
+  s=$(date +%s); timeout 60 bin/fa-tune --arch sm90 --family fa2_fp8 --dtype fp8_e4m3 --head-dim $dims --causal both \
+    --db "$db_b" --strategy bayes --seqlen 4096,$other_n --budget 3 --warm-start \
     --json "$out/B3_fp8.json" >"$out/B3_fp8.txt" 2>"$out/B3_fp8.err"
   note "B3 fp8 rc=$? $(( $(date +%s) - s )) s"
 fi
@@ -83,7 +87,7 @@ fi
 
 # C. peers, same shapes, same protocol, same run
 if [[ $stages == *C* ]]; then
-s=$(date +%s); timeout 120 python3 peers/peers.py --out "$out/peers_fwd.csv" --dtype $dtypes --head-dim 64,128,256 \
+s=$(date +%s); timeout 120 python3 peers/peers.py --out "$out/peers_fwd.csv" --dtype $dtypes --head-dim $dims --seqlen 4096,$other_n \
   >"$out/peers_fwd.txt" 2>&1
 note "C peers rc=$? $(( $(date +%s) - s )) s"
 fi
