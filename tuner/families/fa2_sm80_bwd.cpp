@@ -76,16 +76,21 @@ std::optional<std::string> Fa2Sm80BwdFamily::violates(Config const& config, Prob
   if (c.dq_atomic != 0 && c.dq_atomic != 1) return "kDqAtomic is 0 or 1";
   if (c.dq_atomic == 1 && (c.q_block_m != kUnusedQBlockM || c.q_block_n != kUnusedQBlockN))
     return "kDqAtomic=1 runs no dQ pass: kQBlockM, kQBlockN stay at 64, 32";
-  if (c.block_m <= 0 || c.block_m % 16 != 0 || c.q_block_n <= 0 || c.q_block_n % 16 != 0)
-    return "kBlockM and kQBlockN must be multiples of 16";
+  if (c.block_m <= 0 || c.block_m % 16 != 0) return "kBlockM must be a multiple of 16";
   if (c.block_n % (16 * c.warps) != 0 || c.block_n / c.warps / 16 > 2)
     return "dK/dV: 1-2 key tiles of 16 per warp";
-  if (c.q_block_m % (16 * c.warps) != 0 || c.q_block_m / c.warps / 16 > 2)
-    return "dQ: 1-2 query tiles of 16 per warp";
   int const threads = kWarpSize * c.warps;
-  if (c.block_m > threads || c.q_block_m > threads) return "one thread per query row stages LSE and D";
-  for (int rows : {c.block_m, c.block_n, c.q_block_m, c.q_block_n})
+  if (c.block_m > threads) return "one thread per query row stages LSE and D";
+  for (int rows : {c.block_m, c.block_n})
     if ((rows * d / 8) % threads != 0) return "tile copies must split evenly over the threads";
+  if (c.dq_atomic == 0) {  // the dQ pass's kernel (fa2_sm80_bwd_dq), compiled only in this mode
+    if (c.q_block_n <= 0 || c.q_block_n % 16 != 0) return "kQBlockN must be a multiple of 16";
+    if (c.q_block_m % (16 * c.warps) != 0 || c.q_block_m / c.warps / 16 > 2)
+      return "dQ: 1-2 query tiles of 16 per warp";
+    if (c.q_block_m > threads) return "one thread per query row stages LSE and D";
+    for (int rows : {c.q_block_m, c.q_block_n})
+      if ((rows * d / 8) % threads != 0) return "tile copies must split evenly over the threads";
+  }
   if (c.dq_atomic == 1) {
     // fa_backward.cuh: the dS^T tile's rows are 32 queries or a multiple of 64 (swizzle), and DqSplit
     // gives each warp whole 16-row query tiles and an even number of 8-column head-dim tiles.
@@ -99,7 +104,7 @@ std::optional<std::string> Fa2Sm80BwdFamily::violates(Config const& config, Prob
   if (c.dq_atomic == 0 && 4 * q_tiles * (d / 8) + 2 * 4 * q_tiles * (c.q_block_n / 8) > kMaxDqAccumulators)
     return "dQ accumulators over the register budget";
   if (dkdv_shared_bytes(c.block_m, c.block_n, c.stages, c.dq_atomic, d) > kMaxSharedBytes ||
-      dq_shared_bytes(c.q_block_m, c.q_block_n, d) > kMaxSharedBytes)
+      (c.dq_atomic == 0 && dq_shared_bytes(c.q_block_m, c.q_block_n, d) > kMaxSharedBytes))
     return "shared memory over 227 KiB";
   return std::nullopt;
 }
@@ -115,20 +120,23 @@ Config Fa2Sm80BwdFamily::deterministic_config(Problem const& problem) {
 }
 
 Config Fa2Sm80BwdFamily::default_config(Problem const& problem) const {
-  // Atomic dQ by default (5 products per block pair instead of 7; see fa2_sm80_bwd.cu), double-buffered
-  // Q/dO. Chosen from ptxas alone (sm_90a, NVRTC, 2026-11-29): the largest tiles without spills; not yet
-  // timed on the H200 (scripts/device-bwd.sh times both dQ modes beside PyTorch's FA2 and cuDNN).
+  // Atomic dQ by default (5 products per block pair instead of 7; see fa2_sm80_bwd.cu), kBlockN = 128
+  // (half the dQ REDs and Q/dO reloads of kBlockN = 64). Chosen from ptxas alone (sm_90a, 2026-11-29;
+  // registers, spill bytes): d64 64x128x8 kStages 2: 237, 0 (FA2's own 128x128x8: 88 spilled); d128
+  // 32x128x8 kStages 1: 254-255, 0 (kStages 2 spills 8 bytes in the causal fp16 instance; FA2's 64x128x8:
+  // 20 spilled with kStages 1, 104 with 2). Not yet timed on the H200: scripts/device-bwd.sh times both
+  // dQ modes beside PyTorch's FA2 and cuDNN.
   if (problem.shape.head_dim == 128)
     return {{"kBlockM", 32},
-            {"kBlockN", 64},
-            {"kNWarps", 4},
+            {"kBlockN", 128},
+            {"kNWarps", 8},
             {"kStages", 1},
             {"kDqAtomic", 1},
             {"kQBlockM", kUnusedQBlockM},
             {"kQBlockN", kUnusedQBlockN}};
   return {{"kBlockM", 64},
-          {"kBlockN", 64},
-          {"kNWarps", 4},
+          {"kBlockN", 128},
+          {"kNWarps", 8},
           {"kStages", 2},
           {"kDqAtomic", 1},
           {"kQBlockM", kUnusedQBlockM},
