@@ -30,7 +30,7 @@ std::size_t dq_accum_bytes(Problem const& p) {
 
 }  // namespace
 
-TEST_CASE("fa2_sm80_bwd atomic dQ: preprocess, dK/dV with dQ REDs, convert; fp32 dQ scratch", "[tuner]") {
+TEST_CASE("fa2_sm80_bwd atomic dQ: preprocess, dK/dV with dQ REDs, convert, fp32 dQ scratch", "[tuner]") {
   Fa2Sm80BwdFamily const f;
   auto const p = bwd(2048, 128, true);
   auto const c = f.default_config(p);
@@ -103,7 +103,7 @@ TEST_CASE("fa2_sm80_bwd space: both dQ modes, both stage counts, FA2's sm80 tile
   CHECK(f.violates(bad, p));
 }
 
-TEST_CASE("fa1_bwd: preprocess, one launch per key block, convert; fp32 dQ scratch", "[tuner]") {
+TEST_CASE("fa1_bwd: preprocess, one launch per key block, convert, fp32 dQ scratch", "[tuner]") {
   Fa1BwdFamily const f;
   auto p = bwd(1024, 64, true);
   p.shape.seqlen_k = 1000;
