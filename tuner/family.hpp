@@ -32,11 +32,12 @@ struct LaunchStep {
   int step = 0;  // copied into params.step (fa1's outer key block, naive's pass)
 };
 
-// Device scratch a family needs besides Q, K, V, O, LSE (naive's S and P, fa1's running statistics), in
-// bytes per field of fa::AttentionParams.
+// Device scratch a family needs besides Q, K, V, O, LSE (naive's S and P, fa1's running statistics, the
+// backward's fp32 dQ accumulator), in bytes per field of fa::AttentionParams.
 struct ScratchBytes {
   std::size_t s = 0, p = 0, m = 0, l = 0, o = 0;
-  std::size_t total() const { return s + p + m + l + o; }
+  std::size_t dq_accum = 0;  // params.dq_accum: (B, H_q, N_q, D) fp32
+  std::size_t total() const { return s + p + m + l + o + dq_accum; }
 };
 
 class Family {

@@ -19,7 +19,7 @@ std::optional<std::string> Fa1Family::unsupported(Problem const& problem) const 
     return "fa1 runs fp16 and bf16";
   int const d = problem.shape.head_dim;
   if (d != 64 && d != 128 && d != 256) return "fa1 runs head dims 64, 128, 256";
-  if (problem.direction != Direction::forward) return "fa1 backward is not implemented yet";
+  if (problem.direction != Direction::forward) return "fa1 is the forward; the backward is family fa1_bwd";
   if (problem.shape.heads_kv <= 0 || problem.shape.heads_q % problem.shape.heads_kv != 0)
     return "heads_q must be a multiple of heads_kv";
   return std::nullopt;

@@ -1,36 +1,60 @@
 #include "tuner/families/fa2_sm80_bwd.hpp"
 
+#include <algorithm>
+
 namespace fl::tuner {
 
 namespace {
 constexpr int kWarpSize = 32;
-constexpr int kPreprocessWarps = 4;  // rows of D per preprocessing block (one warp per row)
+constexpr int kPreprocessWarps = 4;   // rows of D per preprocessing block (one warp per row)
+constexpr int kConvertThreads = 128;  // fa_bwd_dq_convert's block
+constexpr int kConvertPerThread = 8;  // dQ elements per convert thread (two 16-byte loads)
 constexpr std::size_t kMaxSharedBytes = 227 * 1024;
-// Accumulator floats per thread; ptxas, 2026-11-29, sm_90a: dK/dV d128 kBlockM=32 (160) 245 registers
-// without spills, kBlockM=64 (192) spills 20 bytes.
-constexpr int kMaxAccumulators = 160;
+// Accumulator floats per thread of the dK/dV kernel, kMT * (kBlockM + D): dK + dV (kMT * D) plus S^T and
+// dP^T (kMT * kBlockM), all live together while dS^T is formed. 192 admits FlashAttention-2's own sm80
+// tiles (d64 128x128 and d128 64x128, 8 warps: 192 each); ptxas (2026-11-29, sm_90a) fits 160 without
+// spills and spills some of the 192 configs, which the tuner then prunes after compiling.
+constexpr int kMaxAccumulators = 192;
+// The separate dQ pass: dQ (kMT * D / 2) + S and dP, as counted before the atomic variant existed.
+constexpr int kMaxDqAccumulators = 160;
 
 struct BwdConfig {
-  int block_m, block_n, warps, q_block_m, q_block_n;
+  int block_m, block_n, warps, stages, dq_atomic, q_block_m, q_block_n;
   explicit BwdConfig(Config const& c)
       : block_m(value_or(c, "kBlockM", 0)),
         block_n(value_or(c, "kBlockN", 0)),
         warps(value_or(c, "kNWarps", 0)),
+        stages(value_or(c, "kStages", 1)),
+        dq_atomic(value_or(c, "kDqAtomic", 0)),
         q_block_m(value_or(c, "kQBlockM", 0)),
         q_block_n(value_or(c, "kQBlockN", 0)) {}
 };
 
-std::size_t shared_bytes(int block_m, int block_n, int d) {
-  return std::size_t(2) * (block_m + block_n) * d * 2 + std::size_t(2) * block_m * 4;
-}
+// The dQ pass's tile values a config with kDqAtomic = 1 carries (it runs no dQ pass): the first of each
+// axis, so that every dK/dV kernel appears once in the space.
+constexpr int kUnusedQBlockM = 64;
+constexpr int kUnusedQBlockN = 32;
+
 }  // namespace
+
+std::size_t Fa2Sm80BwdFamily::dkdv_shared_bytes(int block_m, int block_n, int stages, int dq_atomic, int d) {
+  std::size_t const row = std::size_t(d) * 2;
+  return 2 * block_n * row + 2 * std::size_t(stages) * block_m * row +
+         (dq_atomic ? std::size_t(block_n) * block_m * 2 : 0) + 2 * std::size_t(stages) * block_m * 4;
+}
+
+std::size_t Fa2Sm80BwdFamily::dq_shared_bytes(int q_block_m, int q_block_n, int d) {
+  return dkdv_shared_bytes(q_block_m, q_block_n, 1, 0, d);
+}
 
 std::vector<ParamSpec> Fa2Sm80BwdFamily::parameters() const {
   return {{"kBlockM", {32, 64, 128}, "dK/dV kernel: query rows per inner step"},
           {"kBlockN", {64, 128}, "dK/dV kernel: key rows per CTA"},
           {"kNWarps", {4, 8}, "warps per CTA (both kernels)"},
-          {"kQBlockM", {64, 128}, "dQ kernel: query rows per CTA"},
-          {"kQBlockN", {32, 64}, "dQ kernel: keys per inner step"}};
+          {"kStages", {1, 2}, "dK/dV kernel: Q/dO buffers (2: next query block copied during this one)"},
+          {"kDqAtomic", {0, 1}, "dQ: 0 separate deterministic pass, 1 fp32 atomics in the dK/dV kernel"},
+          {"kQBlockM", {64, 128}, "dQ pass: query rows per CTA (kDqAtomic = 0)"},
+          {"kQBlockN", {32, 64}, "dQ pass: keys per inner step (kDqAtomic = 0)"}};
 }
 
 std::optional<std::string> Fa2Sm80BwdFamily::unsupported(Problem const& problem) const {
@@ -48,32 +72,75 @@ std::optional<std::string> Fa2Sm80BwdFamily::violates(Config const& config, Prob
   BwdConfig const c(config);
   int const d = problem.shape.head_dim;
   if (c.warps != 4 && c.warps != 8) return "kNWarps is 4 or 8";
-  if (c.block_m <= 0 || c.block_m % 16 != 0 || c.q_block_n <= 0 || c.q_block_n % 16 != 0)
-    return "kBlockM and kQBlockN must be multiples of 16";
+  if (c.stages != 1 && c.stages != 2) return "kStages is 1 or 2";
+  if (c.dq_atomic != 0 && c.dq_atomic != 1) return "kDqAtomic is 0 or 1";
+  if (c.dq_atomic == 1 && (c.q_block_m != kUnusedQBlockM || c.q_block_n != kUnusedQBlockN))
+    return "kDqAtomic=1 runs no dQ pass: kQBlockM, kQBlockN stay at 64, 32";
+  if (c.block_m <= 0 || c.block_m % 16 != 0) return "kBlockM must be a multiple of 16";
   if (c.block_n % (16 * c.warps) != 0 || c.block_n / c.warps / 16 > 2)
     return "dK/dV: 1-2 key tiles of 16 per warp";
-  if (c.q_block_m % (16 * c.warps) != 0 || c.q_block_m / c.warps / 16 > 2)
-    return "dQ: 1-2 query tiles of 16 per warp";
   int const threads = kWarpSize * c.warps;
-  for (int rows : {c.block_m, c.block_n, c.q_block_m, c.q_block_n})
+  if (c.block_m > threads) return "one thread per query row stages LSE and D";
+  for (int rows : {c.block_m, c.block_n})
     if ((rows * d / 8) % threads != 0) return "tile copies must split evenly over the threads";
+  if (c.dq_atomic == 0) {  // the dQ pass's kernel (fa2_sm80_bwd_dq), compiled only in this mode
+    if (c.q_block_n <= 0 || c.q_block_n % 16 != 0) return "kQBlockN must be a multiple of 16";
+    if (c.q_block_m % (16 * c.warps) != 0 || c.q_block_m / c.warps / 16 > 2)
+      return "dQ: 1-2 query tiles of 16 per warp";
+    if (c.q_block_m > threads) return "one thread per query row stages LSE and D";
+    for (int rows : {c.q_block_m, c.q_block_n})
+      if ((rows * d / 8) % threads != 0) return "tile copies must split evenly over the threads";
+  }
+  if (c.dq_atomic == 1) {
+    // fa_backward.cuh: the dS^T tile's rows are 32 queries or a multiple of 64 (swizzle), and DqSplit
+    // gives each warp whole 16-row query tiles and an even number of 8-column head-dim tiles.
+    if (c.block_m != 32 && c.block_m % 64 != 0) return "kDqAtomic=1: kBlockM is 32 or a multiple of 64";
+    int const warps_m = std::min(c.warps, c.block_m / 16), warps_d = c.warps / warps_m;
+    if (warps_m * warps_d != c.warps || (d / 8) % (2 * warps_d) != 0)
+      return "kDqAtomic=1: the dQ tile does not split into whole tiles per warp";
+  }
   int const kv_tiles = c.block_n / c.warps / 16, q_tiles = c.q_block_m / c.warps / 16;
-  if (2 * 4 * kv_tiles * (d / 8) + 2 * 4 * kv_tiles * (c.block_m / 8) > kMaxAccumulators)
-    return "dK/dV accumulators over the register budget";
-  if (4 * q_tiles * (d / 8) + 2 * 4 * q_tiles * (c.q_block_n / 8) > kMaxAccumulators)
+  if (kv_tiles * (c.block_m + d) > kMaxAccumulators) return "dK/dV accumulators over the register budget";
+  if (c.dq_atomic == 0 && 4 * q_tiles * (d / 8) + 2 * 4 * q_tiles * (c.q_block_n / 8) > kMaxDqAccumulators)
     return "dQ accumulators over the register budget";
-  if (shared_bytes(c.block_m, c.block_n, d) > kMaxSharedBytes ||
-      shared_bytes(c.q_block_m, c.q_block_n, d) > kMaxSharedBytes)
+  if (dkdv_shared_bytes(c.block_m, c.block_n, c.stages, c.dq_atomic, d) > kMaxSharedBytes ||
+      (c.dq_atomic == 0 && dq_shared_bytes(c.q_block_m, c.q_block_n, d) > kMaxSharedBytes))
     return "shared memory over 227 KiB";
   return std::nullopt;
 }
 
-Config Fa2Sm80BwdFamily::default_config(Problem const& problem) const {
-  // No spills on sm_90a (ptxas, 2026-11-29): d64 dK/dV 230 and dQ 171 registers; d128 224-245. Not yet
-  // timed on a GPU.
+Config Fa2Sm80BwdFamily::deterministic_config(Problem const& problem) {
+  // The separate dQ pass (kDqAtomic = 0), measured on the H200 on 2026-11-29 (d64 174/181 TFLOP/s at
+  // n 2048/4096): 230/171 (d64) and 224-245 (d128) registers without spills.
   if (problem.shape.head_dim == 128)
-    return {{"kBlockM", 32}, {"kBlockN", 64}, {"kNWarps", 4}, {"kQBlockM", 64}, {"kQBlockN", 32}};
-  return {{"kBlockM", 64}, {"kBlockN", 64}, {"kNWarps", 4}, {"kQBlockM", 64}, {"kQBlockN", 64}};
+    return {{"kBlockM", 32},  {"kBlockN", 64},  {"kNWarps", 4},  {"kStages", 1},
+            {"kDqAtomic", 0}, {"kQBlockM", 64}, {"kQBlockN", 32}};
+  return {{"kBlockM", 64},  {"kBlockN", 64},  {"kNWarps", 4},  {"kStages", 1},
+          {"kDqAtomic", 0}, {"kQBlockM", 64}, {"kQBlockN", 64}};
+}
+
+Config Fa2Sm80BwdFamily::default_config(Problem const& problem) const {
+  // Atomic dQ by default (5 products per block pair instead of 7; see fa2_sm80_bwd.cu), kBlockN = 128
+  // (half the dQ REDs and Q/dO reloads of kBlockN = 64). Chosen from ptxas alone (sm_90a, 2026-11-29;
+  // registers, spill bytes): d64 64x128x8 kStages 2: 237, 0 (FA2's own 128x128x8: 88 spilled); d128
+  // 32x128x8 kStages 1: 254-255, 0 (kStages 2 spills 8 bytes in the causal fp16 instance; FA2's 64x128x8:
+  // 20 spilled with kStages 1, 104 with 2). Not yet timed on the H200: scripts/device-bwd.sh times both
+  // dQ modes beside PyTorch's FA2 and cuDNN.
+  if (problem.shape.head_dim == 128)
+    return {{"kBlockM", 32},
+            {"kBlockN", 128},
+            {"kNWarps", 8},
+            {"kStages", 1},
+            {"kDqAtomic", 1},
+            {"kQBlockM", kUnusedQBlockM},
+            {"kQBlockN", kUnusedQBlockN}};
+  return {{"kBlockM", 64},
+          {"kBlockN", 128},
+          {"kNWarps", 8},
+          {"kStages", 2},
+          {"kDqAtomic", 1},
+          {"kQBlockM", kUnusedQBlockM},
+          {"kQBlockN", kUnusedQBlockN}};
 }
 
 std::vector<std::string> Fa2Sm80BwdFamily::name_expressions(Config const& config,
@@ -81,11 +148,19 @@ std::vector<std::string> Fa2Sm80BwdFamily::name_expressions(Config const& config
   BwdConfig const c(config);
   auto const head = element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim) + ", ";
   auto const causal = problem.shape.causal ? std::string("true") : std::string("false");
-  return {"fa2_sm80_bwd_preprocess<" + head + std::to_string(kPreprocessWarps) + ">",
-          "fa2_sm80_bwd_dkdv<" + head + std::to_string(c.block_m) + ", " + std::to_string(c.block_n) + ", " +
-              std::to_string(c.warps) + ", " + causal + ">",
-          "fa2_sm80_bwd_dq<" + head + std::to_string(c.q_block_m) + ", " + std::to_string(c.q_block_n) +
-              ", " + std::to_string(c.warps) + ", " + causal + ">"};
+  auto const atomic = c.dq_atomic == 1;
+  std::vector<std::string> names{"fa_bwd_preprocess<" + head + std::to_string(kPreprocessWarps) + ", " +
+                                     (atomic ? "true" : "false") + ">",
+                                 "fa2_sm80_bwd_dkdv<" + head + std::to_string(c.block_m) + ", " +
+                                     std::to_string(c.block_n) + ", " + std::to_string(c.warps) + ", " +
+                                     std::to_string(c.stages) + ", " + std::to_string(c.dq_atomic) + ", " +
+                                     causal + ">"};
+  if (atomic)
+    names.push_back("fa_bwd_dq_convert<" + head.substr(0, head.size() - 2) + ">");
+  else
+    names.push_back("fa2_sm80_bwd_dq<" + head + std::to_string(c.q_block_m) + ", " +
+                    std::to_string(c.q_block_n) + ", " + std::to_string(c.warps) + ", " + causal + ">");
+  return names;
 }
 
 std::vector<LaunchStep> Fa2Sm80BwdFamily::launches(Config const& config, Problem const& problem) const {
@@ -103,14 +178,31 @@ std::vector<LaunchStep> Fa2Sm80BwdFamily::launches(Config const& config, Problem
   LaunchStep dkdv{names[1],
                   {ceil_div(s.seqlen_k, c.block_n), unsigned(s.heads_kv), unsigned(s.batch)},
                   {threads, 1, 1},
-                  shared_bytes(c.block_m, c.block_n, s.head_dim),
+                  dkdv_shared_bytes(c.block_m, c.block_n, c.stages, c.dq_atomic, s.head_dim),
                   1};
+  if (c.dq_atomic == 1) {
+    LaunchStep convert{names[2],
+                       {ceil_div(rows * s.head_dim / kConvertPerThread, kConvertThreads), 1, 1},
+                       {unsigned(kConvertThreads), 1, 1},
+                       0,
+                       2};
+    return {pre, dkdv, convert};
+  }
   LaunchStep dq{names[2],
                 {ceil_div(s.seqlen_q, c.q_block_m), unsigned(s.heads_q), unsigned(s.batch)},
                 {threads, 1, 1},
-                shared_bytes(c.q_block_m, c.q_block_n, s.head_dim),
+                dq_shared_bytes(c.q_block_m, c.q_block_n, s.head_dim),
                 2};
   return {pre, dkdv, dq};
+}
+
+ScratchBytes Fa2Sm80BwdFamily::scratch(Config const& config, Problem const& problem) const {
+  ScratchBytes b;
+  if (BwdConfig(config).dq_atomic == 1) {
+    auto const& s = problem.shape;
+    b.dq_accum = sizeof(float) * std::size_t(s.batch) * s.heads_q * s.seqlen_q * s.head_dim;
+  }
+  return b;
 }
 
 }  // namespace fl::tuner

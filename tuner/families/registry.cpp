@@ -1,6 +1,7 @@
 #include "tuner/families/registry.hpp"
 
 #include "tuner/families/fa1.hpp"
+#include "tuner/families/fa1_bwd.hpp"
 #include "tuner/families/fa2_fp8.hpp"
 #include "tuner/families/fa2_sm80.hpp"
 #include "tuner/families/fa2_sm80_bwd.hpp"
@@ -15,6 +16,7 @@ std::vector<std::unique_ptr<Family>> all_families() {
   out.push_back(std::make_unique<Fa2Sm80Family>());
   out.push_back(std::make_unique<Fa2Sm80BwdFamily>());
   out.push_back(std::make_unique<Fa2Fp8Family>());
+  out.push_back(std::make_unique<Fa1BwdFamily>());
   return out;
 }
 
