@@ -55,6 +55,9 @@ class Family {
   virtual std::optional<std::string> violates(Config const& config, Problem const& problem) const = 0;
   // The hand-picked config measured best on the H200 before tuning (see the family's file).
   virtual Config default_config(Problem const& problem) const = 0;
+  // A config whose outputs are the same bits run to run (no floating-point atomics): what a detector that
+  // compares reruns (fa-mutate's bwd-race) must run. Most families are deterministic in every config.
+  virtual Config reproducible_config(Problem const& problem) const { return default_config(problem); }
 
   virtual std::vector<std::string> name_expressions(Config const& config, Problem const& problem) const = 0;
   virtual std::vector<LaunchStep> launches(Config const& config, Problem const& problem) const = 0;

@@ -25,6 +25,7 @@ class Fa2Sm80BwdFamily final : public Family {
 
   // The best config with the deterministic dQ pass (same bits run to run), for callers that need it.
   static Config deterministic_config(Problem const& problem);
+  Config reproducible_config(Problem const& problem) const override { return deterministic_config(problem); }
   // Dynamic shared memory of the dK/dV kernel (fa2bwd::BwdConfig::kSmemBytes) and of the dQ pass.
   static std::size_t dkdv_shared_bytes(int block_m, int block_n, int stages, int dq_atomic, int head_dim);
   static std::size_t dq_shared_bytes(int q_block_m, int q_block_n, int head_dim);

@@ -184,8 +184,10 @@ Family const& GpuMutantRunner::family_for(Problem const& problem) const {
 }
 
 Config GpuMutantRunner::config_for(Problem const& problem) const {
+  // A backward runs its reproducible config: bwd-race is caught by reruns that must agree bit for bit, and
+  // fa2_sm80_bwd's default (dQ by fp32 atomics) differs in the last bits from run to run by design.
+  if (problem.direction == Direction::backward) return family_for(problem).reproducible_config(problem);
   Config config = family_for(problem).default_config(problem);
-  if (problem.direction == Direction::backward) return config;  // its own default: other tunables
   if (options_.block_m > 0) config["kBlockM"] = options_.block_m;
   if (options_.block_n > 0) config["kBlockN"] = options_.block_n;
   return config;
