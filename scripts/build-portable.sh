@@ -28,7 +28,7 @@ cp scripts/device-*.sh "$carry_dir/" 2>/dev/null || true
 [ -d experiments/peers ] && cp -r experiments/peers "$carry_dir/peers"
 # Device-side experiment scripts keep their folder name (each finds bin/ one level up).
 mkdir -p "$carry_dir/kernels" && cp experiments/kernels/traffic_h200.sh "$carry_dir/kernels/"
-[ -f experiments/tuner/run_h200.sh ] && mkdir -p "$carry_dir/tuner" && cp experiments/tuner/*.sh "$carry_dir/tuner/"
+[ -f experiments/tuner/run_h200.sh ] && mkdir -p "$carry_dir/tuner" && cp experiments/tuner/*.sh experiments/tuner/*.py "$carry_dir/tuner/"
 
 size_mib=$(du -sm "$carry_dir" | cut -f1)
 echo "build-portable: $carry_dir holds ${size_mib} MiB ($(ls "$carry_dir/bin" | wc -l) binaries)"
