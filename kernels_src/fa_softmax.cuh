@@ -105,8 +105,6 @@ struct OnlineSoftmax {
     }
   }
 
-  // One key block: s (raw, masked scores; -inf where masked) becomes p = exp(s*scale - m_new) in place;
-  // o (the unnormalised output, kDT 8-column tiles) and row_sum are rescaled to the new max.
   // s (one 16-row tile) becomes p in place for half h of its rows; returns this thread's partial row sum.
   template <bool kExact, int kNT>
   __device__ __forceinline__ static float exponentiate_row(float (&s)[kNT][4], int h, float scale_log2,
@@ -124,46 +122,68 @@ struct OnlineSoftmax {
     return sum;
   }
 
+  // Every row of this thread: p in place, the partial sums in `sums`.
+  template <bool kExact, int kNT>
+  __device__ __forceinline__ static void exponentiate(float (&s)[kMT][kNT][4],
+                                                      const float (&p_max_log2)[kRows], float scale_log2,
+                                                      float (&sums)[kRows]) {
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+      sums[r] = exponentiate_row<kExact>(s[r / 2], r % 2, scale_log2, p_max_log2[r]);
+  }
+
+  // One key block: s (raw, masked scores; -inf where masked) becomes p = exp(s*scale - m_new) in place;
+  // o (the unnormalised output, kDT 8-column tiles) and row_sum are rescaled to the new max.
+  // The exponent path is chosen once per warp and block (vote.any): a uniform branch around all rows.
+  // Chosen per row, ptxas if-converted the small per-row bodies and issued both paths (FFMA and
+  // FMUL+FADD, and their ex2): the forward lost 11-14% on the H200 (bf16 n4096: d64 308 -> 274, d128
+  // 320 -> 277 TFLOP/s). A warp with one huge row now takes the exact path for all its rows (correct for
+  // any row, one FADD more per element).
   template <int kNT, int kDT>
   __device__ __forceinline__ void step(float (&s)[kMT][kNT][4], float (&o)[kMT][kDT][4], float scale_log2) {
+    float rescale[kRows], p_max_log2[kRows];
+    bool exact = false;
 #pragma unroll
-    for (int mt = 0; mt < kMT; ++mt) {
+    for (int r = 0; r < kRows; ++r) {
+      const int mt = r / 2, h = r % 2;
+      float block_max = row_max[r];
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = 2 * mt + h;
-        float block_max = row_max[r];
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt)
-          block_max = fmaxf(block_max, fmaxf(s[mt][nt][2 * h], s[mt][nt][2 * h + 1]));
-        block_max = quad_max(block_max);
-        const float new_max_log2 = guarded_max_log2(block_max, scale_log2);
-        // The old max is not guarded: m_old = -inf (nothing seen yet) must give rescale 2^(-inf) = 0,
-        // also when the new max is -inf too (then -inf - 0). Guarding it to 0 would give 2^(-new), which
-        // overflows to inf for a row of very negative scores and turns 0 * inf into NaN.
-        const float rescale = exp_of_log2_units(max_log2(row_max[r], scale_log2) - new_max_log2);
+      for (int nt = 0; nt < kNT; ++nt)
+        block_max = fmaxf(block_max, fmaxf(s[mt][nt][2 * h], s[mt][nt][2 * h + 1]));
+      block_max = quad_max(block_max);
+      const float new_max_log2 = guarded_max_log2(block_max, scale_log2);
+      // The old max is not guarded: m_old = -inf (nothing seen yet) must give rescale 2^(-inf) = 0,
+      // also when the new max is -inf too (then -inf - 0). Guarding it to 0 would give 2^(-new), which
+      // overflows to inf for a row of very negative scores and turns 0 * inf into NaN.
+      rescale[r] = exp_of_log2_units(max_log2(row_max[r], scale_log2) - new_max_log2);
 #ifdef FA_MUTANT_STALE_MAX
-        // [stale-max] P computed with the previous running max
-        const float p_max_log2 = guarded_max_log2(row_max[r], scale_log2);
+      // [stale-max] P computed with the previous running max
+      p_max_log2[r] = guarded_max_log2(row_max[r], scale_log2);
 #else
-        const float p_max_log2 = new_max_log2;
+      p_max_log2[r] = new_max_log2;
 #endif
-        row_max[r] = block_max;
-        const float sum = needs_exact_exponent(p_max_log2)
-                              ? exponentiate_row<true>(s[mt], h, scale_log2, p_max_log2)
-                              : exponentiate_row<false>(s[mt], h, scale_log2, p_max_log2);
+      row_max[r] = block_max;
+      exact = exact || needs_exact_exponent(p_max_log2[r]);
+    }
+    float sums[kRows];
+    if (__any_sync(0xffffffffu, exact))
+      exponentiate<true>(s, p_max_log2, scale_log2, sums);
+    else
+      exponentiate<false>(s, p_max_log2, scale_log2, sums);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
 #ifdef FA_MUTANT_UNRESCALED_L
-        row_sum[r] += sum;  // [unrescaled-l] l not multiplied by exp(m_old - m_new)
+      row_sum[r] += sums[r];  // [unrescaled-l] l not multiplied by exp(m_old - m_new)
 #else
-        row_sum[r] = fmaf(row_sum[r], rescale, sum);
+      row_sum[r] = fmaf(row_sum[r], rescale[r], sums[r]);
 #endif
 #ifndef FA_MUTANT_UNRESCALED_O  // [unrescaled-o] O not multiplied by exp(m_old - m_new)
 #pragma unroll
-        for (int dt = 0; dt < kDT; ++dt) {
-          o[mt][dt][2 * h] *= rescale;
-          o[mt][dt][2 * h + 1] *= rescale;
-        }
-#endif
+      for (int dt = 0; dt < kDT; ++dt) {
+        o[r / 2][dt][2 * (r % 2)] *= rescale[r];
+        o[r / 2][dt][2 * (r % 2) + 1] *= rescale[r];
       }
+#endif
     }
   }
 };

@@ -20,13 +20,14 @@ export FA_KERNELS_DIR="$here/kernels_src"
 cache_dir=/tmp/flashlab-cache
 mkdir -p "$cache_dir"
 dump="$out/mutants_dump"
-total_budget_s=225  # under the 4-minute call, with room for nvidia-smi and the tar
+total_budget_s=300  # three families; fa2_sm80 and fa1 took 42 s and 38 s on the H200 (2026-11-29)
 fa2_budget_s=140    # fa2_sm80 bf16+fp16 cold took ~7 s per dtype forward-only on 2026-11-29; the backward adds
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | tee "$out/gpu.txt"
 start=$(date +%s)
 final_rc=0
-for family in fa2_sm80 fa1; do
+for run in fa2_sm80:bf16,fp16 fa1:bf16,fp16 fa2_fp8:fp8_e4m3; do
+  family=${run%%:*} dtypes=${run##*:}
   elapsed=$(($(date +%s) - start))
   budget=$((total_budget_s - elapsed))
   if [ "$family" = fa2_sm80 ] && [ "$budget" -gt "$fa2_budget_s" ]; then budget=$fa2_budget_s; fi
@@ -35,7 +36,7 @@ for family in fa2_sm80 fa1; do
     final_rc=1
     continue
   fi
-  timeout --signal=TERM "$budget" "$here/bin/fa-mutate" --target gpu --family "$family" --dtype bf16,fp16 \
+  timeout --signal=TERM "$budget" "$here/bin/fa-mutate" --target gpu --family "$family" --dtype "$dtypes" \
     --json "$out/mutants_gpu_$family.json" --db "$out/mutants_gpu.sqlite" \
     --compile-db "$cache_dir/compile.sqlite" --dump-dir "$dump" "$@" 2>&1 | tee "$out/mutants_gpu_$family.txt"
   rc=${PIPESTATUS[0]}

@@ -63,8 +63,35 @@ void record_failure(MutantRunner const& runner, CampaignOptions const& options,
   options.on_failure(record);
 }
 
+// The race stress problem (CampaignOptions::race_seqlen): repeated runs that must agree bit for bit.
+bool race_shows_under_stress(MutantRunner& runner, CampaignOptions const& options, MutantOutcome& outcome) {
+  if (options.race_seqlen <= 0 || runner.repeats(outcome.id) <= 1) return false;
+  FamilyRequest request;
+  request.shape = options.shape;
+  request.shape.seqlen_q = request.shape.seqlen_k = options.race_seqlen;
+  request.shape.causal = false;
+  request.seed = options.seed;
+  request.precision = outcome.precision;
+  request.with_backward = true;
+  AttentionInputs const stress = generate_family(InputFamily::normal, request).inputs;
+  AttentionOutputs const first = runner.run(outcome.id, stress, outcome.precision);
+  for (int repeat = 1; repeat < runner.repeats(outcome.id); ++repeat) {
+    if (runs_agree(first, runner.run(outcome.id, stress, outcome.precision))) continue;
+    outcome.status = MutantStatus::killed;
+    outcome.killed_by = InputCase{InputFamily::normal, false, options.seed};
+    outcome.verdict =
+        "repeated runs disagree bit for bit (stress problem n = " + std::to_string(options.race_seqlen) + ")";
+    outcome.diagnosis = {std::string(info(outcome.id).name)};  // only a race makes identical runs differ
+    outcome.named_correctly = info(outcome.id).kind == MutantKind::gpu_only;
+    outcome.evidence = "run " + std::to_string(repeat + 1) + " differs from run 1";
+    return true;
+  }
+  return false;
+}
+
 void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, CampaignOptions const& options,
           MutantOutcome& outcome) {
+  if (race_shows_under_stress(runner, options, outcome)) return;
   for (PreparedInput const& input : inputs) {
     AttentionOutputs const observed = runner.run(outcome.id, input.inputs, outcome.precision);
     for (int repeat = 1; repeat < runner.repeats(outcome.id); ++repeat) {

@@ -55,6 +55,10 @@ struct CampaignOptions {
   std::uint64_t seed = 1;
   diagnosis::DiagnosisOptions diagnosis;
   FailureSink on_failure;  // called for every kill and every false positive; empty: nothing recorded
+  // Mutants the runner repeats (races) are first rerun on a normal input of this many queries and keys
+  // (0: none), compared bit for bit and never judged: a missing barrier only shows when warps drift
+  // apart over many tile reuses, and the campaign's n = 100 problems reuse each tile once or twice.
+  int race_seqlen = 0;
 };
 
 struct InputCase {

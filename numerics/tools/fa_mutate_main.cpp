@@ -148,6 +148,7 @@ int main(int argc, char** argv) {
     ("heads-q", po::value<int>()->default_value(2), "query heads")
     ("heads-kv", po::value<int>()->default_value(1), "key/value heads (GQA when fewer than query heads)")
     ("seed", po::value<unsigned long long>()->default_value(1), "seed of the input families")
+    ("race-seqlen", po::value<int>()->default_value(1024), "gpu: races (bwd-race) are first rerun bit for bit on a normal problem of this N_q = N_k (0: only the campaign's inputs)")
     ("threads", po::value<int>()->default_value(0), "threads (0: both cores)")
     ("kernels-dir", po::value<std::string>(), "gpu: kernels_src to compile (default: FA_KERNELS_DIR, next to the binary, the source tree)")
     ("compile-db", po::value<std::string>(), "gpu: SQLite compile cache for the mutants' NVRTC programs (default: none, every program compiled)")
@@ -188,6 +189,8 @@ int main(int argc, char** argv) {
     options.shape.heads_q = vm["heads-q"].as<int>();
     options.shape.heads_kv = vm["heads-kv"].as<int>();
     options.seed = vm["seed"].as<unsigned long long>();
+    options.race_seqlen = target == "gpu" ? vm["race-seqlen"].as<int>() : 0;
+    if (options.race_seqlen < 0) throw BadInput("--race-seqlen must be >= 0");
     if (options.shape.seqlen_q < 1 || options.shape.head_dim < 1 || options.shape.heads_q < 1 ||
         options.shape.heads_kv < 1 || options.shape.heads_q % options.shape.heads_kv != 0)
       throw BadInput(
