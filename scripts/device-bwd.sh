@@ -24,7 +24,7 @@ summary="$out/bwd_summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
 # The whole script stays under 6 minutes of device time: each step's timeout is capped by what is left of
 # a 340 s budget, and a step with less than 10 s left is skipped (and says so).
-budget_s=340
+budget_s=${BWD_BUDGET_S:-340}
 cap() { local left=$((budget_s - SECONDS)); [ "$left" -lt "$1" ] && echo "$left" || echo "$1"; }
 enough() { [ $((budget_s - SECONDS)) -ge 10 ] || { note "skipped (time budget): $*"; return 1; }; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | tee -a "$summary"

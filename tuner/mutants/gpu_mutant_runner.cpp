@@ -188,10 +188,14 @@ Config GpuMutantRunner::config_for(Problem const& problem) const {
   // A backward runs its reproducible config: bwd-race is caught by reruns that must agree bit for bit, and
   // fa2_sm80_bwd's default (dQ by fp32 atomics) differs in the last bits from run to run by design.
   if (problem.direction == Direction::backward) return family_for(problem).reproducible_config(problem);
-  Config config = family_for(problem).default_config(problem);
+  Family const& family = family_for(problem);
+  Config const fallback = family.default_config(problem);
+  Config config = fallback;
   if (options_.block_m > 0) config["kBlockM"] = options_.block_m;
   if (options_.block_n > 0) config["kBlockN"] = options_.block_n;
-  return config;
+  // The requested tiles may break a family's constraints (fa2_fp8's 8 warps need kBlockM >= 128): its
+  // default tiles then stand, and config_json records which ran.
+  return family.violates(config, problem) ? fallback : config;
 }
 
 std::optional<std::string> GpuMutantRunner::config_violation(Problem const& problem) const {
