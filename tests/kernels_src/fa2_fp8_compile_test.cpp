@@ -79,9 +79,11 @@ TEST_CASE("fa2_fp8 default configs compile for sm_90a without spills, and for sm
       INFO(std::string(runtime::arch_name(arch))
            << " " << name << ": " << r->registers << " registers, "
            << r->spill_store_bytes + r->spill_load_bytes << " spill bytes");
-      // d256 fills all 255 registers and ptxas spills a token 16 bytes per tensor (2026-11-29): tolerated
-      // there only (the report says so); d64 and d128 must not spill.
-      constexpr std::size_t kD256SpillTolerance = 16;
+      // d256 sits at the 255-register cap: ptxas spills 4-180 bytes (stores; 388 stores + loads) over the
+      // default's instances (CUDA 13.0, 2026-11-29; the default is the config with the smallest worst case).
+      // Tolerated there only, up to 512 bytes stored + loaded, so that a blow-up (64x128 stores 600-840)
+      // still fails; d64 and d128 must not spill.
+      constexpr std::size_t kD256SpillTolerance = 512;
       if (arch == TargetArch::sm_90a && p.shape.head_dim < 256) CHECK_FALSE(r->spills());
       if (arch == TargetArch::sm_90a && p.shape.head_dim == 256)
         CHECK(r->spill_store_bytes + r->spill_load_bytes <= kD256SpillTolerance);

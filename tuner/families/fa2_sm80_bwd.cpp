@@ -120,27 +120,12 @@ Config Fa2Sm80BwdFamily::deterministic_config(Problem const& problem) {
 }
 
 Config Fa2Sm80BwdFamily::default_config(Problem const& problem) const {
-  // Atomic dQ by default (5 products per block pair instead of 7; see fa2_sm80_bwd.cu), kBlockN = 128
-  // (half the dQ REDs and Q/dO reloads of kBlockN = 64). Chosen from ptxas alone (sm_90a, 2026-11-29;
-  // registers, spill bytes): d64 64x128x8 kStages 2: 237, 0 (FA2's own 128x128x8: 88 spilled); d128
-  // 32x128x8 kStages 1: 254-255, 0 (kStages 2 spills 8 bytes in the causal fp16 instance; FA2's 64x128x8:
-  // 20 spilled with kStages 1, 104 with 2). Not yet timed on the H200: scripts/device-bwd.sh times both
-  // dQ modes beside PyTorch's FA2 and cuDNN.
-  if (problem.shape.head_dim == 128)
-    return {{"kBlockM", 32},
-            {"kBlockN", 128},
-            {"kNWarps", 8},
-            {"kStages", 1},
-            {"kDqAtomic", 1},
-            {"kQBlockM", kUnusedQBlockM},
-            {"kQBlockN", kUnusedQBlockN}};
-  return {{"kBlockM", 64},
-          {"kBlockN", 128},
-          {"kNWarps", 8},
-          {"kStages", 2},
-          {"kDqAtomic", 1},
-          {"kQBlockM", kUnusedQBlockM},
-          {"kQBlockN", kUnusedQBlockN}};
+  // The deterministic dQ pass, measured on the H200 (2026-11-29): bf16 d64 174/181 TFLOP/s at n 2048/4096,
+  // d128 179-184 at n 2048-8192. The atomic mode at the tiles picked from ptxas alone (d64 64x128x8,
+  // kStages 2; 237 registers, no spills) measured 145/154 (bf16, n 1024/2048) and 145 (fp16, n 1024) in
+  // the same session: slower, so it is not the default until a tuning run on the H200 finds atomic tiles
+  // that win (both modes are in the space; experiments/h200-2026-11-29-s2).
+  return deterministic_config(problem);
 }
 
 std::vector<std::string> Fa2Sm80BwdFamily::name_expressions(Config const& config,
