@@ -46,7 +46,7 @@ log="$out/run_h200_$day.log"
 note() { echo "$*" | tee -a "$log"; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee -a "$log"
-families=$(bin/fa-tune --family no-such-family 2>&1 | sed 's/.*one of: //')
+families=$(bin/fa-tune --family no-such-family 2>&1 | sed 's/.*one of: //; s/ //g')
 dtypes=${DTYPES:-fp16,bf16}
 dims=${HEAD_DIMS:-64,128,256}
 other_n=${OTHER_SEQLENS:-512,1024,2048,8192,16384}
