@@ -46,7 +46,13 @@ runtime::Result<TimedResult> time_config(Family const& family, Config const& con
                                          runtime::CompiledProgram const& program,
                                          runtime::DeviceInfo const& device, TimingOptions const& options,
                                          HostInputs const& host_inputs,
-                                         std::function<runtime::Status(DeviceProblem&)> const& prepare) {
+                                         std::function<runtime::Status(DeviceProblem&)> const& prepare,
+                                         HostOutputs const* forward) {
+  // A backward reads O and LSE: without them it would be timed on poisoned (NaN) inputs, whose special
+  // values change nothing in the arithmetic's speed but make the run meaningless as a measurement.
+  if (problem.direction == Direction::backward && !prepare && !forward)
+    return runtime::Error{"input",
+                          "timing a backward needs the forward's O and LSE (prepare or forward outputs)", ""};
   auto const scratch = family.scratch(config, problem);
   std::size_t const set_bytes = DeviceProblem::bytes_needed(problem, scratch);
   auto const usable = static_cast<std::size_t>(kUsableMemoryShare * double(device.memory_bytes));
@@ -73,7 +79,7 @@ runtime::Result<TimedResult> time_config(Family const& family, Config const& con
   }
   std::vector<DeviceProblem> inputs;
   for (int i = 0; i < sets; ++i) {
-    auto dp = DeviceProblem::create(problem, host_inputs, scratch, nullptr, fp8 ? &*fp8 : nullptr);
+    auto dp = DeviceProblem::create(problem, host_inputs, scratch, forward, fp8 ? &*fp8 : nullptr);
     if (!dp) return dp.error();
     if (prepare)
       if (auto st = prepare(dp.value()); !st) return st.error();

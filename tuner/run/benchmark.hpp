@@ -42,6 +42,7 @@ runtime::Result<TimedResult> time_config(Family const& family, Config const& con
                                          runtime::CompiledProgram const& program,
                                          runtime::DeviceInfo const& device, TimingOptions const& options,
                                          HostInputs const& inputs,
-                                         std::function<runtime::Status(DeviceProblem&)> const& prepare = {});
+                                         std::function<runtime::Status(DeviceProblem&)> const& prepare = {},
+                                         HostOutputs const* forward = nullptr);
 
 }  // namespace fl::tuner

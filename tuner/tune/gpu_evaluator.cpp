@@ -154,7 +154,9 @@ Evaluation GpuEvaluator::evaluate(Config const& config, Problem const& problem) 
   e.verify_ms = ms_since(verifying);
 
   auto const timing = std::chrono::steady_clock::now();
-  auto timed = time_config(family_, config, problem, program, device_, timing_, timed_set.check.inputs());
+  // A backward is timed on the reference forward's O and LSE (the same ones its verification used).
+  auto timed = time_config(family_, config, problem, program, device_, timing_, timed_set.check.inputs(), {},
+                           problem.direction == Direction::backward ? &timed_set.forward : nullptr);
   if (!timed) return failed("failed", timed.error());
   e.stats = timed->stats;
   e.tflops = timed->tflops;
