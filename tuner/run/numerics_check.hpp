@@ -1,8 +1,7 @@
 #pragma once
 // The bridge to numerics/ (issue 3): inputs from its seeded input families, and the verdict of its
 // float64 reference and per-element tolerance model (numerics::run_check) on our kernels' outputs.
-// This is the check fa-bench and the [gpu] tests rely on; forward_check.hpp stays as a quick row-wise
-// cross-check for the tests of this folder.
+// This is the one check fa-bench, fa-tune and the [gpu] tests rely on.
 #include <cstdint>
 #include <string>
 
