@@ -28,7 +28,7 @@
 #   D. tuner/table.py joins B and C into a dated table (TFLOP/s, tuned/default, tuned/FA2, tuned/cuDNN).
 # Environment: DTYPES (fp16,bf16), HEAD_DIMS (64,128,256), OTHER_SEQLENS (512,1024,2048,8192,16384) trim
 # stages B-D to what a call's time allows; the header of the table records what ran.
-# Two device calls (each at most 10 minutes): STAGES=A (~3 min), then STAGES=BCD (~5 min). Default: all.
+# Two device calls (each at most 10 minutes): STAGES=A (~7 min: A1 took 167 s on 2026-11-29, A2 needs ~200 s), then STAGES=BCD (~5 min). Default: all.
 set -u
 stages=${STAGES:-ABCD}
 script_dir=$(cd "$(dirname "$0")" && pwd)
@@ -60,7 +60,7 @@ one="--family fa2_sm80 --dtype bf16 --head-dim 128 --seqlen 4096 --causal no --s
 s=$(date +%s); timeout 200 bin/fa-tune --arch sm90 $one --json "$out/A1_cold.json" \
   --export-measurements "$out/fa2_sm80_h200_bf16_d128_n4096_full.tsv" >"$out/A1_cold.txt" 2>"$out/A1_cold.err"
 note "A1 cold rc=$? $(( $(date +%s) - s )) s"
-s=$(date +%s); timeout 150 bin/fa-tune --arch sm90 $one --noise-runs 2 --json "$out/A2_warm.json" >"$out/A2_warm.txt" 2>"$out/A2_warm.err"
+s=$(date +%s); timeout 220 bin/fa-tune --arch sm90 $one --noise-runs 2 --json "$out/A2_warm.json" >"$out/A2_warm.txt" 2>"$out/A2_warm.err"
 note "A2 warm (noise run 2 re-measures all) rc=$? $(( $(date +%s) - s )) s"
 s=$(date +%s); timeout 30 bin/fa-tune --arch sm90 $one >"$out/A3_rerun.txt" 2>&1
 note "A3 rerun rc=$? $(( $(date +%s) - s )) s"
