@@ -1,0 +1,166 @@
+#include "tuner/cli/bench_options.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "runtime/exit_codes.hpp"
+#include "tuner/cli_lists.hpp"
+#include "tuner/families/registry.hpp"
+
+namespace po = boost::program_options;
+
+namespace fl::tuner {
+
+namespace {
+constexpr int kMinRuns = 20;  // the protocol's minimum of timed runs
+}  // namespace
+
+void bench_bad_input(std::string const& line) {
+  std::cerr << "fa-bench: " << line << "\n";
+  std::exit(runtime::kExitBadInput);
+}
+
+BenchOptions parse_bench_options(int argc, char** argv) {
+  po::options_description desc(
+      "fa-bench: check and time one kernel family config over the headline attention shapes\n"
+      "(b = 16384/n, h = 2048/d; TFLOP/s: fwd 4*b*h*n^2*d, halved for causal). Options");
+  std::string family, config, dtypes, head_dims, seqlens, causal, arch, kernels_dir, mutants, direction;
+  std::string fp8_scaling;
+  int runs = 30, warmup = 5, fp8_block_rows = numerics::kDefaultFp8BlockRows;
+  desc.add_options()("help", "print this help")("family", po::value(&family)->default_value("fa2_sm80"),
+                                                ("kernel family: " + family_names()).c_str())(
+      "config", po::value(&config), "tunables, e.g. kBlockM=128,kBlockN=64 (unset ones: the family default)")(
+      "dtype", po::value(&dtypes)->default_value("bf16"),
+      "element types, comma-separated: fp16, bf16 (fa2_fp8: fp8_e4m3, fp8_e5m2)")(
+      "head-dim", po::value(&head_dims)->default_value("64,128"),
+      "head dims, comma-separated (64, 128, 256)")(
+      "seqlen", po::value(&seqlens)->default_value("512,1024,2048,4096,8192,16384"), "sequence lengths n")(
+      "causal", po::value(&causal)->default_value("both"), "yes, no or both (bottom-right aligned masks)")(
+      "batch", po::value<int>(),
+      "batch size instead of the headline 16384/n (e.g. tiny problems under compute-sanitizer)")(
+      "heads", po::value<int>(), "query = key/value heads instead of the headline 2048/d")(
+      "direction", po::value(&direction)->default_value("fwd"),
+      "fwd or bwd (bwd: a backward family such as fa2_sm80_bwd; O and LSE come from fa2_sm80's forward)")(
+      "arch", po::value(&arch), "NVRTC target (sm_80, sm_89, sm_90, sm_90a); default: the device's")(
+      "kernels-dir", po::value(&kernels_dir),
+      "kernels_src folder (default: FA_KERNELS_DIR or next to the binary)")(
+      "mutant", po::value(&mutants),
+      "comma-separated mutant switches to compile in, e.g. FA_MUTANT_UNRESCALED_O")(
+      "runs", po::value(&runs)->default_value(30), "timed runs per shape (>= 20); median, p20, p80 reported")(
+      "warmup", po::value(&warmup)->default_value(5), "untimed runs first")(
+      "csv", po::value<std::string>(), "write the table as CSV to this file")(
+      "json", po::value<std::string>(), "write the table as JSON to this file")(
+      "check-only", "verify every shape, time nothing")(
+      "launch-once",
+      "run each shape's launch sequence exactly once, no checks and no timing: for profilers (ncu "
+      "counts the DRAM bytes of exactly one forward; forward families only)")(
+      "fp8-scaling", po::value(&fp8_scaling)->default_value("per_tensor"),
+      "FP8 dtypes: per_tensor or per_block scaling of Q, K, V (numerics' quantize_fp8)")(
+      "fp8-block-rows", po::value(&fp8_block_rows)->default_value(numerics::kDefaultFp8BlockRows),
+      "FP8 per-block scaling: rows per block of each (batch, head) matrix (a multiple of 32)")(
+      "incoherent",
+      "FP8 dtypes: rotate Q and K by the random Hadamard transform before quantising (host side)")(
+      "error-study", po::value<std::string>(),
+      "FP8 families: measure the RMSE of O over experiments/fp8_error_analysis's inputs, rows and variants "
+      "on the GPU, write them as CSV (results.csv's columns + source) to this file, and exit")(
+      "compile-space",
+      "compile every config of the family's space for each dtype/head dim/mask and print its "
+      "registers and spills (no GPU needed; --arch defaults to sm_90a)");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+  } catch (po::error const& e) {
+    bench_bad_input(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << desc << "\n";
+    std::exit(0);
+  }
+  BenchOptions o;
+  o.family = family;
+  if (!find_family(family)) bench_bad_input("unknown --family '" + family + "'; known: " + family_names());
+  if (vm.count("config")) {
+    o.config = parse_config(config);
+    if (!o.config) bench_bad_input("--config '" + config + "' is not NAME=INT[,NAME=INT...]");
+  }
+  auto const words = parse_word_list(dtypes);
+  if (!words) bench_bad_input("--dtype '" + dtypes + "' is not a comma-separated list");
+  for (auto const& w : *words) {
+    auto const p = numerics::parse_precision(w);
+    if (!p || *p == numerics::Precision::fp32)
+      bench_bad_input("--dtype '" + w + "' is not one of fp16, bf16, fp8_e4m3, fp8_e5m2");
+    o.dtypes.push_back(*p);
+  }
+  auto const scaling = numerics::parse_fp8_scaling(fp8_scaling);
+  if (!scaling) bench_bad_input("--fp8-scaling '" + fp8_scaling + "' is not one of per_tensor, per_block");
+  o.fp8.scaling = *scaling;
+  if (fp8_block_rows <= 0)
+    bench_bad_input("--fp8-block-rows " + std::to_string(fp8_block_rows) + " is not positive");
+  o.fp8.block_rows = fp8_block_rows;
+  o.fp8.incoherent = vm.count("incoherent") > 0;
+  if (vm.count("error-study")) o.error_study = vm["error-study"].as<std::string>();
+  auto const dims = parse_positive_int_list(head_dims);
+  if (!dims) bench_bad_input("--head-dim '" + head_dims + "' is not a list of positive integers");
+  o.head_dims = *dims;
+  auto const ns = parse_positive_int_list(seqlens);
+  if (!ns) bench_bad_input("--seqlen '" + seqlens + "' is not a list of positive integers");
+  o.seqlens = *ns;
+  if (causal == "both") {
+    o.causal = {false, true};
+  } else if (causal == "yes" || causal == "no") {
+    o.causal = {causal == "yes"};
+  } else {
+    bench_bad_input("--causal '" + causal + "' is not one of yes, no, both");
+  }
+  if (direction != "fwd" && direction != "bwd")
+    bench_bad_input("--direction '" + direction + "' is not one of fwd, bwd");
+  o.direction = direction == "bwd" ? Direction::backward : Direction::forward;
+  if (vm.count("arch")) {
+    auto const a = runtime::parse_target_arch(arch);
+    if (!a) bench_bad_input(a.error().message);
+    o.arch = a.value();
+  }
+  if (vm.count("kernels-dir")) o.kernels_dir = kernels_dir;
+  if (vm.count("mutant")) {
+    auto const m = parse_word_list(mutants);
+    if (!m) bench_bad_input("--mutant '" + mutants + "' is not a comma-separated list");
+    for (auto const& s : *m)
+      if (s.rfind("FA_MUTANT_", 0) != 0)
+        bench_bad_input("--mutant '" + s + "' does not start with FA_MUTANT_");
+    o.mutants = *m;
+  }
+  if (runs < kMinRuns)
+    bench_bad_input("--runs " + std::to_string(runs) + " is below the protocol's minimum of 20");
+  if (warmup < 0) bench_bad_input("--warmup " + std::to_string(warmup) + " is negative");
+  o.runs = runs;
+  o.warmup = warmup;
+  if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
+  if (vm.count("json")) o.json = vm["json"].as<std::string>();
+  for (char const* name : {"batch", "heads"}) {
+    if (!vm.count(name)) continue;
+    int const v = vm[name].as<int>();
+    if (v < 1)
+      bench_bad_input("--" + std::string(name) + " " + std::to_string(v) + " is not a positive integer");
+    (std::string(name) == "batch" ? o.batch : o.heads) = v;
+  }
+  o.check_only = vm.count("check-only") > 0;
+  o.launch_once = vm.count("launch-once") > 0;
+  if (o.launch_once && (o.check_only || o.direction == Direction::backward))
+    bench_bad_input("--launch-once runs forward families only and excludes --check-only");
+  o.compile_space = vm.count("compile-space") > 0;
+  return o;
+}
+
+// The headline shape for n and d, or the --batch/--heads override.
+Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, numerics::Precision dtype) {
+  Problem p = headline_problem(n, d, causal, dtype, opt.direction);
+  if (opt.batch > 0) p.shape.batch = opt.batch;
+  if (opt.heads > 0) p.shape.heads_q = p.shape.heads_kv = opt.heads;
+  p.fp8 = opt.fp8;
+  return p;
+}
+
+}  // namespace fl::tuner

@@ -1,0 +1,45 @@
+#pragma once
+// fa-bench's command line: every option parsed and validated here, each bad value one line on stderr and
+// exit code 2 (the same rule as fa-tune's tune_options), so that fa_bench_main only sees valid options.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "numerics/precision.hpp"
+#include "runtime/target_arch.hpp"
+#include "tuner/config.hpp"
+#include "tuner/problem.hpp"
+
+namespace fl::tuner {
+
+struct BenchOptions {
+  std::string family = "fa2_sm80";
+  std::optional<Config> config;
+  std::vector<numerics::Precision> dtypes;
+  std::vector<int> head_dims, seqlens;
+  std::vector<bool> causal;
+  std::optional<runtime::TargetArch> arch;
+  std::optional<std::filesystem::path> kernels_dir;
+  std::vector<std::string> mutants;
+  int runs = 30, warmup = 5;
+  int batch = 0, heads = 0;  // 0: the headline shape's b = 16384/n, h = 2048/d
+  std::string csv, json;
+  bool check_only = false;
+  bool launch_once = false;
+  bool compile_space = false;
+  Direction direction = Direction::forward;
+  Fp8Options fp8;
+  std::string error_study;  // --error-study: CSV path
+};
+
+// "fa-bench: <line>" on stderr, exit code 2.
+[[noreturn]] void bench_bad_input(std::string const& line);
+
+// Parses and validates; --help prints and exits 0; a bad value exits 2 through bench_bad_input.
+BenchOptions parse_bench_options(int argc, char** argv);
+
+// The headline shape for n and d, or the --batch/--heads override (and the FP8 options).
+Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, numerics::Precision dtype);
+
+}  // namespace fl::tuner
