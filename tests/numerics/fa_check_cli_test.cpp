@@ -14,6 +14,7 @@
 #include "numerics/npy.hpp"
 #include "numerics/standard_attention.hpp"
 #include "tests/numerics/test_inputs.hpp"
+#include "tests/tool_process.hpp"
 
 using namespace fl::numerics;
 using fl::numerics::test::make_shape;
@@ -21,20 +22,15 @@ using fl::numerics::test::make_shape;
 namespace {
 
 std::filesystem::path fa_check_binary() {
-  return std::filesystem::read_symlink("/proc/self/exe").parent_path() / "fa-check";
+  return fl::test::sibling_binary("fa-check");
 }
 
 int run(std::string const& args) {
-  std::string const cmd = fa_check_binary().string() + " " + args + " > /dev/null 2>&1";
-  int const status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return fl::test::shell_exit_code(fa_check_binary().string() + " " + args + " > /dev/null 2>&1");
 }
 
 std::string slurp(std::filesystem::path const& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return fl::test::read_text(p);
 }
 
 struct Case {

@@ -15,6 +15,7 @@
 
 #include "numerics/emulator/emulator.hpp"
 #include "numerics/input_families.hpp"
+#include "tests/tool_process.hpp"
 
 namespace {
 
@@ -48,26 +49,15 @@ void write_float32_npy(fs::path const& path, std::vector<std::size_t> const& sha
 }
 
 fs::path fa_check_binary() {
-  // fa-check is built next to the test binaries (build/bin).
-  return fs::read_symlink("/proc/self/exe").parent_path() / "fa-check";
+  return fl::test::sibling_binary("fa-check");
 }
 
 std::string read_file(fs::path const& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return fl::test::read_text(p);
 }
 
-// The first id of the JSON "diagnosis" array, or "" when it is empty.
 std::string first_diagnosis(std::string const& json) {
-  auto const at = json.find("\"diagnosis\"");
-  if (at == std::string::npos) return "<no diagnosis key>";
-  auto const close = json.find(']', at);
-  auto const id = json.find("\"id\"", at);
-  if (id == std::string::npos || id > close) return "";
-  auto const open_quote = json.find('"', json.find(':', id) + 1);
-  return json.substr(open_quote + 1, json.find('"', open_quote + 1) - open_quote - 1);
+  return fl::test::first_diagnosis_id(json);
 }
 
 struct Written {
@@ -124,11 +114,11 @@ void check_named(fl::numerics::mutants::MutantId id, InputFamily family, bool ca
   std::string const command = fa_check_binary().string() + files.args + " --dtype fp16" +
                               (causal ? " --causal" : "") + " --block-n 48 --threads 1 --json " +
                               json.string() + " > " + (files.dir / "stdout.txt").string() + " 2>&1";
-  int const status = std::system(command.c_str());
+  int const code = fl::test::shell_exit_code(command);
   INFO(command);
   INFO(read_file(files.dir / "stdout.txt"));
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 1);  // a numerical failure
+  REQUIRE(code != -1);  // exited normally
+  CHECK(code == 1);     // a numerical failure
   CHECK(first_diagnosis(read_file(json)) == tag);
   fs::remove_all(files.dir);
 }

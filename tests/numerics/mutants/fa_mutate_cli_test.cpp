@@ -2,6 +2,8 @@
 // small shape; exit 0 and "ok": true in the JSON. Bad options exit 2 with one line.
 #include <catch2/catch.hpp>
 
+#include "tests/tool_process.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cstdlib>
@@ -15,31 +17,19 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path fa_mutate() {
-  return fs::read_symlink("/proc/self/exe").parent_path() / "fa-mutate";
+  return fl::test::sibling_binary("fa-mutate");
 }
 
 int exit_code(std::string const& args, fs::path const& output) {
-  std::string const command = fa_mutate().string() + " " + args + " > " + output.string() + " 2>&1";
-  int const status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return fl::test::shell_exit_code(fa_mutate().string() + " " + args + " > " + output.string() + " 2>&1");
 }
 
 std::string slurp(fs::path const& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return fl::test::read_text(p);
 }
 
-// The first id of fa-check's JSON "diagnosis" array, or "" when it is empty.
 std::string first_diagnosis(std::string const& json) {
-  auto const at = json.find("\"diagnosis\"");
-  if (at == std::string::npos) return "<no diagnosis key>";
-  auto const close = json.find(']', at);
-  auto const id = json.find("\"id\"", at);
-  if (id == std::string::npos || id > close) return "";
-  auto const open_quote = json.find('"', json.find(':', id) + 1);
-  return json.substr(open_quote + 1, json.find('"', open_quote + 1) - open_quote - 1);
+  return fl::test::first_diagnosis_id(json);
 }
 
 }  // namespace
@@ -98,9 +88,9 @@ TEST_CASE("fa-mutate --dump-dir writes each killing input so that fa-check names
     // The replay: the check fails (exit 1) and the diagnosis names the mutant first.
     std::string const replay = "FA_CHECK=" + fa_check.string() + " sh " + (folder / "fa-check.sh").string() +
                                " > " + (dir / "replay.txt").string() + " 2>&1";
-    int const status = std::system(replay.c_str());
+    int const replay_code = fl::test::shell_exit_code(replay);
     INFO(slurp(dir / "replay.txt"));
-    CHECK((WIFEXITED(status) ? WEXITSTATUS(status) : -1) == 1);
+    CHECK(replay_code == 1);
     CHECK(first_diagnosis(slurp(folder / "check.json")) == id);
   }
   fs::remove_all(dir);

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/tool_process.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,10 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path fa_bench() {
-  return fs::read_symlink("/proc/self/exe").parent_path() / "fa-bench";
-}
-
 struct Run {
   int code = -1;
   std::string output;
@@ -25,13 +23,11 @@ struct Run {
 
 Run run(std::string const& args) {
   fs::path const out = fs::temp_directory_path() / ("fa_bench_cli_" + std::to_string(::getpid()) + ".txt");
-  std::string const command = fa_bench().string() + " " + args + " > " + out.string() + " 2>&1";
-  int const status = std::system(command.c_str());
-  std::ifstream in(out);
-  std::stringstream text;
-  text << in.rdbuf();
+  int const code = fl::test::shell_exit_code(fl::test::sibling_binary("fa-bench").string() + " " + args +
+                                             " > " + out.string() + " 2>&1");
+  std::string text = fl::test::read_text(out);
   fs::remove(out);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+  return {code, std::move(text)};
 }
 
 std::size_t lines(std::string const& s) {

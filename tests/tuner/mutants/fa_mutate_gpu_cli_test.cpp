@@ -14,13 +14,14 @@
 
 #include "runtime/exit_codes.hpp"
 #include "tests/support/gpu_probe.hpp"
+#include "tests/tool_process.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
 fs::path fa_mutate() {
-  return fs::read_symlink("/proc/self/exe").parent_path() / "fa-mutate";
+  return fl::test::sibling_binary("fa-mutate");
 }
 
 fs::path output_file() {
@@ -28,16 +29,12 @@ fs::path output_file() {
 }
 
 int exit_code(std::string const& args) {
-  std::string const command = fa_mutate().string() + " " + args + " > " + output_file().string() + " 2>&1";
-  int const status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return fl::test::shell_exit_code(fa_mutate().string() + " " + args + " > " + output_file().string() +
+                                   " 2>&1");
 }
 
 std::string output() {
-  std::ifstream in(output_file());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return fl::test::read_text(output_file());
 }
 
 }  // namespace
