@@ -63,6 +63,23 @@ void record_failure(MutantRunner const& runner, CampaignOptions const& options,
   options.on_failure(record);
 }
 
+// Reruns `first`'s input (repeats(id) - 1 times) until one differs bit for bit: then the outcome is a kill
+// by a race (only a race makes identical runs differ) and true is returned.
+bool rerun_differs(MutantRunner& runner, AttentionInputs const& inputs, AttentionOutputs const& first,
+                   InputCase const& input_case, std::string const& verdict, MutantOutcome& outcome) {
+  for (int repeat = 1; repeat < runner.repeats(outcome.id); ++repeat) {
+    if (runs_agree(first, runner.run(outcome.id, inputs, outcome.precision))) continue;
+    outcome.status = MutantStatus::killed;
+    outcome.killed_by = input_case;
+    outcome.verdict = verdict;
+    outcome.diagnosis = {std::string(info(outcome.id).name)};
+    outcome.named_correctly = info(outcome.id).kind == MutantKind::gpu_only;
+    outcome.evidence = "run " + std::to_string(repeat + 1) + " differs from run 1";
+    return true;
+  }
+  return false;
+}
+
 // The race stress problem (CampaignOptions::race_seqlen): repeated runs that must agree bit for bit.
 bool race_shows_under_stress(MutantRunner& runner, CampaignOptions const& options, MutantOutcome& outcome) {
   if (options.race_seqlen <= 0 || runner.repeats(outcome.id) <= 1) return false;
@@ -75,18 +92,10 @@ bool race_shows_under_stress(MutantRunner& runner, CampaignOptions const& option
   request.with_backward = true;
   AttentionInputs const stress = generate_family(InputFamily::normal, request).inputs;
   AttentionOutputs const first = runner.run(outcome.id, stress, outcome.precision);
-  for (int repeat = 1; repeat < runner.repeats(outcome.id); ++repeat) {
-    if (runs_agree(first, runner.run(outcome.id, stress, outcome.precision))) continue;
-    outcome.status = MutantStatus::killed;
-    outcome.killed_by = InputCase{InputFamily::normal, false, options.seed};
-    outcome.verdict =
-        "repeated runs disagree bit for bit (stress problem n = " + std::to_string(options.race_seqlen) + ")";
-    outcome.diagnosis = {std::string(info(outcome.id).name)};  // only a race makes identical runs differ
-    outcome.named_correctly = info(outcome.id).kind == MutantKind::gpu_only;
-    outcome.evidence = "run " + std::to_string(repeat + 1) + " differs from run 1";
-    return true;
-  }
-  return false;
+  return rerun_differs(
+      runner, stress, first, InputCase{InputFamily::normal, false, options.seed},
+      "repeated runs disagree bit for bit (stress problem n = " + std::to_string(options.race_seqlen) + ")",
+      outcome);
 }
 
 void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, CampaignOptions const& options,
@@ -94,14 +103,8 @@ void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, Campai
   if (race_shows_under_stress(runner, options, outcome)) return;
   for (PreparedInput const& input : inputs) {
     AttentionOutputs const observed = runner.run(outcome.id, input.inputs, outcome.precision);
-    for (int repeat = 1; repeat < runner.repeats(outcome.id); ++repeat) {
-      if (runs_agree(observed, runner.run(outcome.id, input.inputs, outcome.precision))) continue;
-      outcome.status = MutantStatus::killed;
-      outcome.killed_by = input.input_case;
-      outcome.verdict = "repeated runs disagree bit for bit";
-      outcome.diagnosis = {std::string(info(outcome.id).name)};  // only a race makes identical runs differ
-      outcome.named_correctly = info(outcome.id).kind == MutantKind::gpu_only;
-      outcome.evidence = "run " + std::to_string(repeat + 1) + " differs from run 1";
+    if (rerun_differs(runner, input.inputs, observed, input.input_case, "repeated runs disagree bit for bit",
+                      outcome)) {
       record_failure(runner, options, outcome.id, outcome.precision, input, observed,
                      outcome.verdict + " (" + outcome.evidence + "; run 1 written)");
       return;
