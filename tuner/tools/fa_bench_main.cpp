@@ -198,6 +198,24 @@ int main(int argc, char** argv) {
         std::printf("%s %s d%d %s: %s  regs %d spills %zu  compile %.0f ms\n", opt.family.c_str(),
                     std::string(numerics::name(dtype)).c_str(), d, causal ? "causal" : "full",
                     to_string(config).c_str(), regs, spills, program->compile_ms);
+        // One table row of problem p (timing filled in later), its check text given.
+        auto const row_for = [&](Problem const& p, std::string check_text) {
+          BenchRow row;
+          row.family = opt.family;
+          row.config = to_string(config);
+          row.dtype = std::string(numerics::name(dtype));
+          row.mask = causal ? "causal" : "full";
+          row.direction = direction_name(opt.direction);
+          row.batch = p.shape.batch;
+          row.heads = p.shape.heads_q;
+          row.seqlen = p.shape.seqlen_q;
+          row.head_dim = d;
+          row.check = std::move(check_text);
+          row.registers = regs;
+          row.spill_bytes = spills;
+          row.device_bytes = DeviceProblem::bytes_needed(p, family->scratch(config, p));
+          return row;
+        };
         // The forward that fills O and LSE before a backward is timed.
         Fa2Sm80Family const forward_family;
         std::optional<runtime::Result<runtime::CompiledProgram>> forward_program;
@@ -216,20 +234,7 @@ int main(int argc, char** argv) {
             Problem const p = timed_problem(opt, n, d, causal, dtype);
             auto const ran =
                 run_once(*family, config, p, program.value(), make_normal_inputs(p, kTimedInputSeed));
-            BenchRow row;
-            row.family = opt.family;
-            row.config = to_string(config);
-            row.dtype = std::string(numerics::name(dtype));
-            row.mask = causal ? "causal" : "full";
-            row.direction = direction_name(opt.direction);
-            row.batch = p.shape.batch;
-            row.heads = p.shape.heads_q;
-            row.seqlen = n;
-            row.head_dim = d;
-            row.check = ran ? "launched once, not checked" : ran.error().one_line();
-            row.registers = regs;
-            row.spill_bytes = spills;
-            row.device_bytes = DeviceProblem::bytes_needed(p, family->scratch(config, p));
+            BenchRow const row = row_for(p, ran ? "launched once, not checked" : ran.error().one_line());
             std::printf("  %-40s launched once  %8.1f MiB  %s\n", describe(p).c_str(),
                         double(row.device_bytes) / (1024.0 * 1024.0), row.check.c_str());
             rows.push_back(row);
@@ -253,21 +258,7 @@ int main(int argc, char** argv) {
             check = check_config(*family, config, p, program.value(), {kCheckRows, kCheckSeed}, &inputs);
           bool const pass = check && check->pass;
           all_pass = all_pass && pass;
-          BenchRow row{opt.family,
-                       to_string(config),
-                       std::string(numerics::name(dtype)),
-                       causal ? "causal" : "full",
-                       direction_name(opt.direction),
-                       p.shape.batch,
-                       p.shape.heads_q,
-                       n,
-                       d,
-                       {},
-                       0.0,
-                       check ? check->summary : check.error().one_line(),
-                       regs,
-                       spills,
-                       DeviceProblem::bytes_needed(p, family->scratch(config, p))};
+          BenchRow row = row_for(p, check ? check->summary : check.error().one_line());
           if (!opt.check_only) {
             // A backward reads O and LSE: written on each input set by fa2_sm80's forward, as in training.
             std::function<runtime::Status(DeviceProblem&)> prepare;
