@@ -90,18 +90,7 @@ __global__ void __launch_bounds__(32 * kNWarps) fa1_fwd_step(const __grid_consta
     softmax.step(s, o, scale_log2);
     fa::warp_pv<Element, kMT, kNT, kDT>(o, s, s_v + lo.row_a * kRowBytes, lo);
     if constexpr (fa::kNormalizeInLoop) {
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const float sum = fa::quad_sum(softmax.row_sum[2 * mt + h]);
-          const float inv = sum == 0.f ? 0.f : 1.f / sum;
-#pragma unroll
-          for (int dt = 0; dt < kDT; ++dt) {
-            o[mt][dt][2 * h] *= inv;
-            o[mt][dt][2 * h + 1] *= inv;
-          }
-        }
+      fa::divide_by_row_sums(o, softmax.row_sum);
     }
   }
 

@@ -241,18 +241,7 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
       }
     }
     if constexpr (fa::kNormalizeInLoop) {
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const float sum = fa::quad_sum(softmax.row_sum[2 * mt + h]);
-          const float inv = sum == 0.f ? 0.f : 1.f / sum;
-#pragma unroll
-          for (int dt = 0; dt < kDT; ++dt) {
-            o[mt][dt][2 * h] *= inv;
-            o[mt][dt][2 * h + 1] *= inv;
-          }
-        }
+      fa::divide_by_row_sums(o, softmax.row_sum);
     }
   }
   fa::cp_async_wait<0>();  // nothing may land in shared memory while the epilogue reuses it

@@ -7,11 +7,9 @@
 // ldmatrix makes 8 lanes read 8 consecutive rows at the same logical chunk; after the XOR they land in
 // 8 different 16-byte bank groups, so each 8x8 matrix is one conflict-free wavefront (a plain layout
 // with a 128- or 256-byte row stride would put all 8 rows in the same banks: an 8-way conflict).
-namespace fa {
+#include "fa_types.cuh"
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+namespace fa {
 
 // Byte offset of (row, chunk) in a swizzled tile whose rows hold kChunks 16-byte chunks.
 template <int kChunks>

@@ -19,6 +19,26 @@ constexpr bool kNormalizeInLoop =
 constexpr bool kNormalizeInLoop = false;
 #endif
 
+// [normalize-in-loop]'s effect, for every family: o divided by the current row sums (quad-partial, times
+// `sum_factor`: FP8's p_scale) after a block's P V, as the CPU emulator does. Called only under
+// kNormalizeInLoop; the end then no longer divides (normalise_and_write_lse's divide_by_sum).
+template <int kMT, int kDT>
+__device__ __forceinline__ void divide_by_row_sums(float (&o)[kMT][kDT][4], const float (&row_sum)[2 * kMT],
+                                                   float sum_factor = 1.f) {
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const float sum = quad_sum(row_sum[2 * mt + h]) * sum_factor;
+      const float inv = sum == 0.f ? 0.f : 1.f / sum;
+#pragma unroll
+      for (int dt = 0; dt < kDT; ++dt) {
+        o[mt][dt][2 * h] *= inv;
+        o[mt][dt][2 * h + 1] *= inv;
+      }
+    }
+}
+
 // Natural-log LSE of one row from its running max (raw units) and full row sum. A fully masked row
 // (l = 0) has LSE = -inf, which the backward reads as "every P of this row is 0".
 // LSE = M ln 2 + ln l with M the very max_log2 the row's p were computed against (so M's own rounding

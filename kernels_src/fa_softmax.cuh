@@ -132,16 +132,19 @@ struct OnlineSoftmax {
       sums[r] = exponentiate_row<kExact>(s[r / 2], r % 2, scale_log2, p_max_log2[r]);
   }
 
-  // One key block: s (raw, masked scores; -inf where masked) becomes p = exp(s*scale - m_new) in place;
-  // o (the unnormalised output, kDT 8-column tiles) and row_sum are rescaled to the new max.
+  // One key block: s (raw, masked scores; -inf where masked) becomes p = exp(s*scale - m_new) in place,
+  // row_sum is rescaled to the new max and grows by the block's p, and `rescale` receives the factor
+  // exp(m_old - m_new) that the unnormalised output must take before this block's P V is added (the caller
+  // applies it with rescale_o: at once, or, when the previous block's P V is still running on the tensor
+  // cores, once it has finished).
   // The exponent path is chosen once per warp and block (vote.any): a uniform branch around all rows.
   // Chosen per row, ptxas if-converted the small per-row bodies and issued both paths (FFMA and
   // FMUL+FADD, and their ex2): the forward lost 11-14% on the H200 (bf16 n4096: d64 308 -> 274, d128
   // 320 -> 277 TFLOP/s). A warp with one huge row now takes the exact path for all its rows (correct for
   // any row, one FADD more per element).
-  template <int kNT, int kDT>
-  __device__ __forceinline__ void step(float (&s)[kMT][kNT][4], float (&o)[kMT][kDT][4], float scale_log2) {
-    float rescale[kRows], p_max_log2[kRows];
+  template <int kNT>
+  __device__ __forceinline__ void update(float (&s)[kMT][kNT][4], float scale_log2, float (&rescale)[kRows]) {
+    float p_max_log2[kRows];
     bool exact = false;
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
@@ -177,14 +180,30 @@ struct OnlineSoftmax {
 #else
       row_sum[r] = fmaf(row_sum[r], rescale[r], sums[r]);
 #endif
+    }
+  }
+
+  // o (the unnormalised output, kDT 8-column tiles) times the factors of update().
+  template <int kDT>
+  __device__ __forceinline__ static void rescale_o(float (&o)[kMT][kDT][4], const float (&rescale)[kRows]) {
 #ifndef FA_MUTANT_UNRESCALED_O  // [unrescaled-o] O not multiplied by exp(m_old - m_new)
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
 #pragma unroll
       for (int dt = 0; dt < kDT; ++dt) {
         o[r / 2][dt][2 * (r % 2)] *= rescale[r];
         o[r / 2][dt][2 * (r % 2) + 1] *= rescale[r];
       }
-#endif
     }
+#endif
+  }
+
+  // update() and rescale_o() at once: the families whose previous P V has finished by the softmax.
+  template <int kNT, int kDT>
+  __device__ __forceinline__ void step(float (&s)[kMT][kNT][4], float (&o)[kMT][kDT][4], float scale_log2) {
+    float rescale[kRows];
+    update(s, scale_log2, rescale);
+    rescale_o(o, rescale);
   }
 };
 

@@ -15,6 +15,11 @@ __device__ __forceinline__ float neg_inf() {
   return -__int_as_float(0x7f800000);
 }
 
+// The shared-memory (state space) address of a generic pointer into shared memory.
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
 template <typename T>
 struct ElementTraits;
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels_src/fa_params.h"
 #include "runtime/module.hpp"
 #include "tuner/config.hpp"
 #include "tuner/problem.hpp"
@@ -30,6 +31,9 @@ struct LaunchStep {
   runtime::Dim3 block;
   std::size_t dynamic_shared_bytes = 0;
   int step = 0;  // copied into params.step (fa1's outer key block, naive's pass)
+  // A persistent kernel walks its tiles with a stride of gridDim.x: the runner caps grid.x at the device's
+  // SM count (one CTA per SM; the kernels that set this fill an SM's shared memory alone).
+  bool persistent = false;
 };
 
 // Device scratch a family needs besides Q, K, V, O, LSE (naive's S and P, fa1's running statistics, the
@@ -61,6 +65,13 @@ class Family {
 
   virtual std::vector<std::string> name_expressions(Config const& config, Problem const& problem) const = 0;
   virtual std::vector<LaunchStep> launches(Config const& config, Problem const& problem) const = 0;
+  // Kernels that load their tiles with TMA take a second by-value argument after fa::AttentionParams,
+  // the launch's tensor maps (fa::TmaDescriptors, kernels_src/fa_tma_params.h): its bytes for `params`,
+  // encoded by the driver; empty for a family whose kernels take only the params.
+  virtual runtime::Result<std::vector<unsigned char>> tma_argument(Config const&, Problem const&,
+                                                                   fa::AttentionParams const&) const {
+    return std::vector<unsigned char>{};
+  }
   virtual ScratchBytes scratch(Config const&, Problem const&) const { return {}; }
 };
 

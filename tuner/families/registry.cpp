@@ -5,6 +5,7 @@
 #include "tuner/families/fa2_fp8.hpp"
 #include "tuner/families/fa2_sm80.hpp"
 #include "tuner/families/fa2_sm80_bwd.hpp"
+#include "tuner/families/fa3_sm90.hpp"
 #include "tuner/families/naive.hpp"
 
 namespace fl::tuner {
@@ -17,6 +18,7 @@ std::vector<std::unique_ptr<Family>> all_families() {
   out.push_back(std::make_unique<Fa2Sm80BwdFamily>());
   out.push_back(std::make_unique<Fa2Fp8Family>());
   out.push_back(std::make_unique<Fa1BwdFamily>());
+  out.push_back(std::make_unique<Fa3Sm90Family>());
   return out;
 }
 

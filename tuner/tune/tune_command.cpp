@@ -80,8 +80,10 @@ std::vector<Problem> selected_problems(TuneOptions const& options) {
 std::vector<std::string> default_tuning_families(TuneOptions const& options) {
   if (!options.families.empty()) return options.families;
   std::vector<std::string> names;
+  // fa3_sm90 needs Hopper's wgmma and TMA: part of the default set only for --arch sm90 (sm_90a code).
   for (auto const& f : all_families())
-    if (f->name().starts_with("fa2")) names.emplace_back(f->name());
+    if (f->name().starts_with("fa2") || (f->name().starts_with("fa3") && options.arch == "sm90"))
+      names.emplace_back(f->name());
   return names;
 }
 

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# fa3_sm90 on the H200, one device call: SASS of the default configs, the [gpu] correctness tests, the
+# default configs beside PyTorch's FlashAttention-2 and cuDNN (peers/run_h200.sh, same protocol, same
+# run), the mechanism ablation at d128, and compute-sanitizer on one config per head dim.
+# Runs from the carried folder (.carry/gpu, scripts/build-portable.sh):
+#   device call: cd .carry/gpu && bash fa3_sm90/run_h200.sh
+# Environment: STEPS (default "sass tests bench ablation sanitize"), SEQLENS, HEAD_DIMS, DTYPES.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-/tmp/flashlab-out}/fa3
+mkdir -p "$out"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export FA_KERNELS_DIR="$here/kernels_src" XDG_CACHE_HOME=/tmp/flashlab-cache PYTHONUNBUFFERED=1
+steps=${STEPS:-sass tests bench ablation sanitize}
+seqlens=${SEQLENS:-1024,2048,4096,8192,16384}
+dims=${HEAD_DIMS:-64,128,256}
+dtypes=${DTYPES:-bf16}
+cd "$here"
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
+} | tee "$out/header.txt"
+for step in $steps; do
+  case $step in
+    sass)
+      for c in fa3_sass/*.cubin; do
+        [ -f "$c" ] || continue
+        cuobjdump --dump-sass "$c" >"$out/$(basename "$c" .cubin).sass" 2>&1
+        s="$out/$(basename "$c" .cubin).sass"
+        echo "sass $(basename "$c"): HGMMA $(grep -c HGMMA "$s") LDL $(grep -c 'LDL' "$s") STL $(grep -c 'STL' "$s") USETMAXREG $(grep -c USETMAXREG "$s") UTMALDG $(grep -c UTMALDG "$s") WARPSYNC $(grep -c 'WARPGROUP.DEPBAR\|WARPGROUP.ARRIVE' "$s")"
+      done ;;
+    tests)
+      timeout 480 bin/test_kernels_src "fa3_sm90*" -d yes >"$out/gpu_tests.txt" 2>&1
+      echo "fa3 gpu tests rc=$? $(grep -E 'test cases|assertions' "$out/gpu_tests.txt" | tail -1)"
+      grep -B2 -A12 "FAILED\|failed" "$out/gpu_tests.txt" | head -60 ;;
+    bench)
+      OUT="$out" FWD_FAMILY=fa3_sm90 DIRECTIONS=fwd DTYPES=$dtypes HEAD_DIMS=$dims SEQLENS=$seqlens \
+        timeout 420 bash peers/run_h200.sh >"$out/peers_log.txt" 2>&1
+      echo "peers rc=$?"; cat "$out/peers/table.md" 2>/dev/null | tail -40 ;;
+    ablation)
+      base="kConsumers=2,kBlockN=128,kStages=2,kPingPong=1,kIntraWgOverlap=1,kPersistent=1"
+      for v in "" kPingPong=0 kIntraWgOverlap=0 "kPingPong=0,kIntraWgOverlap=0" kPersistent=0 kStages=3 kBlockN=176 \
+               "kConsumers=1,kPingPong=0" "kConsumers=3,kBlockN=96"; do
+        cfg=$base; [ -n "$v" ] && cfg="$base,$v"
+        cfg=$(python3 -c "import sys; d=dict(x.split('=') for x in sys.argv[1].split(',')); print(','.join(k+'='+v for k,v in d.items()))" "$cfg")
+        timeout 120 bin/fa-bench --family fa3_sm90 --config "$cfg" --dtype bf16 --head-dim 128 --seqlen 4096,8192 \
+          --causal both >"$out/ablation_${v:-base}.txt" 2>&1
+        echo "ablation ${v:-base} rc=$?"; grep -E "^\|? *(bf16|128)|TFLOP|n8192|8192" "$out/ablation_${v:-base}.txt" | tail -4
+      done ;;
+    sanitize)
+      for d in 64 128 256; do
+        for tool in memcheck racecheck synccheck; do
+          timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 bin/fa-bench --family fa3_sm90 --head-dim $d \
+            --seqlen 300 --batch 1 --heads 2 --causal yes --check-only >"$out/sanitizer_d${d}_${tool}.txt" 2>&1
+          echo "sanitizer d$d $tool rc=$? $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY' "$out/sanitizer_d${d}_${tool}.txt")"
+        done
+      done ;;
+  esac
+done
+tar -C "$out/.." -czf "${OUT:-/tmp/flashlab-out}/fa3_logs.tgz" fa3

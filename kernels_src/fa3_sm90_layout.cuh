@@ -1,0 +1,68 @@
+#pragma once
+// fa3_sm90 forward: the compile-time layout of one config (tile sizes, shared-memory offsets, barriers),
+// checked against fa3_sm90_config.h, and the per-tile work that the producer and the consumers derive
+// alike.
+#include "fa3_sm90_config.h"
+#include "fa_block_range.cuh"
+#include "fa_params.h"
+#include "fa_tile_scheduler.cuh"
+#include "fa_tma_pipeline.cuh"
+
+namespace fa3 {
+
+// Named barriers (0 is __syncthreads): the ping-pong turn of consumer w, and its epilogue.
+constexpr int kTurnBarrier = 1;       // 1..3
+constexpr int kEpilogueBarrier = 4;   // 4..6
+constexpr int kColumnsPerPanel = 64;  // 16-bit columns in one 128-byte panel (the TMA box's inner size)
+
+template <int kHeadDim_, int kBlockN_, int kConsumers_, int kStages_, int kPingPong_, int kIntraWgOverlap_,
+          int kPersistent_>
+struct Fwd {
+  static constexpr FwdTunables kTunables{kHeadDim_, 2,          kBlockN_,         kConsumers_,
+                                         kStages_,  kPingPong_, kIntraWgOverlap_, kPersistent_};
+  static_assert(violation(kTunables) == nullptr, "fa3_sm90 config breaks a rule of fa3_sm90_config.h");
+
+  static constexpr int kBlockM = block_m(kTunables);
+  static constexpr int kBlockN = kBlockN_;
+  static constexpr int kHeadDim = kHeadDim_;
+  static constexpr int kStages = kStages_;
+  static constexpr int kConsumers = kConsumers_;
+  static constexpr bool kPingPong = kPingPong_ != 0;
+  static constexpr bool kIntraWgOverlap = kIntraWgOverlap_ != 0;
+  static constexpr int kConsumerRegisters = consumer_registers(kConsumers);
+  static constexpr int kQBytes = q_tile_bytes(kTunables);
+  static constexpr int kKVBytes = kv_tile_bytes(kTunables);
+  static constexpr int kPanels = kHeadDim / kColumnsPerPanel;
+  static constexpr int kQPanelBytes = kBlockM * kPanelBytes;
+  static constexpr int kKVPanelBytes = kBlockN * kPanelBytes;
+  static constexpr int kNT = kBlockN / 8;   // 8-key tiles of S per thread
+  static constexpr int kDT = kHeadDim / 8;  // 8-column tiles of O per thread
+  static constexpr int kPSteps = kBlockN / 16;
+  static constexpr int kQKSteps = kHeadDim / 16;
+
+  // Shared memory, from the 1024-aligned base: Q, the K slots, the V slots, then the barriers.
+  static constexpr int kKOffset = kQBytes;
+  static constexpr int kVOffset = kKOffset + kStages * kKVBytes;
+  static constexpr int kBarrierOffset = kVOffset + kStages * kKVBytes;
+  struct Barriers {
+    fa::LoadRing<1> q;  // count = the CTA's tile number
+    fa::LoadRing<kStages> k, v;
+  };
+  static_assert(sizeof(Barriers) == 8 * barrier_count(kTunables), "barrier arithmetic of fa3_sm90_config.h");
+  static_assert(kSharedAlignSlack + kBarrierOffset + int(sizeof(Barriers)) == shared_bytes(kTunables),
+                "shared-memory arithmetic of fa3_sm90_config.h");
+};
+
+// The tile's coordinates and key-block range, as producer and consumers both derive them.
+template <class Cfg, bool Is_causal>
+struct TileWork {
+  fa::Tile tile;
+  int m0, n_blocks, kv_head;
+  __device__ __forceinline__ TileWork(const fa::AttentionParams& p, const fa::TileScheduler& sched, int index)
+      : tile(sched.tile<Is_causal>(index)),
+        m0(tile.m_block * Cfg::kBlockM),
+        n_blocks(fa::key_block_count<Is_causal>(m0, Cfg::kBlockM, Cfg::kBlockN, p.seqlen_q, p.seqlen_k)),
+        kv_head(tile.head / (p.heads_q / p.heads_kv)) {}
+};
+
+}  // namespace fa3

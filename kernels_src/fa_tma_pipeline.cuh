@@ -1,0 +1,52 @@
+#pragma once
+// The load ring of the warp-specialised kernels: kStages shared-memory slots per operand, each with a
+// "full" mbarrier (the producer's TMA bytes have landed) and an "empty" one (every consumer warpgroup is
+// done reading). The producer and the consumers walk the same sequence of loads, so a running count names
+// the slot (count % kStages) and the phase parity to wait for ((count / kStages) & 1) on both sides.
+//
+// Parities: a fresh mbarrier is in phase 0; waiting for parity 1 returns at once (the phase "before" it
+// counts as complete). So consumers wait `full` with the round's parity and the producer waits `empty`
+// with the opposite one: in round 0 every slot is empty without any consumer having released it.
+#include "fa_tma.cuh"
+
+namespace fa {
+
+template <int kStages>
+struct LoadRing {
+  Barrier full[kStages];
+  Barrier empty[kStages];
+
+  // One thread, before the role split: full completes on the producer's single expect-bytes arrival,
+  // empty on one arrival per consumer warpgroup.
+  __device__ __forceinline__ void init(int consumer_warpgroups) {
+#pragma unroll
+    for (int s = 0; s < kStages; ++s) {
+      barrier_init(&full[s], 1);
+      barrier_init(&empty[s], consumer_warpgroups);
+    }
+  }
+
+  static __device__ __forceinline__ int slot(int count) {
+    return count % kStages;
+  }
+  static __device__ __forceinline__ unsigned parity(int count) {
+    return (count / kStages) & 1;
+  }
+
+  // Producer: waits for the slot of load `count` to be free, then announces `bytes` on its full barrier.
+  __device__ __forceinline__ Barrier* acquire(int count, unsigned bytes, const char* name) {
+    barrier_wait(&empty[slot(count)], parity(count) ^ 1, name);
+    barrier_arrive_expect_bytes(&full[slot(count)], bytes);
+    return &full[slot(count)];
+  }
+  // Consumers: wait until load `count` has landed.
+  __device__ __forceinline__ void wait_full(int count, const char* name) {
+    barrier_wait(&full[slot(count)], parity(count), name);
+  }
+  // Consumers: one thread of each warpgroup, once the warpgroup's products reading the slot are complete.
+  __device__ __forceinline__ void release(int count, bool signalling_thread) {
+    if (signalling_thread) barrier_arrive(&empty[slot(count)]);
+  }
+};
+
+}  // namespace fa

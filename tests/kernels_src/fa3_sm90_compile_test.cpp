@@ -1,0 +1,114 @@
+// fa3_sm90 under NVRTC on this machine (no GPU needed): default configs compile for sm_90a without spills
+// and with setmaxnreg honoured, every mechanism switch compiles, a config the host rejects is rejected by
+// the kernel too (both read kernels_src/fa3_sm90_config.h), and the generated wgmma header is what its
+// generator writes.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "runtime/nvrtc_compiler.hpp"
+#include "tests/kernels_src/kernels_support.hpp"
+#include "tuner/compile/compile_config.hpp"
+#include "tuner/families/fa3_sm90.hpp"
+
+using namespace fl;
+using namespace fl::tuner;
+using numerics::Precision;
+using runtime::TargetArch;
+
+namespace {
+
+Problem problem_of(int d, bool causal, Precision dtype) {
+  return headline_problem(2048, d, causal, dtype, Direction::forward);
+}
+
+// Compiles `configs` of `p`'s family as one NVRTC program (one front-end pass) and checks each instance
+// compiled without spills and without ptxas serialising its wgmma.
+void compiles_without_spills(std::vector<std::pair<Config, Problem>> const& instances) {
+  Fa3Sm90Family const f;
+  auto request = make_family_request(f, instances.front().first, instances.front().second,
+                                     {TargetArch::sm_90a, test::kernels_dir(), {}});
+  REQUIRE(request);
+  request->name_expressions.clear();
+  for (auto const& [c, p] : instances) request->name_expressions.push_back(f.name_expressions(c, p).front());
+  auto const program = runtime::compile(request.value());
+  INFO((program.ok() ? std::string() : program.error().log));
+  REQUIRE(program);
+  // C7510-C7512: "wgmma.mma_async instructions are serialized" (a call, a register shortage...), and C7508:
+  // setmaxnreg ignored. Either would make the kernel correct but slow.
+  CHECK(program->log.find("serialized") == std::string::npos);
+  CHECK(program->log.find("setmaxnreg' ignored") == std::string::npos);
+  for (auto const& name : request->name_expressions) {
+    auto const* r = program->resources_of(name);
+    REQUIRE(r);
+    INFO(name << ": " << r->registers << " registers, " << r->spill_store_bytes << " spill bytes");
+    CHECK_FALSE(r->spills());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fa3_sm90 default configs compile for sm_90a without spills", "[kernels][nvrtc]") {
+  Fa3Sm90Family const f;
+  std::vector<std::pair<Config, Problem>> instances;
+  for (auto [d, causal, dtype] : std::vector<std::tuple<int, bool, Precision>>{
+           {64, false, Precision::bf16}, {128, true, Precision::fp16}, {256, false, Precision::bf16}}) {
+    auto const p = problem_of(d, causal, dtype);
+    instances.emplace_back(f.default_config(p), p);
+  }
+  compiles_without_spills(instances);
+}
+
+TEST_CASE("every fa3_sm90 mechanism switch compiles without spills", "[kernels][nvrtc]") {
+  Fa3Sm90Family const f;
+  auto const p = problem_of(128, false, Precision::bf16);
+  Config const base = f.default_config(p);
+  std::vector<std::pair<Config, Problem>> instances;
+  for (auto [name, value] : std::vector<std::pair<char const*, int>>{
+           {"kPingPong", 0}, {"kIntraWgOverlap", 0}, {"kPersistent", 0}}) {
+    Config c = base;
+    c[name] = value;
+    c["kBlockN"] = 128;
+    REQUIRE_FALSE(f.violates(c, p));
+    instances.emplace_back(c, p);
+  }
+  Config one = base;  // one consumer warpgroup (no register exchange, no ping-pong), three stages
+  one["kConsumers"] = 1;
+  one["kPingPong"] = 0;
+  one["kStages"] = 3;
+  one["kBlockN"] = 128;
+  REQUIRE_FALSE(f.violates(one, p));
+  instances.emplace_back(one, p);
+  compiles_without_spills(instances);
+}
+
+TEST_CASE("a config fa3_sm90's host side rejects is rejected by the kernel too", "[kernels][nvrtc]") {
+  Fa3Sm90Family const f;
+  auto const p = problem_of(128, false, Precision::bf16);
+  auto c = f.default_config(p);
+  c["kBlockN"] = 72;  // not a multiple of 16
+  REQUIRE(f.violates(c, p));
+  auto const program = compile_family_config(f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
+  REQUIRE_FALSE(program);
+  CHECK(program.error().log.find("fa3_sm90_config.h") != std::string::npos);
+}
+
+TEST_CASE("fa_wgmma_ops.cuh is what its generator writes", "[kernels]") {
+  auto const script = test::kernels_dir() / "tools" / "gen_wgmma_ops.py";
+  REQUIRE(std::filesystem::exists(script));
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(("python3 " + script.string()).c_str(), "r"), pclose);
+  REQUIRE(pipe);
+  std::string generated;
+  std::array<char, 65536> buffer{};
+  for (std::size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0;)
+    generated.append(buffer.data(), n);
+  std::ifstream committed_file(test::kernels_dir() / "fa_wgmma_ops.cuh");
+  std::stringstream committed;
+  committed << committed_file.rdbuf();
+  REQUIRE_FALSE(generated.empty());
+  CHECK(generated == committed.str());
+}

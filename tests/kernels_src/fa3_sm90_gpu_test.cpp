@@ -1,0 +1,95 @@
+// fa3_sm90 on the GPU: default configs and each mechanism switched off, on small awkward problems (odd n,
+// tails, causal with fully masked rows, n_q != n_k, GQA) over every numerics input family, judged by
+// numerics' reference and tolerance model; every forward mutant is caught. Skipped where there is no GPU.
+#include <catch2/catch.hpp>
+
+#include "runtime/device.hpp"
+#include "tests/kernels_src/kernels_support.hpp"
+#include "tuner/compile/compile_config.hpp"
+#include "tuner/families/fa3_sm90.hpp"
+#include "tuner/run/benchmark.hpp"
+
+using namespace fl;
+using namespace fl::tuner;
+using numerics::Precision;
+
+namespace {
+
+// True when every edge problem passes under `config` (the default when null); the first failure is reported.
+bool passes_edge_problems(std::vector<std::string> const& mutants, int d, bool causal, Precision dtype,
+                          Config const* override_config = nullptr) {
+  Fa3Sm90Family const f;
+  auto const base = headline_problem(1024, d, causal, dtype, Direction::forward);
+  auto const config = override_config ? *override_config : f.default_config(base);
+  auto const program =
+      compile_family_config(f, config, base, {runtime::TargetArch::sm_90a, test::kernels_dir(), mutants});
+  INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
+  REQUIRE(program);
+  for (auto const input_family : numerics::all_input_families())
+    for (auto const& p : test::edge_problems(d, causal, dtype)) {
+      if (!family_applies(input_family, causal)) continue;
+      CheckOptions options;
+      options.input_family = input_family;
+      auto const check = check_config(f, config, p, program.value(), options);
+      INFO((check.ok() ? std::string() : check.error().one_line()));
+      REQUIRE(check);
+      if (!check->pass) {
+        UNSCOPED_INFO(to_string(config)
+                      << " " << describe(p) << " " << numerics::name(input_family) << ": " << check->summary);
+        return false;
+      }
+    }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("fa3_sm90 default configs are correct on awkward problems", "[gpu][kernels]") {
+  auto context = runtime::PrimaryContext::retain(0);
+  REQUIRE(context);
+  for (int d : {64, 128, 256})
+    for (bool causal : {false, true})
+      for (auto dtype : {Precision::fp16, Precision::bf16}) {
+        INFO("d" << d << (causal ? " causal " : " full ") << numerics::name(dtype));
+        CHECK(passes_edge_problems({}, d, causal, dtype));
+      }
+}
+
+TEST_CASE("fa3_sm90 is correct with each mechanism switched off", "[gpu][kernels]") {
+  auto context = runtime::PrimaryContext::retain(0);
+  REQUIRE(context);
+  Fa3Sm90Family const f;
+  auto const base = f.default_config(headline_problem(1024, 128, false, Precision::bf16, Direction::forward));
+  for (auto [name, value] : std::vector<std::pair<char const*, int>>{
+           {"kPingPong", 0}, {"kIntraWgOverlap", 0}, {"kPersistent", 0}, {"kStages", 3}, {"kConsumers", 1}}) {
+    Config c = base;
+    c["kBlockN"] = 128;
+    c[name] = value;
+    if (c["kConsumers"] == 1) c["kPingPong"] = 0;
+    INFO(to_string(c));
+    for (bool causal : {false, true}) CHECK(passes_edge_problems({}, 128, causal, Precision::bf16, &c));
+  }
+}
+
+TEST_CASE("fa3_sm90 forward mutants are caught by the input families", "[gpu][kernels]") {
+  auto context = runtime::PrimaryContext::retain(0);
+  REQUIRE(context);
+  struct Case {
+    std::string switch_name;
+    bool causal;
+  };
+  for (auto const& c : std::vector<Case>{{"FA_MUTANT_UNRESCALED_O", false},
+                                         {"FA_MUTANT_UNRESCALED_L", false},
+                                         {"FA_MUTANT_M_INIT_ZERO", false},
+                                         {"FA_MUTANT_NORMALIZE_IN_LOOP", false},
+                                         {"FA_MUTANT_STALE_MAX", false},
+                                         {"FA_MUTANT_MISSING_SCALE", false},
+                                         {"FA_MUTANT_EXP_BASE_MISMATCH", false},
+                                         {"FA_MUTANT_CAUSAL_DIAGONAL", true},
+                                         {"FA_MUTANT_MASKED_ROW_NAN", true},
+                                         {"FA_MUTANT_TAIL_UNMASKED", false},
+                                         {"FA_MUTANT_LSE_WITHOUT_MAX", false}}) {
+    INFO(c.switch_name);
+    CHECK_FALSE(passes_edge_problems({c.switch_name}, 64, c.causal, Precision::bf16));
+  }
+}

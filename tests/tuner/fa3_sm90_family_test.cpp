@@ -1,0 +1,82 @@
+#include "tuner/families/fa3_sm90.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "kernels_src/fa3_sm90_config.h"
+#include "tuner/families/registry.hpp"
+
+using namespace fl::tuner;
+using fl::numerics::Precision;
+
+TEST_CASE("fa3_sm90 default configs satisfy the constraints of every supported problem", "[tuner]") {
+  Fa3Sm90Family const f;
+  for (int d : {64, 128, 256})
+    for (bool causal : {false, true})
+      for (auto dtype : {Precision::fp16, Precision::bf16}) {
+        auto const p = headline_problem(2048, d, causal, dtype, Direction::forward);
+        CHECK_FALSE(f.unsupported(p));
+        INFO(to_string(f.default_config(p)));
+        CHECK_FALSE(f.violates(f.default_config(p), p));
+      }
+}
+
+TEST_CASE("fa3_sm90 refuses what it cannot run", "[tuner]") {
+  Fa3Sm90Family const f;
+  CHECK(f.unsupported(headline_problem(2048, 96, false, Precision::bf16, Direction::forward)));
+  CHECK(f.unsupported(headline_problem(2048, 64, false, Precision::fp8_e4m3, Direction::forward)));
+  CHECK(f.unsupported(headline_problem(2048, 64, false, Precision::bf16, Direction::backward)));
+}
+
+TEST_CASE("fa3_sm90's rules are the config header's", "[tuner]") {
+  Fa3Sm90Family const f;
+  auto const p = headline_problem(2048, 128, false, Precision::bf16, Direction::forward);
+  auto c = f.default_config(p);
+  c["kPingPong"] = 1;
+  c["kConsumers"] = 1;
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("ping-pong") != std::string::npos);
+  c = f.default_config(p);
+  c["kBlockN"] = 224;  // d128: O 64 + S 112 + P 56 registers exceed 240 - slack
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("registers") != std::string::npos);
+  c = f.default_config(p);
+  c["kStages"] = 3;  // 32 KiB Q + 6 x 44 KiB of K/V slots
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("shared memory") != std::string::npos);
+}
+
+TEST_CASE("fa3_sm90 space enumerates only valid configs, the default among them", "[tuner]") {
+  Fa3Sm90Family const f;
+  for (int d : {64, 128, 256}) {
+    auto const p = headline_problem(4096, d, true, Precision::bf16, Direction::forward);
+    auto const space = enumerate_space(f, p);
+    REQUIRE_FALSE(space.empty());
+    for (auto const& c : space) CHECK_FALSE(f.violates(c, p));
+    CHECK(std::find(space.begin(), space.end(), f.default_config(p)) != space.end());
+  }
+}
+
+TEST_CASE("fa3_sm90 launch geometry: one CTA per tile, or a persistent grid", "[tuner]") {
+  Fa3Sm90Family const f;
+  auto p = headline_problem(4096, 128, false, Precision::bf16, Direction::forward);
+  p.shape.seqlen_q = 1000;
+  auto c = f.default_config(p);
+  auto steps = f.launches(c, p);
+  REQUIRE(steps.size() == 1);
+  // 128-row tiles: ceil(1000 / 128) = 8 per (batch, head); the runner caps a persistent grid at the SMs.
+  CHECK(steps[0].grid.x == unsigned(8 * p.shape.heads_q * p.shape.batch));
+  CHECK(steps[0].grid.y == 1);
+  CHECK(steps[0].persistent);
+  CHECK(steps[0].block.x == 384);
+  fa3::FwdTunables const t{128, 2, 176, 2, 2, 1, 1, 1};
+  CHECK(steps[0].dynamic_shared_bytes == std::size_t(fa3::shared_bytes(t)));
+  CHECK(steps[0].dynamic_shared_bytes == 1024 + 128 * 256 + 4 * 176 * 256 + 8 * 10);
+  CHECK(steps[0].name_expression == "fa3_sm90_fwd<__nv_bfloat16, 128, 176, 2, 2, 1, 1, 1, false>");
+  c["kPersistent"] = 0;
+  CHECK_FALSE(f.launches(c, p)[0].persistent);
+}
+
+TEST_CASE("fa3_sm90 is registered", "[tuner]") {
+  REQUIRE(find_family("fa3_sm90"));
+  CHECK(family_names().find("fa3_sm90") != std::string::npos);
+}
