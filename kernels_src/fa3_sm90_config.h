@@ -42,13 +42,21 @@ FA3_CONFIG_FN int threads(const FwdTunables& t) {
   return kWarpgroupThreads * (1 + t.consumers);
 }
 
-// setmaxnreg split: the producer warpgroup keeps 32 registers and the consumers share the rest of the
-// 64K register file: 2 consumers 32 + 2 x 240 = 512 = 65536 / 128, 3 consumers 32 + 3 x 160 = 512.
-// (FlashAttention-3 gives its producer 24 with 2 consumers; our causal producer spilled 4 bytes at 24,
-// ptxas CUDA 13.0.) One consumer warpgroup gets the 255-register cap at entry and skips the exchange.
-constexpr int kProducerRegisters = 32;
+// setmaxnreg split. A CTA keeps the registers it was launched with (the cap at entry: 65536 / threads,
+// rounded down to 8, at most 255): setmaxnreg only moves them between its warpgroups, and an increase that
+// the CTA's own allocation cannot cover waits forever (seen on the H200: 32 + 2 x 240 > 3 x 168 hung the
+// consumers in setmaxnreg.inc until the producer's barrier timeout trapped). So the producer warpgroup
+// keeps kProducerRegisters and the consumers share the rest, rounded down to setmaxnreg's multiple of 8:
+// 2 consumers (3 x 168 = 504): 24 + 2 x 240; 3 consumers (4 x 128 = 512): 32 + 3 x 160. One consumer
+// warpgroup already has the 255-register cap at entry and skips the exchange.
+FA3_CONFIG_FN int entry_registers(int consumers) {
+  const int per_thread = kRegisterFile / (kWarpgroupThreads * (1 + consumers)) / 8 * 8;
+  return per_thread > 255 ? 255 : per_thread;
+}
+FA3_CONFIG_FN int producer_registers(int consumers) { return consumers == 2 ? 24 : 32; }
 FA3_CONFIG_FN int consumer_registers(int consumers) {
-  return consumers == 1 ? 255 : consumers == 2 ? 240 : 160;
+  if (consumers == 1) return entry_registers(1);
+  return (entry_registers(consumers) * (1 + consumers) - producer_registers(consumers)) / consumers / 8 * 8;
 }
 
 // Bytes of the shared tiles, each a multiple of the 1024-byte swizzle atom (rows x 128-byte panels).

@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
   __syncthreads();
   const int warpgroup = threadIdx.x / fa3::kWarpgroupThreads;
   if (warpgroup == 0) {
-    if constexpr (kConsumers > 1) fa::release_registers<fa3::kProducerRegisters>();
+    if constexpr (kConsumers > 1) fa::release_registers<Cfg::kProducerRegisters>();
     if (threadIdx.x == 0) fa3::produce<Cfg, Is_causal>(params, maps, smem, bars);
     return;  // each role ends in its own branch: ptxas then allocates each at its setmaxnreg count
   } else {

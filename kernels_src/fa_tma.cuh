@@ -5,8 +5,8 @@
 // Every wait is bounded: a TMA or mbarrier mistake (a wrong byte count, a parity off by one) otherwise
 // hangs the kernel and whatever runs it. After kBarrierTimeoutNs of one wait the thread traps (printing
 // the barrier's name first when compiled with -DFA_DEBUG_BARRIERS), which ends the launch with an error
-// the host reports (a sticky fault that the tuner records against this config). 10 s: a real wait lasts
-// microseconds, even under compute-sanitizer.
+// the host reports (a sticky fault that the tuner records against this config). 4 s: a real wait lasts
+// microseconds (milliseconds under compute-sanitizer).
 #include <cuda/ptx>
 
 #include "fa_tma_params.h"
@@ -16,11 +16,14 @@ namespace fa {
 // One mbarrier: a 64-bit word in shared memory (the type <cuda/ptx> takes).
 using Barrier = cuda::std::uint64_t;
 
-constexpr unsigned long long kBarrierTimeoutNs = 10ull * 1000 * 1000 * 1000;
+// The low 32 bits of the global nanosecond timer: one register instead of two (the producer warpgroup
+// runs on 24; the 64-bit timer made its causal loop spill), and an unsigned difference stays right across
+// one wrap, so bounds up to 4.29 s can be measured.
+constexpr unsigned kBarrierTimeoutNs = 4u * 1000 * 1000 * 1000;
 
-__device__ __forceinline__ unsigned long long global_timer_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+__device__ __forceinline__ unsigned global_timer_low_ns() {
+  unsigned t;
+  asm volatile("mov.u32 %0, %globaltimer_lo;" : "=r"(t));
   return t;
 }
 
@@ -29,9 +32,9 @@ __device__ __forceinline__ unsigned long long global_timer_ns() {
 // call (printf) inside the consumers' loop makes ptxas serialise every wgmma (C7510).
 __device__ __forceinline__ void barrier_wait(Barrier* bar, unsigned parity, const char* name) {
   if (cuda::ptx::mbarrier_try_wait_parity(bar, parity)) return;
-  const unsigned long long start = global_timer_ns();
+  const unsigned start = global_timer_low_ns();
   while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
-    if (global_timer_ns() - start > kBarrierTimeoutNs) {
+    if (global_timer_low_ns() - start > kBarrierTimeoutNs) {
 #ifdef FA_DEBUG_BARRIERS
       printf("flashlab: barrier %s timed out (block %d, thread %d, parity %u)\n", name, blockIdx.x,
              threadIdx.x, parity);

@@ -30,7 +30,7 @@ for step in $steps; do
         echo "sass $(basename "$c"): HGMMA $(grep -c HGMMA "$s") LDL $(grep -c 'LDL' "$s") STL $(grep -c 'STL' "$s") USETMAXREG $(grep -c USETMAXREG "$s") UTMALDG $(grep -c UTMALDG "$s") WARPSYNC $(grep -c 'WARPGROUP.DEPBAR\|WARPGROUP.ARRIVE' "$s")"
       done ;;
     tests)
-      timeout 480 bin/test_kernels_src "fa3_sm90*" -d yes >"$out/gpu_tests.txt" 2>&1
+      timeout ${TESTS_TIMEOUT:-480} bin/test_kernels_src "${TESTS_FILTER:-fa3_sm90*}" -d yes >"$out/gpu_tests.txt" 2>&1
       echo "fa3 gpu tests rc=$? $(grep -E 'test cases|assertions' "$out/gpu_tests.txt" | tail -1)"
       grep -B2 -A12 "FAILED\|failed" "$out/gpu_tests.txt" | head -60 ;;
     bench)
@@ -43,18 +43,20 @@ for step in $steps; do
                "kConsumers=1,kPingPong=0" "kConsumers=3,kBlockN=96"; do
         cfg=$base; [ -n "$v" ] && cfg="$base,$v"
         cfg=$(python3 -c "import sys; d=dict(x.split('=') for x in sys.argv[1].split(',')); print(','.join(k+'='+v for k,v in d.items()))" "$cfg")
+        name=$(echo "${v:-base}" | tr '=,' '-_')
         timeout 120 bin/fa-bench --family fa3_sm90 --config "$cfg" --dtype bf16 --head-dim 128 --seqlen 4096,8192 \
-          --causal both >"$out/ablation_${v:-base}.txt" 2>&1
-        echo "ablation ${v:-base} rc=$?"; grep -E "^\|? *(bf16|128)|TFLOP|n8192|8192" "$out/ablation_${v:-base}.txt" | tail -4
+          --causal both >"$out/ablation_$name.txt" 2>&1
+        echo "ablation ${v:-base} rc=$?"; grep -E "TFLOP" "$out/ablation_$name.txt" | tail -4
       done ;;
     sanitize)
-      for d in 64 128 256; do
-        for tool in memcheck racecheck synccheck; do
-          timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 bin/fa-bench --family fa3_sm90 --head-dim $d \
+      for d in ${SANITIZE_DIMS:-64 128 256}; do
+        for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+          timeout ${SANITIZER_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 bin/fa-bench --family fa3_sm90 --head-dim $d \
             --seqlen 300 --batch 1 --heads 2 --causal yes --check-only >"$out/sanitizer_d${d}_${tool}.txt" 2>&1
           echo "sanitizer d$d $tool rc=$? $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY' "$out/sanitizer_d${d}_${tool}.txt")"
         done
       done ;;
   esac
+  # After every step, so that a call cut short still brings back what finished.
+  tar -C "$out/.." -czf "${OUT:-/tmp/flashlab-out}/fa3_logs.tgz" fa3
 done
-tar -C "$out/.." -czf "${OUT:-/tmp/flashlab-out}/fa3_logs.tgz" fa3

@@ -66,7 +66,7 @@ TEST_CASE("fa3_sm90 launch geometry: one CTA per tile, or a persistent grid", "[
   // 128-row tiles: ceil(1000 / 128) = 8 per (batch, head); the runner caps a persistent grid at the SMs.
   CHECK(steps[0].grid.x == unsigned(8 * p.shape.heads_q * p.shape.batch));
   CHECK(steps[0].grid.y == 1);
-  CHECK(steps[0].persistent);
+  CHECK(steps[0].persistent);  // full masks: persistent; causal ones launch a CTA per tile
   CHECK(steps[0].block.x == 384);
   fa3::FwdTunables const t{128, 2, 176, 2, 2, 1, 1, 1};
   CHECK(steps[0].dynamic_shared_bytes == std::size_t(fa3::shared_bytes(t)));
