@@ -4,9 +4,11 @@
 #   binaries   $CARRY/bin when CARRY is set (the carried build, scripts/build-portable.sh), else the
 #              folder's ../../bin (experiments/ copied next to bin/ in the carried folder), else build/bin
 #   kernels    $CARRY/kernels_src, ../../kernels_src or the repository's kernels_src (NVRTC compiles them)
-#   output     $OUT/<question> (what a device call brings back); steps run in $FL_WORK/<question>
-#              (default /tmp/flashlab-experiments, kept while the machine stays warm) and are copied to
-#              $OUT/<question> after every step, so a call cut by its limit still returns what finished
+#   output     steps run in $FL_WORK/<question> (default /tmp/flashlab-experiments, kept while the machine
+#              stays warm); after every step the folder is packed into $OUT/<question>.tgz and the step's
+#              line appended to $OUT/<question>.summary.txt: two files, whatever the step count (a device
+#              call returns at most 8), and a call cut by its limit still returns what finished. Unpack
+#              with tar xzf into results/<date>/ (the tarball holds <question>/...).
 #   resuming   a step whose <name>.done exists in the work folder is skipped: rerunning the same command
 #              on the same machine continues where the last call stopped (FL_FRESH=1 starts over)
 #   timeouts   every GPU command runs under `timeout` (fl_step's first argument, seconds)
@@ -27,7 +29,7 @@ fl_init() {
     fl_kernels=$root/kernels_src
   fi
   fl_work=${FL_WORK:-/tmp/flashlab-experiments}/$fl_question
-  fl_out=${OUT:-/tmp/flashlab-out}/$fl_question
+  fl_out=${OUT:-/tmp/flashlab-out}
   [ "${FL_FRESH:-0}" = 1 ] && rm -rf "$fl_work"
   mkdir -p "$fl_work" "$fl_out"
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -45,7 +47,7 @@ fl_init() {
       echo "command: $FL_COMMAND"
     } >"$fl_work/header.txt"
   fi
-  cat "$fl_work/header.txt"
+  cat "$fl_work/header.txt" | tee "$fl_out/$fl_question.summary.txt"
 }
 
 # fl_step NAME TIMEOUT_S COMMAND...: runs COMMAND once (stdout and stderr to NAME.log in the work folder)
@@ -64,21 +66,24 @@ fl_step() {
   [ $rc -eq 0 ] && touch "$fl_work/$name.done"
   local note=""
   [ $rc -eq 124 ] && note=" (timed out after ${limit} s)"
-  echo "step $name: rc=$rc in $((SECONDS - t0)) s$note; $(tail -n 1 "$fl_work/$name.log" 2>/dev/null | cut -c1-160)"
+  echo "step $name: rc=$rc in $((SECONDS - t0)) s$note; $(tail -n 1 "$fl_work/$name.log" 2>/dev/null | cut -c1-160)" |
+    tee -a "$fl_out/$fl_question.summary.txt"
   fl_sync
   return $rc
 }
 
-# Copies the work folder to $OUT/<question> (logs, CSV, JSON; never the .done markers).
+# Packs the work folder (logs, CSV, JSON, plots; never the .done markers) into $OUT/<question>.tgz.
 fl_sync() {
-  (cd "$fl_work" && find . -type f ! -name '*.done' -print0 | xargs -0 -r cp --parents -t "$fl_out" 2>/dev/null)
+  tar czf "$fl_out/$fl_question.tgz.tmp" --exclude='*.done' -C "$(dirname "$fl_work")" "$fl_question" &&
+    mv "$fl_out/$fl_question.tgz.tmp" "$fl_out/$fl_question.tgz"
 }
 
 # The plots, when gnuplot is here (the GPU machine usually has none: plot.sh runs again where the results
 # are committed).
 fl_plot() {
   if command -v gnuplot >/dev/null 2>&1 && [ -x "$fl_here/plot.sh" ]; then
-    "$fl_here/plot.sh" "$fl_out" && echo "plots: $fl_out/*.svg"
+    "$fl_here/plot.sh" "$fl_work" && echo "plots: in $fl_question.tgz"
+    fl_sync
   else
     echo "plots: skipped here (no gnuplot); run $fl_question/plot.sh RESULTS_DIR where gnuplot is"
   fi

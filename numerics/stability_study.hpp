@@ -8,6 +8,9 @@
 // Rows: every row up to full_rows_limit, above it one block of sampled_rows query rows at a seeded random
 // place (the reference and the baseline compute the same rows; every row of these non-causal problems is
 // statistically alike). kBlockM is fixed (block_m): the deviation comes from the key loop's rescaling.
+// Each is measured twice: with O rounded to the claimed precision (what a kernel writes) and with O kept in
+// fp32 (the recipe's outputs set to fp32), which separates the algorithm's own deviation from the final
+// rounding that dominates the first.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -34,8 +37,9 @@ struct StabilityOptions {
 struct StabilityRow {
   InputFamily family = InputFamily::normal;
   Precision precision = Precision::bf16;
-  std::string method;  // "standard" or "tiled"
-  int block_n = 0;     // tiled only (0 for standard)
+  std::string method;                  // "standard" or "tiled"
+  Precision output = Precision::bf16;  // what O was rounded to: the claimed precision, or fp32
+  int block_n = 0;                     // tiled only (0 for standard)
   int seqlen = 0;
   std::size_t rows = 0;
   double max_abs = 0, rmse = 0, rel_frobenius = 0;  // O against the float64 reference

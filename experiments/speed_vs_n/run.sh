@@ -6,7 +6,8 @@
 # Environment: DTYPE (bf16), HEAD_DIMS ("64 128"), SEQLENS (512,...,16384: headline b = 16384/n,
 #   h = 2048/d), LONG_SEQLENS (32768,65536: batch 1, h = 2048/d), NAIVE_MAX_N (16384: naive keeps n^2 S
 #   and P), FWD_FAMILIES ("naive fa1 fa2_sm80 fa3_sm90"), BWD_FAMILIES ("fa1_bwd fa2_sm80_bwd"),
-#   PEERS (flash,cudnn,math). A family fa-bench does not know yet fails its step and the rest runs.
+#   PEERS (flash,cudnn,math); an empty FWD_FAMILIES or BWD_FAMILIES skips those. A family fa-bench does not
+#   know yet fails its step and the rest runs.
 set -uo pipefail
 FL_COMMAND="$0${DTYPE:+ DTYPE=$DTYPE}${HEAD_DIMS:+ HEAD_DIMS=$HEAD_DIMS}${SEQLENS:+ SEQLENS=$SEQLENS}"
 source "$(dirname "$0")/../lib.sh"
@@ -23,7 +24,7 @@ bench() {  # bench NAME TIMEOUT ARGS...: one fa-bench table, CSV beside its log
   fl_step "$name" "$limit" "$fl_bin/fa-bench" --dtype "$dtype" --causal both --csv "$name.csv" "$@"
 }
 for d in $dims; do
-  for fam in ${FWD_FAMILIES:-naive fa1 fa2_sm80 fa3_sm90}; do
+  for fam in ${FWD_FAMILIES-naive fa1 fa2_sm80 fa3_sm90}; do
     n=$seqlens
     [ "$fam" = naive ] && n=$(upto "$seqlens" "$naive_max")
     bench "bench_${fam}_fwd_d$d" 240 --family "$fam" --direction fwd --head-dim "$d" --seqlen "$n"
@@ -31,7 +32,7 @@ for d in $dims; do
     bench "bench_${fam}_fwd_d${d}_long" 180 --family "$fam" --direction fwd --head-dim "$d" --seqlen "$long" --runs 20 \
       --batch 1 --heads $((2048 / d))
   done
-  for fam in ${BWD_FAMILIES:-fa1_bwd fa2_sm80_bwd}; do
+  for fam in ${BWD_FAMILIES-fa1_bwd fa2_sm80_bwd}; do
     bench "bench_${fam}_bwd_d$d" 300 --family "$fam" --direction bwd --head-dim "$d" --seqlen "$seqlens"
   done
 done

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """speed_vs_n: joins fa-bench CSVs (bench_*.csv) and peers.py CSVs (peers*.csv) of one run directory.
 Prints Markdown (TFLOP/s per implementation against n, and the lesson's ratios) and, with --dat, writes
-speed_<direction>_d<d>_<mask>.dat for lines.gp. Usage: summarize.py RUN_DIR [--dat]"""
+speed_<direction>_d<d>_<mask>.dat into RUN_DIR for lines.gp. More directories after RUN_DIR (the same
+run's CSVs kept elsewhere) are read too. Usage: summarize.py RUN_DIR [MORE_DIRS...] [--dat]"""
 import csv
 import glob
 import os
 import sys
 
+DTYPE = os.environ.get("DTYPE", "bf16")  # the run's element type (run.sh's DTYPE); other rows are skipped
 PEER_NAMES = {"flash": "torch FA2", "cudnn": "cuDNN", "math": "torch math"}
 
 
@@ -15,18 +17,22 @@ def rows(path):
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
-def load(run_dir):
+def load(run_dirs):
     """{(direction, d, mask): {implementation: {n: tflops}}}"""
     table = {}
-    for path in sorted(glob.glob(os.path.join(run_dir, "bench_*.csv"))):
+    bench = sorted(p for d in run_dirs for p in glob.glob(os.path.join(d, "bench_*.csv")))
+    peers = sorted(p for d in run_dirs for p in glob.glob(os.path.join(d, "peers*.csv")))
+    for path in bench:
         for r in rows(path):
-            if "tflops" not in r or not r["tflops"]:
+            if "tflops" not in r or not r["tflops"] or r["dtype"] != DTYPE:
                 continue
             key = (r["direction"], int(r["head_dim"]), r["mask"])
             fam = r["family"].replace("_bwd", "")
             table.setdefault(key, {}).setdefault(fam, {})[int(r["seqlen"])] = float(r["tflops"])
-    for path in sorted(glob.glob(os.path.join(run_dir, "peers*.csv"))):
+    for path in peers:
         for r in rows(path):
+            if r["dtype"] != DTYPE:
+                continue
             key = (r["direction"], int(r["head_dim"]), r["mask"])
             name = PEER_NAMES.get(r["backend"], r["backend"])
             table.setdefault(key, {}).setdefault(name, {})[int(r["seqlen"])] = float(r["tflops"])
@@ -39,10 +45,11 @@ def ratio(series, a, b, n):
 
 
 def main():
-    run_dir = sys.argv[1]
-    table = load(run_dir)
+    dirs = [a for a in sys.argv[1:] if not a.startswith("--")]
+    run_dir = dirs[0]
+    table = load(dirs)
     if not table:
-        sys.exit(f"summarize.py: no bench_*.csv or peers*.csv rows in {run_dir}")
+        sys.exit(f"summarize.py: no bench_*.csv or peers*.csv rows in {dirs}")
     for key in sorted(table):
         series = table[key]
         ns = sorted({n for s in series.values() for n in s})
