@@ -8,21 +8,18 @@
 #include <optional>
 #include <string>
 
-#include "numerics/atomic_file.hpp"
+#include "common/atomic_file.hpp"
+#include "common/exit_codes.hpp"
+#include "common/gnuplot.hpp"
 #include "numerics/check.hpp"
 #include "numerics/check_problem.hpp"
 #include "numerics/check_report.hpp"
 #include "numerics/diagnosis/fa_check_diagnoser.hpp"
-#include "numerics/gnuplot.hpp"
 
 namespace po = boost::program_options;
 using namespace fl::numerics;
 
 namespace {
-
-constexpr int kExitPass = 0;
-constexpr int kExitFail = 1;
-constexpr int kExitBadInput = 2;
 
 std::string join_argv(int argc, char** argv) {
   std::string s;
@@ -84,7 +81,7 @@ int main(int argc, char** argv) {
       ("warps-n", po::value<std::vector<int>>()->multitoken()->default_value({}, ""),
        "on failure, also try key blocks split among this many warp columns, each with its own running max, "
        "merged at the end (fa2_sm80's kWarpsN > 1), in both key-block orders")  //
-      ("gnuplot", po::value<std::string>()->default_value(kDefaultGnuplot),
+      ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot),
        "gnuplot command for the report's plots");
   po::variables_map vm;
   try {
@@ -92,32 +89,32 @@ int main(int argc, char** argv) {
     po::notify(vm);
   } catch (po::error const& e) {
     std::cerr << "fa-check: " << e.what() << " (see --help)\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
   if (vm.count("help")) {
     std::cout << options << "\n";
-    return kExitPass;
+    return fl::common::kExitOk;
   }
   for (char const* required : {"q", "k", "v", "o", "dtype"})
     if (!vm.count(required)) {
       std::cerr << "fa-check: --" << required << " is required (see --help)\n";
-      return kExitBadInput;
+      return fl::common::kExitBadInput;
     }
   std::string const dtype_text = vm["dtype"].as<std::string>();
   std::optional<Precision> const claimed = parse_precision(dtype_text);
   if (!claimed) {
     std::cerr << "fa-check: --dtype " << dtype_text
               << " is not allowed (fp16, bf16, fp8_e4m3, fp8_e5m2, fp32)\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
   double const scale = vm.count("scale") ? vm["scale"].as<double>() : 0.0;
   if (vm.count("scale") && !(scale > 0.0 && std::isfinite(scale))) {
     std::cerr << "fa-check: --scale " << scale << " is not allowed (a positive finite number)\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
   if (vm["threads"].as<int>() < 0) {
     std::cerr << "fa-check: --threads " << vm["threads"].as<int>() << " is not allowed (0 or more)\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
 
   CheckFiles files;
@@ -148,7 +145,8 @@ int main(int argc, char** argv) {
       if (vm.count(key)) context.files.emplace_back(key, vm[key].as<std::string>());
     print_check_summary(std::cout, result, problem.inputs.shape);
     if (vm.count("json"))
-      write_file_atomically(vm["json"].as<std::string>(), check_json(result, problem.inputs.shape, context));
+      fl::common::write_file_atomically(vm["json"].as<std::string>(),
+                                        check_json(result, problem.inputs.shape, context));
     if (vm.count("report")) {
       std::filesystem::path const dir = vm["report"].as<std::string>();
       ReportOutcome const outcome =
@@ -156,12 +154,12 @@ int main(int argc, char** argv) {
       std::cout << "report: " << (dir / "report.md").string()
                 << (outcome.plots_drawn ? "" : " (plots skipped: gnuplot not available; CSV kept)") << "\n";
     }
-    return result.pass ? kExitPass : kExitFail;
+    return result.pass ? fl::common::kExitOk : fl::common::kExitCheckFailed;
   } catch (CheckInputError const& e) {
     std::cerr << "fa-check: " << e.what() << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   } catch (std::exception const& e) {
     std::cerr << "fa-check: " << e.what() << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
 }

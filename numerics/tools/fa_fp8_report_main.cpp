@@ -11,18 +11,16 @@
 #include <map>
 #include <sstream>
 
-#include "numerics/atomic_file.hpp"
+#include "common/atomic_file.hpp"
+#include "common/exit_codes.hpp"
+#include "common/gnuplot.hpp"
 #include "numerics/check_report.hpp"
 #include "numerics/fp8_study.hpp"
-#include "numerics/gnuplot.hpp"
 
 namespace po = boost::program_options;
 using namespace fl::numerics;
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitBadInput = 2;
 
 // FlashAttention-3 paper, Table 3: RMSE of O on its outlier recipe against an FP64 reference.
 struct PaperRow {
@@ -89,7 +87,7 @@ int main(int argc, char** argv) {
        "head dims of the backward runs")                                                //
       ("seed", po::value<std::uint64_t>()->default_value(1), "input seed")              //
       ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
-      ("gnuplot", po::value<std::string>()->default_value(kDefaultGnuplot), "gnuplot command");
+      ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot), "gnuplot command");
   po::variables_map vm;
   Fp8StudyOptions study;
   try {
@@ -97,7 +95,7 @@ int main(int argc, char** argv) {
     po::notify(vm);
     if (vm.count("help")) {
       std::cout << options << "\n";
-      return kExitOk;
+      return fl::common::kExitOk;
     }
     study.head_dims = parse_int_list(vm["head-dims"].as<std::string>(), "head-dims");
     study.seqlens = parse_int_list(vm["seqlens"].as<std::string>(), "seqlens");
@@ -111,7 +109,7 @@ int main(int argc, char** argv) {
     study.threads = vm["threads"].as<int>();
   } catch (po::error const& e) {
     std::cerr << "fa-fp8-report: " << e.what() << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
   std::filesystem::path const out = vm["out"].as<std::string>();
   std::filesystem::create_directories(out);
@@ -134,7 +132,7 @@ int main(int argc, char** argv) {
         << (is_fp8(r.precision) ? std::string(name(r.scaling)) : "") << "," << (r.incoherent ? 1 : 0) << ","
         << name(r.recipe) << "," << r.head_dim << "," << r.seqlen << "," << r.rows << "," << r.o_rmse << ","
         << r.o_rel << "," << r.dq_rmse << "," << r.dk_rmse << "," << r.dv_rmse << "," << r.seconds << "\n";
-  write_file_atomically(out / "results.csv", csv.str());
+  fl::common::write_file_atomically(out / "results.csv", csv.str());
 
   auto find = [&](std::string const& pass, std::string const& method, std::string const& label,
                   InputFamily recipe, int d, int n) -> Fp8StudyRow const* {
@@ -202,7 +200,7 @@ int main(int argc, char** argv) {
 
   // Plots.
   std::string const gnuplot = vm["gnuplot"].as<std::string>();
-  std::string const data = gnuplot_quote(std::filesystem::absolute(out / "results.csv").string());
+  std::string const data = fl::common::gnuplot_quote(std::filesystem::absolute(out / "results.csv").string());
   auto series = [&](std::string const& pass, std::string const& method, std::string const& label,
                     InputFamily recipe, int d, std::string const& x, std::string const& y,
                     std::string const& title) {
@@ -269,17 +267,17 @@ int main(int argc, char** argv) {
         {"backward_rmse.svg", "Backward RMSE of dQ, dK, dV against n (tiled, fa3_outliers)", script + "\n"});
   }
   md << "\n## Plots\n\n";
-  if (!gnuplot_available(gnuplot)) {
+  if (!fl::common::gnuplot_available(gnuplot)) {
     md << "Plots skipped: gnuplot (`" << gnuplot << "`) is not available; the data are in results.csv.\n";
   } else {
     for (Plot const& p : plots)
-      if (render_svg(gnuplot, p.script, out / p.file))
+      if (fl::common::render_svg(gnuplot, p.script, out / p.file))
         md << "![" << p.caption << "](" << p.file << ")\n\n";
       else
         md << "Plot " << p.file << " failed to render.\n\n";
   }
-  write_file_atomically(out / "report.md", md.str());
+  fl::common::write_file_atomically(out / "report.md", md.str());
   std::cout << "wrote " << (out / "report.md").string() << ", results.csv and plots in " << std::fixed
             << std::setprecision(0) << total_seconds << " s\n";
-  return kExitOk;
+  return fl::common::kExitOk;
 }

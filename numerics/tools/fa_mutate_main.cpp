@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/exit_codes.hpp"
 #include "numerics/mutants/campaign_report.hpp"
 #include "numerics/mutants/cpu_runner.hpp"
 #include "numerics/mutants/failure_dump.hpp"
@@ -35,9 +36,6 @@ namespace emu = fl::numerics::emulator;
 using fl::numerics::Precision;
 
 namespace {
-
-constexpr int kExitFailed = 1;
-constexpr int kExitBadInput = 2;
 
 struct BadInput : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -238,7 +236,7 @@ int main(int argc, char** argv) {
 #else
       std::cerr << "fa-mutate: --target gpu is not available: this build of fa-mutate is not linked with "
                    "fl_tuner (the GPU kernel families)\n";
-      return kExitBadInput;
+      return fl::common::kExitBadInput;
 #endif
     } else {
       for (emu::LoopOrder order :
@@ -299,15 +297,15 @@ int main(int argc, char** argv) {
     }
     std::cout << (ok ? "every mutant killed and named; no false positive" : "FAILED: see the table above")
               << "\n";
-    return ok ? 0 : kExitFailed;
+    return ok ? 0 : fl::common::kExitCheckFailed;
   } catch (BadInput const& e) {
     std::cerr << "fa-mutate: " << e.what() << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   } catch (po::error const& e) {
     std::cerr << "fa-mutate: " << e.what() << " (fa-mutate --help lists the options)\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   } catch (std::runtime_error const& e) {  // a target that failed (NVRTC, a launch): no verdict to give
     std::cerr << "fa-mutate: " << e.what() << "\n";
-    return kExitFailed;
+    return fl::common::kExitCheckFailed;
   }
 }

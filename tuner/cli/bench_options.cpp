@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "runtime/exit_codes.hpp"
-#include "tuner/cli_lists.hpp"
+#include "common/cli_lists.hpp"
+#include "common/exit_codes.hpp"
 #include "tuner/families/registry.hpp"
 
 namespace po = boost::program_options;
@@ -19,7 +19,7 @@ constexpr int kMinRuns = 20;  // the protocol's minimum of timed runs
 
 void bench_bad_input(std::string const& line) {
   std::cerr << "fa-bench: " << line << "\n";
-  std::exit(runtime::kExitBadInput);
+  std::exit(common::kExitBadInput);
 }
 
 BenchOptions parse_bench_options(int argc, char** argv) {
@@ -86,7 +86,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
     o.config = parse_config(config);
     if (!o.config) bench_bad_input("--config '" + config + "' is not NAME=INT[,NAME=INT...]");
   }
-  auto const words = parse_word_list(dtypes);
+  auto const words = common::parse_word_list(dtypes);
   if (!words) bench_bad_input("--dtype '" + dtypes + "' is not a comma-separated list");
   for (auto const& w : *words) {
     auto const p = numerics::parse_precision(w);
@@ -102,10 +102,10 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   o.fp8.block_rows = fp8_block_rows;
   o.fp8.incoherent = vm.count("incoherent") > 0;
   if (vm.count("error-study")) o.error_study = vm["error-study"].as<std::string>();
-  auto const dims = parse_positive_int_list(head_dims);
+  auto const dims = common::parse_positive_int_list(head_dims);
   if (!dims) bench_bad_input("--head-dim '" + head_dims + "' is not a list of positive integers");
   o.head_dims = *dims;
-  auto const ns = parse_positive_int_list(seqlens);
+  auto const ns = common::parse_positive_int_list(seqlens);
   if (!ns) bench_bad_input("--seqlen '" + seqlens + "' is not a list of positive integers");
   o.seqlens = *ns;
   if (causal == "both") {
@@ -125,7 +125,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   }
   if (vm.count("kernels-dir")) o.kernels_dir = kernels_dir;
   if (vm.count("mutant")) {
-    auto const m = parse_word_list(mutants);
+    auto const m = common::parse_word_list(mutants);
     if (!m) bench_bad_input("--mutant '" + mutants + "' is not a comma-separated list");
     for (auto const& s : *m)
       if (s.rfind("FA_MUTANT_", 0) != 0)

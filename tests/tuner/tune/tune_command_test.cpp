@@ -10,8 +10,8 @@
 #include <map>
 #include <thread>
 
+#include "common/stop_signals.hpp"
 #include "runtime/kernel_source.hpp"
-#include "runtime/stop_signals.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/tune/replay_backend.hpp"
@@ -136,16 +136,16 @@ TEST_CASE("the time limit is split: a slow first problem does not starve the oth
 TEST_CASE("Ctrl-C stores the candidate in flight, keeps the table so far and names the signal",
           "[tuner][tune]") {
   Fixture f;
-  runtime::StopOnSignals const handlers;
+  common::StopOnSignals const handlers;
   int evaluations = 0;
   // The 6th evaluation is in flight when SIGINT arrives.
   f.backend.hook = [&] {
     if (++evaluations == 6) raise(SIGINT);
   };
   auto const report = f.run({"--family", "fa2_sm80", "--seqlen", "1024,4096"},
-                            [] { return runtime::StopOnSignals::received(); });
+                            [] { return common::StopOnSignals::received(); });
   CHECK(report.stop_signal == SIGINT);
-  CHECK(runtime::exit_code_after_signal(report.stop_signal) == 130);
+  CHECK(common::exit_code_after_signal(report.stop_signal) == 130);
   int total = 0;
   for (auto const& row : report.rows) total += searched(row);
   CHECK(total == 6);  // the 4 defaults, 1 more, and the one in flight: stored, nothing after it
@@ -185,23 +185,6 @@ TEST_CASE("without --family every family that can run the problem is tuned and t
   REQUIRE(narrowed.rows.size() == 1);
   CHECK(narrowed.rows[0].family == "fa1");
   CHECK(narrowed.winners.at(0).family == "fa1");
-}
-
-TEST_CASE("StopOnSignals turns SIGINT and SIGTERM into a request and restores the old handlers",
-          "[tuner][tune]") {
-  struct sigaction before {};
-  sigaction(SIGINT, nullptr, &before);
-  {
-    runtime::StopOnSignals const handlers;
-    CHECK(runtime::StopOnSignals::received() == 0);
-    raise(SIGTERM);
-    CHECK(runtime::StopOnSignals::received() == SIGTERM);
-    raise(SIGINT);  // the first signal is the one reported
-    CHECK(runtime::StopOnSignals::received() == SIGTERM);
-  }
-  struct sigaction now {};
-  sigaction(SIGINT, nullptr, &now);
-  CHECK(now.sa_handler == before.sa_handler);
 }
 
 TEST_CASE("a replay answers from the recorded H200 run: exhaustive finds its optimum, --budget is honoured",

@@ -1,4 +1,4 @@
-#include "numerics/npy.hpp"
+#include "common/npy.hpp"
 
 #include <cuda_fp16.h>
 
@@ -10,7 +10,7 @@
 #include <regex>
 #include <sstream>
 
-namespace fl::numerics {
+namespace fl::common {
 
 namespace {
 
@@ -164,4 +164,4 @@ void write_npy(std::filesystem::path const& path, std::vector<std::size_t> const
   std::filesystem::rename(temp, path);
 }
 
-}  // namespace fl::numerics
+}  // namespace fl::common

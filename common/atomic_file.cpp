@@ -1,4 +1,4 @@
-#include "numerics/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace fl::numerics {
+namespace fl::common {
 
 std::filesystem::path temporary_name_for(std::filesystem::path const& path) {
   return path.string() + ".tmp" + std::to_string(::getpid());
@@ -23,4 +23,4 @@ void write_file_atomically(std::filesystem::path const& path, std::string_view c
   std::filesystem::rename(temp, path);
 }
 
-}  // namespace fl::numerics
+}  // namespace fl::common

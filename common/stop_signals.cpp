@@ -1,10 +1,10 @@
-#include "runtime/stop_signals.hpp"
+#include "common/stop_signals.hpp"
 
 #include <signal.h>
 
 #include <atomic>
 
-namespace fl::runtime {
+namespace fl::common {
 
 namespace {
 // Written by the handler, read by the work loop: a lock-free atomic is async-signal-safe.
@@ -40,4 +40,4 @@ int StopOnSignals::received() {
   return g_received.load();
 }
 
-}  // namespace fl::runtime
+}  // namespace fl::common

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <string_view>
 
-namespace fl::numerics {
+namespace fl::common {
 
 // Throws std::runtime_error naming the path when the file cannot be written.
 void write_file_atomically(std::filesystem::path const& path, std::string_view content);
@@ -11,4 +11,4 @@ void write_file_atomically(std::filesystem::path const& path, std::string_view c
 // A temporary name beside `path` (same folder, so rename is atomic).
 std::filesystem::path temporary_name_for(std::filesystem::path const& path);
 
-}  // namespace fl::numerics
+}  // namespace fl::common

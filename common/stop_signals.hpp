@@ -3,7 +3,7 @@
 // of the process: a long command finishes the work in flight, stores it, prints what exists and exits
 // 128 + signal (130 for Ctrl-C, 143 for SIGTERM). A second signal of the same kind ends the process at once
 // (SA_RESETHAND), so a user who presses Ctrl-C twice is never kept waiting.
-namespace fl::runtime {
+namespace fl::common {
 
 class StopOnSignals {
  public:
@@ -21,4 +21,4 @@ constexpr int exit_code_after_signal(int signal_number) {
   return 128 + signal_number;
 }
 
-}  // namespace fl::runtime
+}  // namespace fl::common
