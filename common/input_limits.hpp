@@ -34,6 +34,8 @@ inline constexpr CountRange kBatch{"batch", 1, 65536};
 inline constexpr CountRange kHeads{"heads", 1, 65536};
 inline constexpr CountRange kSeqlen{"sequence length", 1, std::int64_t(1) << 24};
 inline constexpr CountRange kHeadDim{"head dim", 1, 1024};
+// fa-tune's batch = tokens / n: a batch of kBatch.max at n = 2^14 at most.
+inline constexpr CountRange kTokens{"--tokens", 1, std::int64_t(1) << 30};
 
 inline std::string range_text(CountRange const& r) {
   std::string text = std::to_string(r.min) + ".." + std::to_string(r.max);
