@@ -39,6 +39,16 @@ std::size_t lines(std::string const& s) {
   return n;
 }
 
+// One line on stderr, "fa-bench: ...", exit code 2.
+void check_refused(std::string const& args) {
+  INFO(args);
+  Run const r = run(args);
+  INFO(r.output);
+  CHECK(r.code == 2);
+  CHECK(lines(r.output) == 1);
+  CHECK(r.output.rfind("fa-bench: ", 0) == 0);
+}
+
 }  // namespace
 
 TEST_CASE("fa-bench: --help explains and exits 0", "[tuner][cli]") {
@@ -49,33 +59,23 @@ TEST_CASE("fa-bench: --help explains and exits 0", "[tuner][cli]") {
 }
 
 TEST_CASE("fa-bench: each bad value is one line and exit code 2", "[tuner][cli]") {
-  for (std::string const args :
+  for (char const* args :
        {"--runs 3", "--dtype fp32", "--family nope", "--causal maybe", "--direction up", "--batch 0",
         "--heads -1", "--launch-once --check-only", "--launch-once --direction bwd", "--config kBlockM",
         "--mutant UNRESCALED_O", "--no-such-option"}) {
-    INFO(args);
-    Run const r = run(args);
-    INFO(r.output);
-    CHECK(r.code == 2);
-    CHECK(lines(r.output) == 1);
-    CHECK(r.output.rfind("fa-bench: ", 0) == 0);
+    check_refused(args);
   }
 }
 
 TEST_CASE("fa-bench: input is judged before the GPU is asked, and nothing is silently ignored",
           "[tuner][cli]") {
   // Each of these was exit 3 ("no GPU") here, or exit 0 with --compile-space, the value ignored.
-  for (std::string const args :
+  for (char const* args :
        {"--config kBlockM=7", "--config kNoSuch=1", "--mutant FA_MUTANT_NOSUCH", "--fp8-block-rows 33",
         "--csv /nonexistent/x.csv", "--json /tmp", "stray", "--compile-space --config kBlockM=64",
         "--compile-space --csv x.csv", "--compile-space --config kNoSuch=1", "--dtype fp8_e4m3",
         "--batch 70000", "--seqlen 99999999"}) {
-    INFO(args);
-    Run const r = run(args);
-    INFO(r.output);
-    CHECK(r.code == 2);
-    CHECK(lines(r.output) == 1);
-    CHECK(r.output.rfind("fa-bench: ", 0) == 0);
+    check_refused(args);
   }
 }
 
