@@ -8,24 +8,21 @@
 #include <optional>
 #include <string>
 
+#include "common/atomic_file.hpp"
+#include "common/exit_codes.hpp"
+#include "common/gnuplot.hpp"
 #include "common/input_limits.hpp"
 #include "common/stop_signal.hpp"
 #include "common/strict_command_line.hpp"
-#include "numerics/atomic_file.hpp"
 #include "numerics/check.hpp"
 #include "numerics/check_problem.hpp"
 #include "numerics/check_report.hpp"
 #include "numerics/diagnosis/fa_check_diagnoser.hpp"
-#include "numerics/gnuplot.hpp"
 
 namespace po = boost::program_options;
 using namespace fl::numerics;
 
 namespace {
-
-constexpr int kExitPass = 0;
-constexpr int kExitFail = 1;
-constexpr int kExitBadInput = 2;
 
 std::string join_argv(int argc, char** argv) {
   std::string s;
@@ -87,7 +84,7 @@ int main(int argc, char** argv) {
       ("warps-n", po::value<std::vector<int>>()->multitoken()->default_value({}, ""),
        "on failure, also try key blocks split among this many warp columns, each with its own running max, "
        "merged at the end (fa2_sm80's kWarpsN > 1), in both key-block orders")  //
-      ("gnuplot", po::value<std::string>()->default_value(kDefaultGnuplot),
+      ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot),
        "gnuplot command for the report's plots");
   fl::common::install_stop_handlers(fl::common::OnStop::exit_now);
   po::variables_map vm;
@@ -95,32 +92,32 @@ int main(int argc, char** argv) {
     vm = fl::common::parse_strictly(argc, argv, options);
   } catch (po::error const& e) {
     std::cerr << "fa-check: " << e.what() << " (see --help)\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
   if (vm.count("help")) {
     std::cout << options << "\n";
-    return kExitPass;
+    return fl::common::kExitOk;
   }
   for (char const* required : {"q", "k", "v", "o", "dtype"})
     if (!vm.count(required)) {
       std::cerr << "fa-check: --" << required << " is required (see --help)\n";
-      return kExitBadInput;
+      return fl::common::kExitBadInput;
     }
   std::string const dtype_text = vm["dtype"].as<std::string>();
   std::optional<Precision> const claimed = parse_precision(dtype_text);
   if (!claimed) {
     std::cerr << "fa-check: --dtype " << dtype_text
               << " is not allowed (fp16, bf16, fp8_e4m3, fp8_e5m2, fp32)\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
   double const scale = vm.count("scale") ? vm["scale"].as<double>() : 0.0;
   if (vm.count("scale") && !(scale > 0.0 && std::isfinite(scale))) {
     std::cerr << "fa-check: --scale " << scale << " is not allowed (a positive finite number)\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
   if (auto complaint = fl::common::out_of_range(fl::common::kThreads, vm["threads"].as<int>())) {
     std::cerr << "fa-check: " << *complaint << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
   std::size_t sample_rows = 0, sample_key_rows = 0;
   for (auto [range, into] : {std::pair{fl::common::kSampleRows, &sample_rows},
@@ -130,20 +127,20 @@ int main(int argc, char** argv) {
     auto const parsed = fl::common::parse_count(range, vm[key].as<std::string>());
     if (!parsed.ok()) {
       std::cerr << "fa-check: " << parsed.error << "\n";
-      return kExitBadInput;
+      return fl::common::kExitBadInput;
     }
     *into = std::size_t(parsed.value);
   }
   // Outputs are decided before the work: a check of minutes must not end in an unwritable path.
   if (vm.count("json"))
-    if (auto problem = output_file_problem(vm["json"].as<std::string>())) {
+    if (auto problem = fl::common::output_file_problem(vm["json"].as<std::string>())) {
       std::cerr << "fa-check: --json " << vm["json"].as<std::string>() << ": " << *problem << "\n";
-      return kExitBadInput;
+      return fl::common::kExitBadInput;
     }
   if (vm.count("report"))
-    if (auto problem = output_folder_problem(vm["report"].as<std::string>())) {
+    if (auto problem = fl::common::output_folder_problem(vm["report"].as<std::string>())) {
       std::cerr << "fa-check: --report " << vm["report"].as<std::string>() << ": " << *problem << "\n";
-      return kExitBadInput;
+      return fl::common::kExitBadInput;
     }
 
   CheckFiles files;
@@ -174,7 +171,8 @@ int main(int argc, char** argv) {
       if (vm.count(key)) context.files.emplace_back(key, vm[key].as<std::string>());
     print_check_summary(std::cout, result, problem.inputs.shape);
     if (vm.count("json"))
-      write_file_atomically(vm["json"].as<std::string>(), check_json(result, problem.inputs.shape, context));
+      fl::common::write_file_atomically(vm["json"].as<std::string>(),
+                                        check_json(result, problem.inputs.shape, context));
     if (vm.count("report")) {
       std::filesystem::path const dir = vm["report"].as<std::string>();
       ReportOutcome const outcome =
@@ -182,12 +180,12 @@ int main(int argc, char** argv) {
       std::cout << "report: " << (dir / "report.md").string()
                 << (outcome.plots_drawn ? "" : " (plots skipped: gnuplot not available; CSV kept)") << "\n";
     }
-    return result.pass ? kExitPass : kExitFail;
+    return result.pass ? fl::common::kExitOk : fl::common::kExitCheckFailed;
   } catch (CheckInputError const& e) {
     std::cerr << "fa-check: " << e.what() << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   } catch (std::exception const& e) {
     std::cerr << "fa-check: " << e.what() << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
 }

@@ -11,22 +11,19 @@
 #include <map>
 #include <sstream>
 
+#include "common/atomic_file.hpp"
+#include "common/exit_codes.hpp"
+#include "common/gnuplot.hpp"
 #include "common/input_limits.hpp"
 #include "common/stop_signal.hpp"
 #include "common/strict_command_line.hpp"
-#include "numerics/atomic_file.hpp"
 #include "numerics/check_report.hpp"
 #include "numerics/fp8_study.hpp"
-#include "numerics/gnuplot.hpp"
 
 namespace po = boost::program_options;
 using namespace fl::numerics;
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitBadInput = 2;
 
 // FlashAttention-3 paper, Table 3: RMSE of O on its outlier recipe against an FP64 reference.
 struct PaperRow {
@@ -98,7 +95,7 @@ int main(int argc, char** argv) {
        "head dims of the backward runs")                                                //
       ("seed", po::value<std::string>()->default_value("1"), "input seed")              //
       ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
-      ("gnuplot", po::value<std::string>()->default_value(kDefaultGnuplot), "gnuplot command");
+      ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot), "gnuplot command");
   fl::common::install_stop_handlers(fl::common::OnStop::exit_now);
   po::variables_map vm;
   Fp8StudyOptions study;
@@ -106,7 +103,7 @@ int main(int argc, char** argv) {
     vm = fl::common::parse_strictly(argc, argv, options);
     if (vm.count("help")) {
       std::cout << options << "\n";
-      return kExitOk;
+      return fl::common::kExitOk;
     }
     study.head_dims = parse_int_list(vm["head-dims"].as<std::string>(), "head-dims", fl::common::kHeadDim);
     study.seqlens = parse_int_list(vm["seqlens"].as<std::string>(), "seqlens", fl::common::kSeqlen);
@@ -127,11 +124,11 @@ int main(int argc, char** argv) {
     study.threads = vm["threads"].as<int>();
     if (auto complaint = fl::common::out_of_range(fl::common::kThreads, study.threads))
       throw po::error(*complaint);
-    if (auto problem = output_folder_problem(vm["out"].as<std::string>()))
+    if (auto problem = fl::common::output_folder_problem(vm["out"].as<std::string>()))
       throw po::error("--out " + vm["out"].as<std::string>() + ": " + *problem);
   } catch (po::error const& e) {
     std::cerr << "fa-fp8-report: " << e.what() << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
   try {
     std::string command_line;
@@ -139,7 +136,7 @@ int main(int argc, char** argv) {
     return write_report(vm, study, command_line);
   } catch (std::exception const& e) {  // a failure of the machine (disk full, ...), not of the user
     std::cerr << "fa-fp8-report: " << e.what() << "\n";
-    return kExitFailed;
+    return fl::common::kExitCheckFailed;
   }
 }
 
@@ -167,7 +164,7 @@ int write_report(po::variables_map const& vm, Fp8StudyOptions const& study, std:
         << (is_fp8(r.precision) ? std::string(name(r.scaling)) : "") << "," << (r.incoherent ? 1 : 0) << ","
         << name(r.recipe) << "," << r.head_dim << "," << r.seqlen << "," << r.rows << "," << r.o_rmse << ","
         << r.o_rel << "," << r.dq_rmse << "," << r.dk_rmse << "," << r.dv_rmse << "," << r.seconds << "\n";
-  write_file_atomically(out / "results.csv", csv.str());
+  fl::common::write_file_atomically(out / "results.csv", csv.str());
 
   auto find = [&](std::string const& pass, std::string const& method, std::string const& label,
                   InputFamily recipe, int d, int n) -> Fp8StudyRow const* {
@@ -235,7 +232,7 @@ int write_report(po::variables_map const& vm, Fp8StudyOptions const& study, std:
 
   // Plots.
   std::string const gnuplot = vm["gnuplot"].as<std::string>();
-  std::string const data = gnuplot_quote(std::filesystem::absolute(out / "results.csv").string());
+  std::string const data = fl::common::gnuplot_quote(std::filesystem::absolute(out / "results.csv").string());
   auto series = [&](std::string const& pass, std::string const& method, std::string const& label,
                     InputFamily recipe, int d, std::string const& x, std::string const& y,
                     std::string const& title) {
@@ -302,19 +299,19 @@ int write_report(po::variables_map const& vm, Fp8StudyOptions const& study, std:
         {"backward_rmse.svg", "Backward RMSE of dQ, dK, dV against n (tiled, fa3_outliers)", script + "\n"});
   }
   md << "\n## Plots\n\n";
-  if (!gnuplot_available(gnuplot)) {
+  if (!fl::common::gnuplot_available(gnuplot)) {
     md << "Plots skipped: gnuplot (`" << gnuplot << "`) is not available; the data are in results.csv.\n";
   } else {
     for (Plot const& p : plots)
-      if (render_svg(gnuplot, p.script, out / p.file))
+      if (fl::common::render_svg(gnuplot, p.script, out / p.file))
         md << "![" << p.caption << "](" << p.file << ")\n\n";
       else
         md << "Plot " << p.file << " failed to render.\n\n";
   }
-  write_file_atomically(out / "report.md", md.str());
+  fl::common::write_file_atomically(out / "report.md", md.str());
   std::cout << "wrote " << (out / "report.md").string() << ", results.csv and plots in " << std::fixed
             << std::setprecision(0) << total_seconds << " s\n";
-  return kExitOk;
+  return fl::common::kExitOk;
 }
 
 }  // namespace

@@ -19,11 +19,12 @@
 #include <variant>
 #include <vector>
 
+#include "common/atomic_file.hpp"
+#include "common/exit_codes.hpp"
 #include "common/input_limits.hpp"
 #include "common/stop_signal.hpp"
 #include "common/strict_command_line.hpp"
 #include "db/schema.hpp"
-#include "numerics/atomic_file.hpp"
 #include "numerics/mutants/campaign_report.hpp"
 #include "numerics/mutants/cpu_runner.hpp"
 #include "numerics/mutants/failure_dump.hpp"
@@ -40,9 +41,6 @@ namespace emu = fl::numerics::emulator;
 using fl::numerics::Precision;
 
 namespace {
-
-constexpr int kExitFailed = 1;
-constexpr int kExitBadInput = 2;
 
 struct BadInput : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -204,10 +202,10 @@ int main(int argc, char** argv) {
     if (auto complaint = limits::out_of_range(limits::kThreads, threads)) throw BadInput(*complaint);
     // Outputs decided before the campaign (minutes on the GPU): an unusable path is refused now.
     if (vm.count("json"))
-      if (auto problem = fl::numerics::output_file_problem(vm["json"].as<std::string>()))
+      if (auto problem = fl::common::output_file_problem(vm["json"].as<std::string>()))
         throw BadInput("--json " + vm["json"].as<std::string>() + ": " + *problem);
     if (vm.count("dump-dir"))
-      if (auto problem = fl::numerics::output_folder_problem(vm["dump-dir"].as<std::string>()))
+      if (auto problem = fl::common::output_folder_problem(vm["dump-dir"].as<std::string>()))
         throw BadInput("--dump-dir " + vm["dump-dir"].as<std::string>() + ": " + *problem);
     if (vm.count("db")) {
       try {
@@ -257,7 +255,7 @@ int main(int argc, char** argv) {
 #else
       std::cerr << "fa-mutate: --target gpu is not available: this build of fa-mutate is not linked with "
                    "fl_tuner (the GPU kernel families)\n";
-      return kExitBadInput;
+      return fl::common::kExitBadInput;
 #endif
     } else {
       for (emu::LoopOrder order :
@@ -309,7 +307,7 @@ int main(int argc, char** argv) {
     }
     double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     json += "],\n \"seconds\": " + std::to_string(seconds) + ", \"ok\": " + (ok ? "true" : "false") + "}";
-    if (vm.count("json")) fl::numerics::write_file_atomically(vm["json"].as<std::string>(), json + "\n");
+    if (vm.count("json")) fl::common::write_file_atomically(vm["json"].as<std::string>(), json + "\n");
     if (dump_dir)
       std::cout << "failures written under " << dump_dir->string() << " (each with fa-check.sh)\n";
     if (vm.count("db")) {
@@ -318,15 +316,15 @@ int main(int argc, char** argv) {
     }
     std::cout << (ok ? "every mutant killed and named; no false positive" : "FAILED: see the table above")
               << "\n";
-    return ok ? 0 : kExitFailed;
+    return ok ? 0 : fl::common::kExitCheckFailed;
   } catch (BadInput const& e) {
     std::cerr << "fa-mutate: " << e.what() << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   } catch (po::error const& e) {
     std::cerr << "fa-mutate: " << e.what() << " (fa-mutate --help lists the options)\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   } catch (std::exception const& e) {  // a target that failed (NVRTC, a launch): no verdict to give
     std::cerr << "fa-mutate: " << e.what() << "\n";
-    return kExitFailed;
+    return fl::common::kExitCheckFailed;
   }
 }

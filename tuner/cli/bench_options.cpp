@@ -5,12 +5,12 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "common/atomic_file.hpp"
+#include "common/cli_lists.hpp"
+#include "common/exit_codes.hpp"
 #include "common/input_limits.hpp"
 #include "common/strict_command_line.hpp"
-#include "numerics/atomic_file.hpp"
 #include "numerics/mutants/catalogue.hpp"
-#include "runtime/exit_codes.hpp"
-#include "tuner/cli_lists.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/run/device_problem.hpp"
 
@@ -27,7 +27,7 @@ constexpr double kMaxCountedBytes = 0x1p60;  // far beyond any GPU, far below 2^
 
 void bench_bad_input(std::string const& line) {
   std::cerr << "fa-bench: " << line << "\n";
-  std::exit(runtime::kExitBadInput);
+  std::exit(common::kExitBadInput);
 }
 
 BenchOptions parse_bench_options(int argc, char** argv) {
@@ -93,7 +93,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
     o.config = parse_config(config);
     if (!o.config) bench_bad_input("--config '" + config + "' is not NAME=INT[,NAME=INT...]");
   }
-  auto const words = parse_word_list(dtypes);
+  auto const words = common::parse_word_list(dtypes);
   if (!words) bench_bad_input("--dtype '" + dtypes + "' is not a comma-separated list");
   for (auto const& w : *words) {
     auto const p = numerics::parse_precision(w);
@@ -110,10 +110,10 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   o.fp8.block_rows = fp8_block_rows;
   o.fp8.incoherent = vm.count("incoherent") > 0;
   if (vm.count("error-study")) o.error_study = vm["error-study"].as<std::string>();
-  auto const dims = parse_positive_int_list(head_dims);
+  auto const dims = common::parse_positive_int_list(head_dims);
   if (!dims) bench_bad_input("--head-dim '" + head_dims + "' is not a list of positive integers");
   o.head_dims = *dims;
-  auto const ns = parse_positive_int_list(seqlens);
+  auto const ns = common::parse_positive_int_list(seqlens);
   if (!ns) bench_bad_input("--seqlen '" + seqlens + "' is not a list of positive integers");
   o.seqlens = *ns;
   if (causal == "both") {
@@ -133,7 +133,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   }
   if (vm.count("kernels-dir")) o.kernels_dir = kernels_dir;
   if (vm.count("mutant")) {
-    auto const m = parse_word_list(mutants);
+    auto const m = common::parse_word_list(mutants);
     if (!m) bench_bad_input("--mutant '" + mutants + "' is not a comma-separated list");
     for (auto const& s : *m) {
       if (s.rfind("FA_MUTANT_", 0) != 0)
@@ -201,7 +201,7 @@ void validate_bench_plan(BenchOptions const& opt, Family const& family) {
       bench_bad_input(std::string(option) +
                       " is written from checked and timed shapes; --compile-space "
                       "only compiles");
-    if (auto problem = numerics::output_file_problem(*path))
+    if (auto problem = common::output_file_problem(*path))
       bench_bad_input(std::string(option) + " " + *path + ": " + *problem);
   }
   if (opt.compile_space && opt.config)

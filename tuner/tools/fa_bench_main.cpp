@@ -14,16 +14,16 @@
 #include <thread>
 #include <vector>
 
+#include "common/atomic_file.hpp"
+#include "common/cli_lists.hpp"
+#include "common/exit_codes.hpp"
 #include "common/stop_signal.hpp"
-#include "numerics/atomic_file.hpp"
 #include "numerics/precision.hpp"
 #include "runtime/device.hpp"
-#include "runtime/exit_codes.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/target_arch.hpp"
 #include "tuner/bench_table.hpp"
 #include "tuner/cli/bench_options.hpp"
-#include "tuner/cli_lists.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/space_compile.hpp"
 #include "tuner/families/fa2_sm80.hpp"
@@ -44,7 +44,7 @@ namespace {
 // its one-line bad-input message.
 bool write_or_false(std::filesystem::path const& path, std::string const& text) {
   try {
-    numerics::write_file_atomically(path, text);
+    common::write_file_atomically(path, text);
     return true;
   } catch (std::exception const&) {
     return false;
@@ -119,7 +119,7 @@ int compile_space_main(BenchOptions const& opt, Family const& family) {
                     causal ? "causal" : "full", entries.size(), failed, spilling, s, threads);
         all_compiled = all_compiled && failed == 0;
       }
-  return all_compiled ? runtime::kExitOk : runtime::kExitCheckFailed;
+  return all_compiled ? common::kExitOk : common::kExitCheckFailed;
 }
 
 // --error-study PATH: the FP8 error analysis's forward rows measured on this GPU (tuner/run/fp8_error_study).
@@ -139,12 +139,12 @@ int error_study_main(BenchOptions const& opt, Family const& family, CompileSpec 
   });
   if (!csv) {
     std::fprintf(stderr, "%s\n%s\n", csv.error().one_line().c_str(), csv.error().log.c_str());
-    return runtime::kExitCheckFailed;
+    return common::kExitCheckFailed;
   }
   if (!write_or_false(opt.error_study, csv.value()))
     bench_bad_input("cannot write --error-study " + opt.error_study);
   std::printf("wrote %s\n", opt.error_study.c_str());
-  return runtime::kExitOk;
+  return common::kExitOk;
 }
 
 int main(int argc, char** argv) {
@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
         auto program = compile_family_config(*family, config, base, spec);
         if (!program) {
           std::fprintf(stderr, "%s\n%s\n", program.error().one_line().c_str(), program.error().log.c_str());
-          return runtime::kExitCheckFailed;
+          return common::kExitCheckFailed;
         }
         // The heaviest kernel of the launch sequence (a backward's first launch is its small preprocess).
         int regs = 0;
@@ -227,7 +227,7 @@ int main(int argc, char** argv) {
               compile_family_config(forward_family, forward_family.default_config(fwd), fwd, spec);
           if (!*forward_program) {
             std::fprintf(stderr, "%s\n", (*forward_program).error().one_line().c_str());
-            return runtime::kExitCheckFailed;
+            return common::kExitCheckFailed;
           }
         }
         if (opt.launch_once) {
@@ -296,5 +296,5 @@ int main(int argc, char** argv) {
   if (!opt.json.empty() && !write_or_false(opt.json, to_json(rows, device_text, today())))
     bench_bad_input("cannot write --json " + opt.json);
   std::printf("%s\n", all_pass ? "all checks passed" : "SOME CHECKS FAILED");
-  return all_pass ? runtime::kExitOk : runtime::kExitCheckFailed;
+  return all_pass ? common::kExitOk : common::kExitCheckFailed;
 }

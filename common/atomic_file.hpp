@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace fl::numerics {
+namespace fl::common {
 
 // Throws std::runtime_error, one line naming the path, when the file cannot be written.
 void write_file_atomically(std::filesystem::path const& path, std::string_view content);
@@ -26,4 +26,4 @@ std::optional<std::string> output_file_problem(std::filesystem::path const& path
 // Likewise for an output folder (created with its parents when missing): nullopt when it can be used.
 std::optional<std::string> output_folder_problem(std::filesystem::path const& dir);
 
-}  // namespace fl::numerics
+}  // namespace fl::common

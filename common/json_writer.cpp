@@ -1,9 +1,9 @@
-#include "numerics/json_writer.hpp"
+#include "common/json_writer.hpp"
 
 #include <cmath>
 #include <cstdio>
 
-namespace fl::numerics {
+namespace fl::common {
 
 void JsonWriter::separate() {
   if (after_key_) {
@@ -109,4 +109,4 @@ JsonWriter& JsonWriter::value(int n) {
   return *this;
 }
 
-}  // namespace fl::numerics
+}  // namespace fl::common

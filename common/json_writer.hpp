@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace fl::numerics {
+namespace fl::common {
 
 class JsonWriter {
  public:
@@ -36,4 +36,4 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
-}  // namespace fl::numerics
+}  // namespace fl::common

@@ -7,9 +7,9 @@
 #include <fstream>
 #include <string>
 
-#include "numerics/npy.hpp"
+#include "common/npy.hpp"
 
-using namespace fl::numerics;
+using namespace fl::common;
 
 namespace {
 
@@ -43,7 +43,7 @@ void write_like_numpy(std::filesystem::path const& path) {
 
 }  // namespace
 
-TEST_CASE("reads a .npy file written byte by byte as NumPy does", "[numerics][npy]") {
+TEST_CASE("reads a .npy file written byte by byte as NumPy does", "[common][npy]") {
   auto const dir = temp_dir("numpy");
   write_like_numpy(dir / "a.npy");
   CHECK(std::filesystem::file_size(dir / "a.npy") == 128 + 24);  // 10 + 58-char dict + padding + '\n' = 128
@@ -54,7 +54,7 @@ TEST_CASE("reads a .npy file written byte by byte as NumPy does", "[numerics][np
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("npy write/read round-trips float16, float32, float64 and 1-d shapes", "[numerics][npy]") {
+TEST_CASE("npy write/read round-trips float16, float32, float64 and 1-d shapes", "[common][npy]") {
   auto const dir = temp_dir("roundtrip");
   std::vector<double> const values = {1.0, -2.5, 0.1, 65504.0, 1e-7, 3.0};
   for (NpyDtype dt : {NpyDtype::float16, NpyDtype::float32, NpyDtype::float64}) {
@@ -77,7 +77,7 @@ TEST_CASE("npy write/read round-trips float16, float32, float64 and 1-d shapes",
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("npy reader refuses what it cannot read, naming the file", "[numerics][npy]") {
+TEST_CASE("npy reader refuses what it cannot read, naming the file", "[common][npy]") {
   auto const dir = temp_dir("bad");
   CHECK_THROWS_WITH(read_npy(dir / "missing.npy"), Catch::Contains("missing.npy"));
   {

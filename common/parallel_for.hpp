@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <functional>
 
-namespace fl::numerics {
+namespace fl::common {
 
 // Worker count: `requested` if positive, else std::thread::hardware_concurrency() (at least 1).
 int resolve_thread_count(int requested);
@@ -14,4 +14,4 @@ int resolve_thread_count(int requested);
 // rethrown on the calling thread after every worker has stopped.
 void parallel_for(std::size_t count, int threads, std::function<void(std::size_t, std::size_t)> const& body);
 
-}  // namespace fl::numerics
+}  // namespace fl::common

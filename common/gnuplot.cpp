@@ -1,10 +1,10 @@
-#include "numerics/gnuplot.hpp"
+#include "common/gnuplot.hpp"
 
 #include <cstdlib>
 
-#include "numerics/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 
-namespace fl::numerics {
+namespace fl::common {
 
 namespace {
 
@@ -47,4 +47,4 @@ bool render_svg(std::string const& gnuplot, std::string const& script, std::file
   return true;
 }
 
-}  // namespace fl::numerics
+}  // namespace fl::common

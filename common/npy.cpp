@@ -1,6 +1,6 @@
-#include "numerics/npy.hpp"
+#include "common/npy.hpp"
 
-#include "numerics/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 
 #include <cuda_fp16.h>
 
@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string_view>
 
-namespace fl::numerics {
+namespace fl::common {
 
 namespace {
 
@@ -326,4 +326,4 @@ void write_npy(std::filesystem::path const& path, std::vector<std::size_t> const
   }
 }
 
-}  // namespace fl::numerics
+}  // namespace fl::common

@@ -12,9 +12,9 @@
 #include <fstream>
 #include <string>
 
-#include "numerics/npy.hpp"
+#include "common/npy.hpp"
 
-using namespace fl::numerics;
+using namespace fl::common;
 
 namespace {
 
@@ -47,7 +47,7 @@ std::string dict(std::string const& shape, std::string const& extra = "") {
 
 }  // namespace
 
-TEST_CASE("npy: a shape whose element count wraps 2^64 is refused, not truncated", "[numerics][npy]") {
+TEST_CASE("npy: a shape whose element count wraps 2^64 is refused, not truncated", "[common][npy]") {
   TempDir dir;
   // 2^32 * 2^32 * 1 * 16 wraps to 0 elements times 16: unchecked, this read 64 bytes and then indexed them
   // as a 2^68-element tensor (fa-check segfaulted, exit 139).
@@ -62,7 +62,7 @@ TEST_CASE("npy: a shape whose element count wraps 2^64 is refused, not truncated
   CHECK_THROWS_WITH(read_npy(huge), Catch::Contains("does not fit 64 bits"));
 }
 
-TEST_CASE("npy: the header is parsed strictly", "[numerics][npy]") {
+TEST_CASE("npy: the header is parsed strictly", "[common][npy]") {
   TempDir dir;
   // -1 was read as 1 (the sign ignored).
   CHECK_THROWS_WITH(read_npy(write_raw(dir.path / "neg.npy", dict("(1, -1, 4, 16)"), 256)),
@@ -92,7 +92,7 @@ TEST_CASE("npy: the header is parsed strictly", "[numerics][npy]") {
 }
 
 TEST_CASE("npy: nothing of the claimed size is read or allocated before the magic and the length agree",
-          "[numerics][npy]") {
+          "[common][npy]") {
   TempDir dir;
   // /dev/zero was read whole before the magic was looked at.
   auto const started = std::chrono::steady_clock::now();
@@ -113,7 +113,7 @@ TEST_CASE("npy: nothing of the claimed size is read or allocated before the magi
   CHECK_THROWS_WITH(read_npy(dir.path / "header.npy"), Catch::Contains("header length 2147483647"));
 }
 
-TEST_CASE("npy: a pipe is read in chunks up to the length the header claims", "[numerics][npy]") {
+TEST_CASE("npy: a pipe is read in chunks up to the length the header claims", "[common][npy]") {
   TempDir dir;
   auto const file = write_raw(dir.path / "ok.npy", dict("(4, 16)"), 256);
   auto const fifo = dir.path / "pipe.npy";

@@ -1,4 +1,4 @@
-#include "numerics/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 
 #include "common/stop_signal.hpp"
 
-namespace fl::numerics {
+namespace fl::common {
 
 namespace {
 
@@ -105,4 +105,4 @@ void write_file_atomically(fs::path const& path, std::string_view content) {
   temp.release();
 }
 
-}  // namespace fl::numerics
+}  // namespace fl::common

@@ -1,8 +1,8 @@
-#include "tuner/cli_lists.hpp"
+#include "common/cli_lists.hpp"
 
 #include <charconv>
 
-namespace fl::tuner {
+namespace fl::common {
 
 namespace {
 template <class F>
@@ -41,4 +41,4 @@ std::optional<std::vector<std::string>> parse_word_list(std::string_view text) {
   return out;
 }
 
-}  // namespace fl::tuner
+}  // namespace fl::common

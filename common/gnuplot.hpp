@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-namespace fl::numerics {
+namespace fl::common {
 
 constexpr char const* kDefaultGnuplot = "gnuplot";
 
@@ -18,4 +18,4 @@ bool render_svg(std::string const& gnuplot, std::string const& script, std::file
 // A string as a gnuplot single-quoted literal.
 std::string gnuplot_quote(std::string const& s);
 
-}  // namespace fl::numerics
+}  // namespace fl::common

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace fl::numerics {
+namespace fl::common {
 
 // A bad or unreadable .npy file; what() names the file and the problem in one line.
 class NpyError : public std::runtime_error {
@@ -31,4 +31,4 @@ enum class NpyDtype { float16, float32, float64 };
 void write_npy(std::filesystem::path const& path, std::vector<std::size_t> const& shape,
                std::vector<double> const& values, NpyDtype dtype = NpyDtype::float32);
 
-}  // namespace fl::numerics
+}  // namespace fl::common

@@ -1,9 +1,9 @@
-#include "runtime/sha256.hpp"
+#include "common/sha256.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-namespace fl::runtime {
+namespace fl::common {
 namespace {
 
 // First 32 bits of the fractional parts of the cube roots of the first 64 primes (FIPS 180-4, 4.2.2).
@@ -118,4 +118,4 @@ std::string sha256_hex(std::string_view bytes) {
   return to_hex(Sha256().update(bytes).finish());
 }
 
-}  // namespace fl::runtime
+}  // namespace fl::common

@@ -1,4 +1,4 @@
-#include "numerics/parallel_for.hpp"
+#include "common/parallel_for.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-namespace fl::numerics {
+namespace fl::common {
 
 namespace {
 // Chunks per worker: enough to balance triangular (causal) work, few enough that the cursor is cold.
@@ -52,4 +52,4 @@ void parallel_for(std::size_t count, int threads, std::function<void(std::size_t
   if (failure) std::rethrow_exception(failure);
 }
 
-}  // namespace fl::numerics
+}  // namespace fl::common

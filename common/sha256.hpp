@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace fl::runtime {
+namespace fl::common {
 
 class Sha256 {
  public:
@@ -31,4 +31,4 @@ std::string to_hex(Sha256::Digest const& digest);
 // Lower-case hex SHA-256 of `bytes` (64 characters).
 std::string sha256_hex(std::string_view bytes);
 
-}  // namespace fl::runtime
+}  // namespace fl::common
