@@ -7,32 +7,15 @@ Non-causal (every query row sees the whole cache), bf16, layout (B, H, N, D).
 Usage: decode.py --out decode.csv [--batch 1] [--heads 16] [--head-dim 128] [--nq 1,2,4,8,16]
                  [--nk 4096,...,131072] [--backends flash,cudnn,math]"""
 import argparse
-import csv
-import datetime
 import os
-import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.nn.attention import sdpa_kernel
 
-BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION, "math": SDPBackend.MATH}
-
-
-def median_ms(fn, sets, warmup=5, runs=30):
-    for i in range(warmup):
-        fn(sets[i % len(sets)])
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    ms = []
-    for i in range(runs):
-        start.record()
-        fn(sets[i % len(sets)])
-        stop.record()
-        stop.synchronize()
-        ms.append(start.elapsed_time(stop))
-    ms.sort()
-    return statistics.median(ms), ms[round(0.2 * (runs - 1))], ms[round(0.8 * (runs - 1))]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+from peers import BACKENDS, time_call, write_rows  # noqa: E402  (the one timing protocol)
 
 
 def main():
@@ -63,7 +46,7 @@ def main():
                     with sdpa_kernel(backend):
                         return F.scaled_dot_product_attention(s[0], s[1], s[2])
                 try:
-                    med, p20, p80 = median_ms(call, sets)
+                    med, p20, p80 = time_call(call, sets)
                 except RuntimeError as e:
                     print(f"{name} nq{nq} nk{nk}: {str(e).splitlines()[0]}", file=sys.stderr)
                     torch.cuda.empty_cache()
@@ -75,13 +58,7 @@ def main():
         torch.cuda.empty_cache()
     if not rows:
         sys.exit("decode.py: no backend ran")
-    tmp = a.out + ".tmp"
-    with open(tmp, "w", newline="") as f:
-        f.write(f"# {torch.cuda.get_device_name()} torch {torch.__version__} {datetime.date.today().isoformat()}\n")
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
-    os.replace(tmp, a.out)
+    write_rows(a.out, rows)
 
 
 if __name__ == "__main__":

@@ -5,23 +5,16 @@ second) and dense bf16 GEMM throughput (8192^3, cuBLAS). Writes one CSV (tempora
 Usage: ceilings.py --out ceilings.csv"""
 import argparse
 import os
-import statistics
+import sys
 
 import torch
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+from peers import time_call  # noqa: E402  (the one timing protocol)
 
-def median_ms(fn, warmup=5, runs=30):
-    for _ in range(warmup):
-        fn()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    ms = []
-    for _ in range(runs):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        ms.append(start.elapsed_time(stop))
-    return statistics.median(ms)
+
+def median_ms(fn):
+    return time_call(lambda _: fn(), [None])[0]
 
 
 def main():

@@ -50,6 +50,18 @@ def time_call(fn, sets, warmup=5, runs=30):
     return statistics.median(ms), quantile(ms, 0.2), quantile(ms, 0.8)
 
 
+def write_rows(path, rows):
+    """rows (dicts with the same keys) as CSV under a '# GPU torch cuDNN date' line: temporary name, renamed."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        f.write(f"# {torch.cuda.get_device_name()} torch {torch.__version__} cudnn {torch.backends.cudnn.version()} "
+                f"{datetime.date.today().isoformat()}\n")
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(tmp, path)
+
+
 def extra_memory(fn):
     """Peak device memory fn allocates beyond what is allocated before it (bytes)."""
     torch.cuda.synchronize()
@@ -137,14 +149,7 @@ def main():
                 torch.cuda.empty_cache()
     if not rows:
         sys.exit("peers.py: no backend ran on any shape")
-    tmp = a.out + ".tmp"
-    with open(tmp, "w", newline="") as f:
-        f.write(f"# {torch.cuda.get_device_name()} torch {torch.__version__} cudnn {torch.backends.cudnn.version()} "
-                f"{datetime.date.today().isoformat()}\n")
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
-    os.replace(tmp, a.out)
+    write_rows(a.out, rows)
     for r in rows:
         print(f"{r['backend']:6s} {r['dtype']} d{r['head_dim']:<4d} n{r['seqlen']:<6d} {r['mask']:6s} {r['direction']} "
               f"{r['median_ms']:8.3f} ms {r['tflops']:6.1f} TFLOP/s")

@@ -6,8 +6,6 @@ same GPU (MATH backend in float64), against n, after Golden et al. 2024. Inputs 
 non-causal. Metrics over all of O: max |O - ref| and RMSE. Usage: stability_gpu.py --out gpu.csv
 [--seqlen 256,...,16384] [--dtype bf16,fp16]"""
 import argparse
-import csv
-import datetime
 import os
 import sys
 
@@ -15,8 +13,8 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION, "math": SDPBackend.MATH}
-DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+from peers import BACKENDS, DTYPES, write_rows  # noqa: E402
 
 
 def main():
@@ -49,13 +47,7 @@ def main():
             torch.cuda.empty_cache()
     if not rows:
         sys.exit("stability_gpu.py: no backend ran")
-    tmp = a.out + ".tmp"
-    with open(tmp, "w", newline="") as f:
-        f.write(f"# {torch.cuda.get_device_name()} torch {torch.__version__} {datetime.date.today().isoformat()}\n")
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
-    os.replace(tmp, a.out)
+    write_rows(a.out, rows)
 
 
 if __name__ == "__main__":
