@@ -73,7 +73,8 @@ __device__ __forceinline__ void mma_gemm_tile(int kdim, LoadA&& load_a, LoadB&& 
 
 // Step 0: grid (ceil(N_q / kTile), ceil(N_k / kTile), B * H_q), kTile / 16 warps.
 template <typename Element, int kTile, bool Is_causal>
-__global__ void __launch_bounds__(kTile / 16 * 32) naive_scores(const __grid_constant__ fa::AttentionParams p) {
+__global__ void __launch_bounds__(kTile / 16 * 32)
+    naive_scores(const __grid_constant__ fa::AttentionParams p) {
   const int bh = blockIdx.z, batch = bh / p.heads_q, head = bh % p.heads_q;
   const int kv_head = head / (p.heads_q / p.heads_kv);
   const Element* q = static_cast<const Element*>(p.q) + batch * p.q_batch_stride + head * p.q_head_stride;
@@ -87,11 +88,13 @@ __global__ void __launch_bounds__(kTile / 16 * 32) naive_scores(const __grid_con
       p.head_dim,
       [&](int r, int d) {
         const int row = r0 + r;
-        return row < p.seqlen_q && d < p.head_dim ? q[static_cast<long long>(row) * p.q_row_stride + d] : zero;
+        return row < p.seqlen_q && d < p.head_dim ? q[static_cast<long long>(row) * p.q_row_stride + d]
+                                                  : zero;
       },
       [&](int n, int d) {
         const int col = c0 + n;
-        return col < p.seqlen_k && d < p.head_dim ? k[static_cast<long long>(col) * p.k_row_stride + d] : zero;
+        return col < p.seqlen_k && d < p.head_dim ? k[static_cast<long long>(col) * p.k_row_stride + d]
+                                                  : zero;
       },
       [&](int r, int n, float acc) {
         const int row = r0 + r, col = c0 + n;
@@ -145,7 +148,8 @@ __global__ void __launch_bounds__(kThreads) naive_softmax(const __grid_constant_
 // Step 2: grid (ceil(N_q / kTile), ceil(D / kTile), B * H_q), kTile / 16 warps. P holds values of the input
 // type (step 1 rounded them), so converting it back to Element for the tensor cores is exact.
 template <typename Element, int kTile>
-__global__ void __launch_bounds__(kTile / 16 * 32) naive_output(const __grid_constant__ fa::AttentionParams p) {
+__global__ void __launch_bounds__(kTile / 16 * 32)
+    naive_output(const __grid_constant__ fa::AttentionParams p) {
   const int bh = blockIdx.z, batch = bh / p.heads_q, head = bh % p.heads_q;
   const int kv_head = head / (p.heads_q / p.heads_kv);
   const float* prob = p.scratch_p + static_cast<long long>(bh) * p.seqlen_q * p.seqlen_k;
@@ -164,10 +168,12 @@ __global__ void __launch_bounds__(kTile / 16 * 32) naive_output(const __grid_con
       // B as [col][k]: V read transposed, (d0 + n, key) = V[key][d0 + n].
       [&](int n, int key) {
         const int col = d0 + n;
-        return col < p.head_dim && key < p.seqlen_k ? v[static_cast<long long>(key) * p.v_row_stride + col] : zero;
+        return col < p.head_dim && key < p.seqlen_k ? v[static_cast<long long>(key) * p.v_row_stride + col]
+                                                    : zero;
       },
       [&](int r, int n, float acc) {
         const int row = r0 + r, col = d0 + n;
-        if (row < p.seqlen_q && col < p.head_dim) o[static_cast<long long>(row) * p.o_row_stride + col] = Element(acc);
+        if (row < p.seqlen_q && col < p.head_dim)
+          o[static_cast<long long>(row) * p.o_row_stride + col] = Element(acc);
       });
 }
