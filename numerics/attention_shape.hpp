@@ -20,7 +20,7 @@ struct AttentionShape {
   int seqlen_k = 1;
   int head_dim = 64;
   bool causal = false;
-  double softmax_scale = 0.0;  // 0 means the default 1/sqrt(head_dim)
+  double softmax_scale = 0.0;    // 0 means the default 1/sqrt(head_dim)
   bool causal_top_left = false;  // fa-check --causal-align top-left; every mask reads causal_offset()
 
   double scale() const { return softmax_scale != 0.0 ? softmax_scale : 1.0 / std::sqrt(double(head_dim)); }

@@ -228,7 +228,11 @@ Diagnosis diagnose_pass(AttentionInputs const& in, AttentionOutputs const& obser
     w.row_selection.assign(query_rows(in.shape), 0);
     for (std::size_t r : w.compared_rows) w.row_selection[r] = 1;
   }
-  std::vector<MutantId> const mutants = candidate_mutants(claimed, w.backward);
+  std::vector<MutantId> mutants = candidate_mutants(claimed, w.backward);
+  std::erase_if(mutants, [&](MutantId id) {
+    return std::find(options.excluded.begin(), options.excluded.end(), id) != options.excluded.end();
+  });
+  if (mutants.empty()) return result;  // nothing left to try
   std::size_t const runs = ((mutants.size() + 1) * options.block_n_candidates.size() +
                             kStageTwoCandidates * options.block_m_candidates.size()) *
                            std::max<std::size_t>(1, options.walks.size());

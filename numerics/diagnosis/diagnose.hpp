@@ -61,6 +61,8 @@ struct DiagnosisOptions {
   // missing rescale depends on the order the running max rises in, so on the key-block order).
   std::vector<Walk> walks = default_walks();
   int threads = 0;
+  // Mutants left out of the search (fa-check leaves out those its float64 models already tried).
+  std::vector<mutants::MutantId> excluded;
 };
 
 // Rows that failed the check: flat query rows of O or LSE, of dQ, and flat key rows of dK or dV.

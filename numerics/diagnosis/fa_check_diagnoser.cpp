@@ -4,6 +4,7 @@
 #include <string>
 
 #include "numerics/check_problem.hpp"
+#include "numerics/diagnosis/block_models.hpp"
 #include "numerics/diagnosis/bug_fixes.hpp"
 #include "numerics/diagnosis/interface_mistakes.hpp"
 
@@ -50,14 +51,31 @@ Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes, int
         options.walks.push_back(walk);
     }
   }
-  return [options](DiagnosisRequest const& request) {
+  DiagnosisOptions fallback = options;
+  fallback.excluded = modelled_bugs();
+  return [options, fallback, extra_block_sizes](DiagnosisRequest const& request) {
     // fa-check reports failing query rows of O, LSE and dQ together: the forward pass compares them on O and
     // LSE, the backward pass (tried when the forward names nothing) on dQ, dK and dV.
     FailingRows const failing{request.failing_query_rows, request.failing_query_rows,
                               request.failing_key_rows};
+    // Exact models first, which hold for any implementation: interface mistakes, then the catalogued bugs'
+    // float64 block models (forward; the backward's when no forward bug explains the output). The emulator
+    // search, which reproduces a bug to the bit only in the walks it knows, is the fallback for the bugs
+    // the models do not express (m-init-zero, masked-row-nan, the FP8 ones) and rounding-level effects.
     std::vector<fl::numerics::DiagnosisEntry> out =
         diagnose_interface(request.inputs, request.observed, request.failing_query_rows, options.threads);
-    Diagnosis const d = diagnose(request.inputs, request.observed, request.recipe, failing, options);
+    ModelOptions const models{extra_block_sizes, options.threads};
+    for (auto& e : model_forward_bugs(request.inputs, request.observed, request.failing_query_rows, models))
+      merge_entry(out, std::move(e));
+    bool const forward_named =
+        std::any_of(out.begin(), out.end(), [](auto const& e) { return e.id != "dropout-on"; });
+    if (!forward_named)
+      for (auto& e : model_backward_bugs(request.inputs, request.observed, models))
+        merge_entry(out, std::move(e));
+    bool const named =
+        std::any_of(out.begin(), out.end(), [](auto const& e) { return e.id != "dropout-on"; });
+    Diagnosis const d =
+        named ? Diagnosis{} : diagnose(request.inputs, request.observed, request.recipe, failing, fallback);
     for (auto const& e : d.entries) {
       fl::numerics::DiagnosisEntry entry;
       entry.id = e.id;
@@ -70,8 +88,7 @@ Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes, int
     }
     // Dropout is the one statistical hypothesis: it stands only where nothing deterministic explains the
     // output.
-    if (out.size() > 1)
-      std::erase_if(out, [](auto const& e) { return e.id == "dropout-on"; });
+    if (out.size() > 1) std::erase_if(out, [](auto const& e) { return e.id == "dropout-on"; });
     return out;
   };
 }

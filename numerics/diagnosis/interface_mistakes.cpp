@@ -59,8 +59,11 @@ std::string sci(double x) {
 }
 
 void name_if_far_better(Comparison const& c, MatchError const& hypothesis, MatchError const& correct,
-                        std::string id, std::string what, std::string fix, std::vector<fl::numerics::DiagnosisEntry>& out) {
-  if (!far_better(hypothesis, correct)) return;
+                        std::string id, std::string what, std::string fix,
+                        std::vector<fl::numerics::DiagnosisEntry>& out) {
+  // A correct kernel called the wrong way makes no NaN: the hypothesis must reproduce every non-finite row
+  // (an empty row's -inf LSE), not merely more of them than the reference does.
+  if (hypothesis.mismatched_rows > 0 || !far_better(hypothesis, correct)) return;
   fl::numerics::DiagnosisEntry e;
   e.id = std::move(id);
   e.kind = "interface";
@@ -207,7 +210,8 @@ void try_dropout(Comparison const& c, std::vector<fl::numerics::DiagnosisEntry>&
   if (pooled < kMinDropoutRatio || pooled > kMaxDropoutRatio) return;
   // A squared error spread like a chi-square with ~D degrees of freedom has its median near the mean.
   if (median <= 0 || median * kDropoutRowSpread < pooled || median > kDropoutRowSpread * pooled) return;
-  if (c.observed.lse.size() == query_rows(s) && c.correct_lse.worst_row_error > 0.05) return;  // dropout keeps LSE
+  if (c.observed.lse.size() == query_rows(s) && c.correct_lse.worst_row_error > 0.05)
+    return;  // dropout keeps LSE
   double const p = pooled / (1 + pooled);
   fl::numerics::DiagnosisEntry e;
   e.id = "dropout-on";
@@ -227,7 +231,8 @@ void try_dropout(Comparison const& c, std::vector<fl::numerics::DiagnosisEntry>&
 
 }  // namespace
 
-std::vector<double> from_bnhd_memory(std::vector<double> const& t, int batch, int heads, int seqlen, int dim) {
+std::vector<double> from_bnhd_memory(std::vector<double> const& t, int batch, int heads, int seqlen,
+                                     int dim) {
   std::vector<double> out(t.size());
   for (int b = 0; b < batch; ++b)
     for (int n = 0; n < seqlen; ++n)
@@ -237,12 +242,14 @@ std::vector<double> from_bnhd_memory(std::vector<double> const& t, int batch, in
   return out;
 }
 
-std::vector<fl::numerics::DiagnosisEntry> diagnose_interface(AttentionInputs const& in, AttentionOutputs const& observed,
-                                               std::vector<std::size_t> const& failing_query_rows,
-                                               int threads) {
+std::vector<fl::numerics::DiagnosisEntry> diagnose_interface(
+    AttentionInputs const& in, AttentionOutputs const& observed,
+    std::vector<std::size_t> const& failing_query_rows, int threads) {
   AttentionShape const& s = in.shape;
-  Comparison c{in, observed, compared_query_rows(query_rows(s), failing_query_rows, kInterfaceRowsCompared),
-               threads, {}, {}, {}, {}};
+  Comparison c{
+      in,      observed, compared_query_rows(query_rows(s), failing_query_rows, kInterfaceRowsCompared),
+      threads, {},       {},
+      {},      {}};
   SampledOutputs const ref = reference_on(in, c.rows, threads);
   c.reference_o = ref.o;
   c.reference_lse = ref.lse;
@@ -262,10 +269,11 @@ std::vector<fl::numerics::DiagnosisEntry> diagnose_interface(AttentionInputs con
                  "attn_mask=torch.nn.attention.bias.causal_lower_right(N_q, N_k)",
                  out);
     else
-      try_inputs(c, other, "causal-bottom-right",
-                 "the causal mask is aligned bottom-right (query i sees keys j <= i + N_k - N_q, FlashAttention "
-                 "2.1+), not top-left",
-                 "check it with fa-check's default --causal-align bottom-right", out);
+      try_inputs(
+          c, other, "causal-bottom-right",
+          "the causal mask is aligned bottom-right (query i sees keys j <= i + N_k - N_q, FlashAttention "
+          "2.1+), not top-left",
+          "check it with fa-check's default --causal-align bottom-right", out);
   }
   {
     AttentionInputs other = in;
@@ -285,14 +293,21 @@ std::vector<fl::numerics::DiagnosisEntry> diagnose_interface(AttentionInputs con
     other.shape.softmax_scale = candidate;
     bool const one = candidate == 1.0, over_d = candidate == 1.0 / double(s.head_dim);
     std::ostringstream what;
-    what << "the scores were multiplied by " << (one ? "1" : over_d ? "1/D" : "1/sqrt(D)") << " = " << candidate
-         << " instead of the scale fa-check assumed, " << expected_scale;
-    try_inputs(c, other, one ? "missing-scale" : over_d ? "scale-1-over-d" : "scale-default",
+    what << "the scores were multiplied by "
+         << (one      ? "1"
+             : over_d ? "1/D"
+                      : "1/sqrt(D)")
+         << " = " << candidate << " instead of the scale fa-check assumed, " << expected_scale;
+    try_inputs(c, other,
+               one      ? "missing-scale"
+               : over_d ? "scale-1-over-d"
+                        : "scale-default",
                what.str(),
                one ? "multiply the scores by softmax_scale = 1/sqrt(D) (or, if a scale of 1 is meant, "
                      "check with --scale 1)"
-               : over_d ? "use softmax_scale = 1/sqrt(D), not 1/D (or check with --scale 1/D if meant)"
-                        : "the kernel used the default 1/sqrt(D): drop --scale, or pass the scale to the kernel",
+               : over_d
+                   ? "use softmax_scale = 1/sqrt(D), not 1/D (or check with --scale 1/D if meant)"
+                   : "the kernel used the default 1/sqrt(D): drop --scale, or pass the scale to the kernel",
                out);
   }
   if (s.seqlen_k > 0) {
@@ -302,12 +317,14 @@ std::vector<fl::numerics::DiagnosisEntry> diagnose_interface(AttentionInputs con
                "swap the K and V arguments of the call", out);
   }
   if (s.heads_q > s.heads_kv && s.heads_kv > 1)
-    try_inputs(c, interleaved_heads(in), "gqa-interleaved",
-               "query head h read key/value head h % H_kv (interleaved) instead of h / (H_q / H_kv) (grouped)",
-               "map query heads to key/value heads in groups (repeat_interleave, not repeat / tile)", out);
+    try_inputs(
+        c, interleaved_heads(in), "gqa-interleaved",
+        "query head h read key/value head h % H_kv (interleaved) instead of h / (H_q / H_kv) (grouped)",
+        "map query heads to key/value heads in groups (repeat_interleave, not repeat / tile)", out);
   if (s.heads_q > 1 && s.seqlen_q > 1) {
     // The output's memory is (B, N, H, D) though its shape says (B, H, N, D).
-    std::vector<double> const o_true = from_bnhd_memory(observed.o, s.batch, s.heads_q, s.seqlen_q, s.head_dim);
+    std::vector<double> const o_true =
+        from_bnhd_memory(observed.o, s.batch, s.heads_q, s.seqlen_q, s.head_dim);
     // LSE keeps its (B, H, N) layout: kernels return it so (FlashAttention's softmax_lse), whatever O's is.
     std::vector<double> const& lse_true = observed.lse;
     name_if_far_better(c, match_forward(c, o_true, lse_true, ref), c.correct, "layout-bnhd",
@@ -322,10 +339,10 @@ std::vector<fl::numerics::DiagnosisEntry> diagnose_interface(AttentionInputs con
       other.v = from_bnhd_memory(in.v, s.batch, s.heads_kv, s.seqlen_k, s.head_dim);
       // The kernel's output is (B, N, H, D) too: compare it in that order.
       SampledOutputs const r2 = reference_on(other, c.rows, threads);
-      name_if_far_better(c, match_forward(c, o_true, lse_true, r2), c.correct, "layout-bnhd",
-                         "every tensor is laid out (B, N, H, D) under a (B, H, N, D) shape",
-                         "transpose Q, K, V and O to (B, H, N, D) (x.transpose(1, 2) in PyTorch) before saving",
-                         out);
+      name_if_far_better(
+          c, match_forward(c, o_true, lse_true, r2), c.correct, "layout-bnhd",
+          "every tensor is laid out (B, N, H, D) under a (B, H, N, D) shape",
+          "transpose Q, K, V and O to (B, H, N, D) (x.transpose(1, 2) in PyTorch) before saving", out);
     }
   }
   if (!observed.lse.empty()) {
@@ -334,9 +351,10 @@ std::vector<fl::numerics::DiagnosisEntry> diagnose_interface(AttentionInputs con
     // O must be right too: the hypothesis is "the reference's O, and its LSE in log2".
     MatchError const e = combine(match_packed(observed.o, ref.o, std::size_t(s.head_dim), c.rows, false),
                                  match_packed(lse_natural, ref.lse, 1, c.rows, true));
-    name_if_far_better(c, e, c.correct, "lse-log2",
-                       "LSE is in log2 units (log2 of the softmax denominator), fa-check expects the natural log",
-                       "multiply the LSE by ln 2 (0.6931) before saving it", out);
+    name_if_far_better(
+        c, e, c.correct, "lse-log2",
+        "LSE is in log2 units (log2 of the softmax denominator), fa-check expects the natural log",
+        "multiply the LSE by ln 2 (0.6931) before saving it", out);
   }
   try_wrong_head(c, out);
   if (out.empty()) try_dropout(c, out);

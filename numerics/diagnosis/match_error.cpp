@@ -6,9 +6,6 @@
 
 namespace fl::numerics::diagnosis {
 
-namespace {
-
-// Both non-finite and the same (NaN and NaN, or the same infinity), or both finite.
 bool same_class(double observed, double candidate) {
   bool const fo = std::isfinite(observed);
   bool const fc = std::isfinite(static_cast<double>(candidate));
@@ -18,7 +15,6 @@ bool same_class(double observed, double candidate) {
   return observed == candidate;
 }
 
-// RMS row norm of the observed tensor over its finite values; 1 when it is all zero or non-finite.
 double typical_row_norm(std::span<double const> observed, std::size_t width) {
   double sum = 0;
   std::size_t count = 0;
@@ -30,8 +26,6 @@ double typical_row_norm(std::span<double const> observed, std::size_t width) {
   if (count == 0 || sum == 0) return 1.0;
   return std::sqrt(sum / static_cast<double>(count) * static_cast<double>(width));
 }
-
-}  // namespace
 
 MatchError combine(MatchError const& a, MatchError const& b) {
   MatchError out;
@@ -83,7 +77,9 @@ MatchError match_rows(std::span<double const> observed, std::span<float const> c
                       std::span<std::size_t const> rows, bool absolute) {
   return match_with(
       observed,
-      [&](std::size_t, std::size_t row, std::size_t e) { return static_cast<double>(candidate[row * width + e]); },
+      [&](std::size_t, std::size_t row, std::size_t e) {
+        return static_cast<double>(candidate[row * width + e]);
+      },
       width, rows, absolute);
 }
 

@@ -25,6 +25,13 @@ struct MatchError {
   }
 };
 
+// RMS row norm of an observed (rows, width) tensor over its finite values; 1 when it is all zero or
+// non-finite. Row errors are divided by it.
+double typical_row_norm(std::span<double const> observed, std::size_t width);
+
+// Both non-finite and the same (NaN and NaN, or the same infinity), or both finite.
+bool same_class(double observed, double candidate);
+
 // Combined over several tensors (O and LSE, or dQ, dK and dV): mismatches add, the worst row is the worst.
 MatchError combine(MatchError const& a, MatchError const& b);
 

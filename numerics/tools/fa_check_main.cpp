@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
       ("causal", po::bool_switch(),
        "causal mask, bottom-right aligned when N_q != N_k (query i sees key j when j <= i + N_k - N_q)")  //
       ("causal-align", po::value<std::string>()->default_value("bottom-right"),
-       "with --causal: bottom-right (FlashAttention 2.1+, the default) or top-left (PyTorch's is_causal=True: "
+       "with --causal: bottom-right (FlashAttention 2.1+, the default) or top-left (PyTorch's "
+       "is_causal=True: "
        "query i sees key j when j <= i)")                                  //
       ("scale", po::value<double>(), "softmax scale (default 1/sqrt(D))")  //
       ("json", po::value<std::string>(),

@@ -92,7 +92,7 @@ TEST_CASE("K and V swapped, a scale of 1/D and GQA heads interleaved are named",
   }
 }
 
-TEST_CASE("LSE in log2 and an output laid out (B, N, H, D) are named; a correct output is not",
+TEST_CASE("LSE in log2 and an output laid out (B, N, H, D) are named, a correct output is not",
           "[diagnosis][interface]") {
   AttentionInputs const in = bf16_inputs(test::make_shape(1, 3, 3, 40, 40, 32, false), 11);
   AttentionOutputs const right = correct_output(in);
