@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "db/sha256.hpp"
+#include "common/sha256.hpp"
 
 namespace fl::db {
 namespace {
@@ -126,7 +126,8 @@ std::optional<CompileRecord> CompileCache::read_row(std::string_view key) {
                        std::to_string(cubin_bytes) + " (truncated or overwritten)");
   }
   if (record.cubin.empty()) throw MalformedRow("empty CUBIN");
-  if (sha256_hex(record.cubin) != checksum) throw MalformedRow("CUBIN checksum mismatch (corrupt blob)");
+  if (common::sha256_hex({record.cubin.data(), record.cubin.size()}) != checksum)
+    throw MalformedRow("CUBIN checksum mismatch (corrupt blob)");
   if (!std::isfinite(record.compile_ms) || record.compile_ms < 0) throw MalformedRow("invalid compile time");
   if (record.created_at.empty()) throw MalformedRow("empty creation time");
 
@@ -157,7 +158,8 @@ void CompileCache::store(std::string_view key, CompileRecord const& record) {
     throw std::invalid_argument("compile cache: compile time must be finite and >= 0, got " +
                                 std::to_string(record.compile_ms));
   }
-  std::string const checksum = sha256_hex(record.cubin);  // outside the write lock: ~1 ms per 200 KiB
+  std::string const checksum = common::sha256_hex(
+      {record.cubin.data(), record.cubin.size()});  // outside the write lock: ~1 ms per 200 KiB
 
   Transaction transaction(database_);
   auto row = database_.prepare(kUpsertRow);

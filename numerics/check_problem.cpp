@@ -4,7 +4,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "numerics/npy.hpp"
+#include "common/input_limits.hpp"
+#include "common/npy.hpp"
 
 namespace fl::numerics {
 
@@ -18,25 +19,26 @@ std::string shape_text(std::vector<std::size_t> const& shape) {
   return out.str();
 }
 
-NpyArray read(std::filesystem::path const& path, char const* what) {
+common::NpyArray read(std::filesystem::path const& path, char const* what) {
   if (!std::filesystem::exists(path))
     throw CheckInputError(std::string("--") + what + " " + path.string() + ": no such file");
   try {
-    return read_npy(path);
-  } catch (NpyError const& e) {
+    return common::read_npy(path);
+  } catch (common::NpyError const& e) {
     throw CheckInputError(std::string("--") + what + " " + e.what());
   }
 }
 
 // (B, H, N, D) as four numbers; (N, D) becomes (1, 1, N, D).
-std::array<std::size_t, 4> as_bhnd(NpyArray const& a, char const* what, std::filesystem::path const& path) {
+std::array<std::size_t, 4> as_bhnd(common::NpyArray const& a, char const* what,
+                                   std::filesystem::path const& path) {
   if (a.shape.size() == 4) return {a.shape[0], a.shape[1], a.shape[2], a.shape[3]};
   if (a.shape.size() == 2) return {1, 1, a.shape[0], a.shape[1]};
   throw CheckInputError(std::string("--") + what + " " + path.string() + ": shape " + shape_text(a.shape) +
                         " is not allowed (expected (B, H, N, D) or (N, D))");
 }
 
-void expect_shape(NpyArray const& a, std::array<std::size_t, 4> const& want, char const* what,
+void expect_shape(common::NpyArray const& a, std::array<std::size_t, 4> const& want, char const* what,
                   std::filesystem::path const& path, char const* like) {
   std::array<std::size_t, 4> const got = as_bhnd(a, what, path);
   if (got != want)
@@ -44,6 +46,19 @@ void expect_shape(NpyArray const& a, std::array<std::size_t, 4> const& want, cha
                           " does not match " + like + " (" + std::to_string(want[0]) + ", " +
                           std::to_string(want[1]) + ", " + std::to_string(want[2]) + ", " +
                           std::to_string(want[3]) + ")");
+}
+
+// Each dimension within the range the reference and the kernels can index (common/input_limits.hpp).
+void expect_dims_in_range(std::array<std::size_t, 4> const& dims, char const* what,
+                          std::filesystem::path const& path) {
+  common::CountRange const ranges[] = {common::kBatch, common::kHeads, common::kSeqlen, common::kHeadDim};
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    common::CountRange const& r = ranges[i];
+    if (dims[i] < std::uint64_t(r.min) || dims[i] > std::uint64_t(r.max))
+      throw CheckInputError(std::string("--") + what + " " + path.string() + ": " + std::string(r.what) +
+                            " " + std::to_string(dims[i]) + " is not allowed (" + common::range_text(r) +
+                            ")");
+  }
 }
 
 void expect_finite(std::vector<double> const& t, char const* what, std::filesystem::path const& path) {
@@ -65,13 +80,15 @@ CheckProblem load_check_problem(CheckFiles const& files, bool causal, double sof
     throw CheckInputError("backward check needs all of --do, --dq, --dk, --dv (got " +
                           std::to_string(backward_given) + " of 4)");
   CheckProblem p;
-  NpyArray q = read(files.q, "q");
-  NpyArray k = read(files.k, "k");
-  NpyArray v = read(files.v, "v");
-  NpyArray o = read(files.o, "o");
+  common::NpyArray q = read(files.q, "q");
+  common::NpyArray k = read(files.k, "k");
+  common::NpyArray v = read(files.v, "v");
+  common::NpyArray o = read(files.o, "o");
   p.input_dtype = q.dtype;
   auto const qs = as_bhnd(q, "q", files.q);
   auto const ks = as_bhnd(k, "k", files.k);
+  expect_dims_in_range(qs, "q", files.q);
+  expect_dims_in_range(ks, "k", files.k);
   expect_shape(v, ks, "v", files.v, "K");
   expect_shape(o, qs, "o", files.o, "Q");
   if (qs[0] != ks[0])
@@ -103,7 +120,7 @@ CheckProblem load_check_problem(CheckFiles const& files, bool causal, double sof
   p.inputs.v = std::move(v.values);
   p.observed.o = std::move(o.values);
   if (files.lse) {
-    NpyArray lse = read(*files.lse, "lse");
+    common::NpyArray lse = read(*files.lse, "lse");
     std::vector<std::size_t> const want3 = {qs[0], qs[1], qs[2]};
     bool const ok = lse.shape == want3 ||
                     (lse.shape.size() == 1 && qs[0] * qs[1] == 1 && lse.shape[0] == qs[2]) ||
@@ -115,15 +132,15 @@ CheckProblem load_check_problem(CheckFiles const& files, bool causal, double sof
     p.observed.lse = std::move(lse.values);
   }
   if (backward_given == 4) {
-    NpyArray d_o = read(*files.d_o, "do");
+    common::NpyArray d_o = read(*files.d_o, "do");
     expect_shape(d_o, qs, "do", *files.d_o, "Q");
     expect_finite(d_o.values, "do", *files.d_o);
     p.inputs.d_o = std::move(d_o.values);
-    NpyArray dq = read(*files.dq, "dq");
+    common::NpyArray dq = read(*files.dq, "dq");
     expect_shape(dq, qs, "dq", *files.dq, "Q");
-    NpyArray dk = read(*files.dk, "dk");
+    common::NpyArray dk = read(*files.dk, "dk");
     expect_shape(dk, ks, "dk", *files.dk, "K");
-    NpyArray dv = read(*files.dv, "dv");
+    common::NpyArray dv = read(*files.dv, "dv");
     expect_shape(dv, ks, "dv", *files.dv, "K");
     p.observed.dq = std::move(dq.values);
     p.observed.dk = std::move(dk.values);

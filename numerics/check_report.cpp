@@ -6,9 +6,9 @@
 #include <iomanip>
 #include <sstream>
 
-#include "numerics/atomic_file.hpp"
-#include "numerics/gnuplot.hpp"
-#include "numerics/json_writer.hpp"
+#include "common/atomic_file.hpp"
+#include "common/gnuplot.hpp"
+#include "common/json_writer.hpp"
 
 namespace fl::numerics {
 
@@ -31,7 +31,7 @@ std::string sci(double x, int digits = 3) {
   return out.str();
 }
 
-void metrics_json(JsonWriter& j, ErrorMetrics const& m) {
+void metrics_json(common::JsonWriter& j, ErrorMetrics const& m) {
   j.begin_object();
   j.field("count", m.count).field("max_abs", m.max_abs).field("rmse", m.rmse);
   j.field("rel_frobenius", m.rel_frobenius).field("cosine", m.cosine).field("rel_l1", m.rel_l1);
@@ -56,7 +56,7 @@ std::string utc_timestamp() {
 }
 
 std::string check_json(CheckResult const& r, AttentionShape const& s, CheckContext const& context) {
-  JsonWriter j;
+  common::JsonWriter j;
   j.begin_object();
   j.field("verdict", r.pass ? "pass" : "fail");
   j.field("claimed_precision", name(r.recipe.claimed));
@@ -117,7 +117,11 @@ std::string check_json(CheckResult const& r, AttentionShape const& s, CheckConte
   j.key("diagnosis").begin_array();
   for (DiagnosisEntry const& d : r.diagnosis) {
     j.begin_object();
-    j.field("id", d.id).field("evidence", d.evidence).field("match_error", d.match_error);
+    j.field("id", d.id)
+        .field("kind", d.kind)
+        .field("evidence", d.evidence)
+        .field("match_error", d.match_error);
+    j.field("strength", d.strength).field("fix", d.fix);
     j.end_object();
   }
   j.end_array();
@@ -157,8 +161,10 @@ void print_check_summary(std::ostream& out, CheckResult const& r, AttentionShape
         out << "    " << w.output << " max |err| " << sci(w.max_error) << " = " << sci(w.ratio)
             << " x bound; " << w.properties << "\n";
     if (r.diagnosis.empty()) out << "  diagnosis: no known signature\n";
-    for (DiagnosisEntry const& d : r.diagnosis)
+    for (DiagnosisEntry const& d : r.diagnosis) {
       out << "  diagnosis: " << d.id << " (match error " << sci(d.match_error) << "): " << d.evidence << "\n";
+      if (!d.fix.empty()) out << "    fix: " << d.fix << "\n";
+    }
   }
   for (std::string const& n : r.notes) out << "  note: " << n << "\n";
 }
@@ -169,7 +175,7 @@ ReportOutcome write_check_report(std::filesystem::path const& dir, CheckResult c
   std::filesystem::create_directories(dir);
   ReportOutcome outcome;
   auto write = [&](std::string const& file, std::string const& content) {
-    write_file_atomically(dir / file, content);
+    common::write_file_atomically(dir / file, content);
     outcome.written.push_back(dir / file);
   };
 
@@ -217,8 +223,9 @@ ReportOutcome write_check_report(std::filesystem::path const& dir, CheckResult c
   write("histogram.csv", hist.str());
   write("report.json", check_json(r, s, context));
 
-  std::string const rows_csv = gnuplot_quote((std::filesystem::absolute(dir) / "rows.csv").string());
-  std::string const hist_csv = gnuplot_quote((std::filesystem::absolute(dir) / "histogram.csv").string());
+  std::string const rows_csv = common::gnuplot_quote((std::filesystem::absolute(dir) / "rows.csv").string());
+  std::string const hist_csv =
+      common::gnuplot_quote((std::filesystem::absolute(dir) / "histogram.csv").string());
   std::string const common = "set datafile separator ','\nset key outside right\nset grid\n";
   std::string outputs_plot;
   std::vector<std::string> names;
@@ -260,12 +267,12 @@ ReportOutcome write_check_report(std::filesystem::path const& dir, CheckResult c
            "set ylabel 'max |error| / bound'\n" +
            per_output("5", "($8 > 0 ? $8 : 1e-12)")},
   };
-  bool const have_gnuplot = gnuplot_available(gnuplot);
+  bool const have_gnuplot = common::gnuplot_available(gnuplot);
   outcome.plots_drawn = have_gnuplot;
   std::vector<Plot const*> drawn;
   if (have_gnuplot)
     for (Plot const& p : plots)
-      if (render_svg(gnuplot, p.script, dir / p.file)) {
+      if (common::render_svg(gnuplot, p.script, dir / p.file)) {
         drawn.push_back(&p);
         outcome.written.push_back(dir / p.file);
       }
@@ -314,7 +321,8 @@ ReportOutcome write_check_report(std::filesystem::path const& dir, CheckResult c
   else if (r.diagnosis.empty())
     md << "No known signature.\n";
   for (DiagnosisEntry const& d : r.diagnosis)
-    md << "- **" << d.id << "** (match error " << sci(d.match_error) << "): " << d.evidence << "\n";
+    md << "- **" << d.id << "** (match error " << sci(d.match_error) << "): " << d.evidence
+       << (d.fix.empty() ? "" : "\n  - fix: " + d.fix) << "\n";
   if (!r.notes.empty()) {
     md << "\n## Notes\n\n";
     for (std::string const& n : r.notes) md << "- " << n << "\n";

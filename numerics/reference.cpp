@@ -5,9 +5,9 @@
 #include <limits>
 #include <numeric>
 
+#include "common/parallel_for.hpp"
 #include "numerics/compensated_sum.hpp"
 #include "numerics/compensated_vector.hpp"
-#include "numerics/parallel_for.hpp"
 
 namespace fl::numerics {
 
@@ -193,7 +193,7 @@ SampledOutputs reference_sampled(AttentionInputs const& in, RowSample sample,
     ref.delta.assign(nq, 0.0);
     ref.dq.assign(nq * d, 0.0);
   }
-  parallel_for(nq, options.threads, [&](std::size_t begin, std::size_t end) {
+  common::parallel_for(nq, options.threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t t = begin; t < end; ++t) {
       QueryRowResult const row = compute_query_row(in, sample.query_rows[t], ref.o.data() + t * d,
                                                    in.has_backward() ? ref.dq.data() + t * d : nullptr);
@@ -234,7 +234,7 @@ SampledOutputs reference_sampled(AttentionInputs const& in, RowSample sample,
       blocks.emplace_back(b, e);
       b = e;
     }
-    parallel_for(blocks.size(), options.threads, [&](std::size_t begin, std::size_t end) {
+    common::parallel_for(blocks.size(), options.threads, [&](std::size_t begin, std::size_t end) {
       for (std::size_t t = begin; t < end; ++t)
         compute_statistics_block(in, todo.data() + blocks[t].first, blocks[t].second - blocks[t].first, lse,
                                  delta);
@@ -242,7 +242,7 @@ SampledOutputs reference_sampled(AttentionInputs const& in, RowSample sample,
     std::size_t const nk = sample.key_rows.size();
     ref.dk.assign(nk * d, 0.0);
     ref.dv.assign(nk * d, 0.0);
-    parallel_for(nk, options.threads, [&](std::size_t begin, std::size_t end) {
+    common::parallel_for(nk, options.threads, [&](std::size_t begin, std::size_t end) {
       for (std::size_t t = begin; t < end; ++t)
         compute_key_row(in, sample.key_rows[t], lse, delta, ref.dk.data() + t * d, ref.dv.data() + t * d);
     });

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "numerics/parallel_for.hpp"
+#include "common/parallel_for.hpp"
 #include "numerics/quantized_operands.hpp"
 
 namespace fl::numerics {
@@ -165,7 +165,7 @@ SampledOutputs standard_attention_sampled(AttentionInputs const& in, PrecisionRe
     out.delta.assign(nq, 0.0);
     out.dq.assign(nq * d, 0.0);
   }
-  parallel_for(nq, threads, [&](std::size_t b, std::size_t e) {
+  common::parallel_for(nq, threads, [&](std::size_t b, std::size_t e) {
     for (std::size_t t = b; t < e; ++t)
       sa.query_row(sample.query_rows[t], out.o.data() + t * d, out.lse[t], backward ? &out.delta[t] : nullptr,
                    backward ? out.dq.data() + t * d : nullptr);
@@ -180,7 +180,7 @@ SampledOutputs standard_attention_sampled(AttentionInputs const& in, PrecisionRe
       delta[sample.query_rows[t]] = out.delta[t];
       done[sample.query_rows[t]] = 1;
     }
-    parallel_for(rows, threads, [&](std::size_t b, std::size_t e) {
+    common::parallel_for(rows, threads, [&](std::size_t b, std::size_t e) {
       std::vector<double> o(d);
       double lse = 0.0;
       for (std::size_t row = b; row < e; ++row) {
@@ -191,7 +191,7 @@ SampledOutputs standard_attention_sampled(AttentionInputs const& in, PrecisionRe
     std::size_t const nk = sample.key_rows.size();
     out.dk.assign(nk * d, 0.0);
     out.dv.assign(nk * d, 0.0);
-    parallel_for(nk, threads, [&](std::size_t b, std::size_t e) {
+    common::parallel_for(nk, threads, [&](std::size_t b, std::size_t e) {
       for (std::size_t t = b; t < e; ++t)
         sa.key_row(sample.key_rows[t], stats, delta, out.dk.data() + t * d, out.dv.data() + t * d);
     });

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
+#include "common/parallel_for.hpp"
 #include "numerics/compensated_vector.hpp"
 #include "numerics/fp8_quantization.hpp"
-#include "numerics/parallel_for.hpp"
 
 namespace fl::numerics {
 
@@ -371,7 +371,7 @@ ElementBounds tolerance_bounds(AttentionInputs const& in, RowSample const& sampl
   if (backward) b.dq.assign(nq * d, 0.0);
   AttentionShape const& s = in.shape;
   std::vector<RowStats> stats(query_rows(s));
-  parallel_for(nq, options.threads, [&](std::size_t begin, std::size_t end) {
+  common::parallel_for(nq, options.threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t t = begin; t < end; ++t)
       stats[sample.query_rows[t]] = model.query_row(sample.query_rows[t], b.o.data() + t * d, &b.lse[t],
                                                     backward ? b.dq.data() + t * d : nullptr);
@@ -409,14 +409,14 @@ ElementBounds tolerance_bounds(AttentionInputs const& in, RowSample const& sampl
   std::vector<std::size_t> todo;
   for (std::size_t r = 0; r < needed.size(); ++r)
     if (needed[r]) todo.push_back(r);
-  parallel_for(todo.size(), options.threads, [&](std::size_t begin, std::size_t end) {
+  common::parallel_for(todo.size(), options.threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t t = begin; t < end; ++t)
       stats[todo[t]] = model.query_row(todo[t], nullptr, nullptr, nullptr);
   });
   std::size_t const nk = sample.key_rows.size();
   b.dk.assign(nk * d, 0.0);
   b.dv.assign(nk * d, 0.0);
-  parallel_for(nk, options.threads, [&](std::size_t begin, std::size_t end) {
+  common::parallel_for(nk, options.threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t t = begin; t < end; ++t)
       model.key_row(sample.key_rows[t], stats, b.dk.data() + t * d, b.dv.data() + t * d);
   });

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "common/sha256.hpp"
 #include "runtime/cuda_paths.hpp"
-#include "runtime/sha256.hpp"
 
 namespace fl::runtime {
 namespace {
@@ -68,13 +68,13 @@ CacheKeyMaterial cache_key_material(CompileRequest const& request) {
   add("nvrtc", nvrtc_version());
   add("arch", std::string(arch_name(request.arch)));
   add("program", request.program_name);
-  add("source_sha256", sha256_hex(request.source));
+  add("source_sha256", common::sha256_hex(request.source));
   auto headers = request.headers;
   std::sort(headers.begin(), headers.end(), [](auto const& a, auto const& b) { return a.path < b.path; });
   for (auto const& header : headers) {
     std::string spellings;
     for (auto const& s : header.spellings) spellings += " " + s;
-    add("header", header.path + " " + sha256_hex(header.text) + spellings);
+    add("header", header.path + " " + common::sha256_hex(header.text) + spellings);
   }
   for (auto const& option : compile_options(request)) {
     if (!request.kernels_include_dir.empty() && option == kernels_include) continue;  // location, not content
@@ -83,7 +83,7 @@ CacheKeyMaterial cache_key_material(CompileRequest const& request) {
   auto expressions = request.name_expressions;
   std::sort(expressions.begin(), expressions.end());
   for (auto const& expression : expressions) add("name_expression", expression);
-  return CacheKeyMaterial{canonical, sha256_hex(canonical)};
+  return CacheKeyMaterial{canonical, common::sha256_hex(canonical)};
 }
 
 }  // namespace fl::runtime

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "runtime/exit_codes.hpp"
+#include "common/exit_codes.hpp"
 
 namespace fl::runtime {
 namespace {
@@ -115,7 +115,7 @@ DriverApi const& driver_api_or_exit() {
 
 void exit_no_gpu(Error const& error) {
   std::fprintf(stderr, "%s\n", first_line(error.message).c_str());
-  std::exit(kExitNoGpu);
+  std::exit(common::kExitNoGpu);
 }
 
 }  // namespace fl::runtime

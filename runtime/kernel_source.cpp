@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "runtime/sha256.hpp"
+#include "common/sha256.hpp"
 
 namespace fl::runtime {
 namespace fs = std::filesystem;
@@ -104,7 +104,7 @@ Result<KernelSource> load_kernel_source(std::string const& name, fs::path const&
   KernelSource source;
   source.kernels_dir = root;
   std::string const main_relative = main_path.lexically_relative(root).generic_string();
-  source.main = SourceFile{main_relative, {}, *main_text, sha256_hex(*main_text)};
+  source.main = SourceFile{main_relative, {}, *main_text, common::sha256_hex(*main_text)};
 
   std::map<std::string, SourceFile> by_path;            // every included file once
   std::map<std::string, std::string> path_of_spelling;  // NVRTC matches headers by spelling
@@ -141,7 +141,8 @@ Result<KernelSource> load_kernel_source(std::string const& name, fs::path const&
       }
       auto included_text = read_text(*found);
       if (!included_text) return source_error("cannot read included file '" + found->string() + "'");
-      by_path.emplace(relative, SourceFile{relative, {spelled}, *included_text, sha256_hex(*included_text)});
+      by_path.emplace(relative,
+                      SourceFile{relative, {spelled}, *included_text, common::sha256_hex(*included_text)});
       pending.emplace_back(*found, *included_text);
     }
   }

@@ -12,6 +12,7 @@ packages=(
   catch2                                       # Catch2 2.13, single header
   gnuplot-nox                                  # plots in fa-check reports
   clang-format
+  python3-numpy                                # the independent diagnosis corpus (tests/numerics/diagnosis)
 )
 
 missing=()

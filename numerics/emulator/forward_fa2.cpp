@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "numerics/emulator/forward_kernels.hpp"
+#include "numerics/emulator/online_softmax_row.hpp"
 
 namespace fl::numerics::emulator {
 
@@ -20,45 +21,14 @@ struct PartialState {
 // (rows x block_n, masked with -inf), key c0 + j for column j.
 void fold_block(HeadView const& head, ForwardParams const& params, float const* s, int rows, int c0,
                 int col_begin, int col_end, PartialState& state, std::vector<float>& p) {
-  AttentionShape const& shape = params.shape;
-  SoftmaxConstants const& c = params.constants;
-  MutantSet const mut = params.mutants;
   int const bn = params.tiles.block_n;
-  auto const d = static_cast<std::size_t>(shape.head_dim);
-  int const valid_end = std::min(col_end, shape.seqlen_k - c0);  // zero-padded V beyond: adds nothing
-  bool const normalise_each_block = mut.on(MutantId::normalize_in_loop);
-  for (int r = 0; r < rows; ++r) {
-    float const* srow = s + static_cast<std::size_t>(r) * bn;
-    float* arow = state.acc.data() + static_cast<std::size_t>(r) * d;
-    float const m_old = state.m[r];
-    float const m_new = std::max(m_old, *std::max_element(srow + col_begin, srow + col_end));
-    float const m_new_scaled = guard_max(m_new, mut) * c.scale_log2;
-    // FA_MUTANT_STALE_MAX: the exponent uses the max from before this block.
-    float const m_for_p = mut.on(MutantId::stale_max) ? guard_max(m_old, mut) * c.scale_log2 : m_new_scaled;
-    float const alpha = softmax_exp2(m_old * c.scale_log2 - m_new_scaled, mut);
-    float row_sum = 0.0f;
-    for (int j = col_begin; j < col_end; ++j) {
-      p[j] = softmax_exp2(p_exponent(srow[j], c.scale_log2, m_for_p), mut) * c.p_scale;
-      row_sum += p[j];  // l sums P before it is rounded, as the kernels do
-    }
-    float& l = state.l[r];
-    l = mut.on(MutantId::unrescaled_l) ? l + row_sum : l * alpha + row_sum;  // FA_MUTANT_UNRESCALED_L
-    if (!mut.on(MutantId::unrescaled_o)) {                                   // FA_MUTANT_UNRESCALED_O
-      for (std::size_t e = 0; e < d; ++e) arow[e] *= alpha;
-    }
-    for (int j = col_begin; j < valid_end; ++j) {
-      float const pr = round_to(c.p_precision, p[j]);
-      if (pr == 0.0f) continue;
-      float const* vrow = head.v + static_cast<std::size_t>(c0 + j) * d;
-      float const weight = pr * head.v_descale[c0 + j];
-      for (std::size_t e = 0; e < d; ++e) arow[e] += weight * vrow[e];
-    }
-    state.m[r] = m_new;
-    if (normalise_each_block) {  // FA_MUTANT_NORMALIZE_IN_LOOP (and the epilogue no longer divides)
-      float const inv = guarded_inverse(l);
-      for (std::size_t e = 0; e < d; ++e) arow[e] *= inv;
-    }
-  }
+  auto const d = static_cast<std::size_t>(params.shape.head_dim);
+  KeyBlockValues const values{head.v + static_cast<std::size_t>(c0) * d, head.v_descale + c0,
+                              params.shape.seqlen_k - c0};
+  for (int r = 0; r < rows; ++r)
+    fold_row(s + static_cast<std::size_t>(r) * bn, col_begin, col_end, values, d, params.constants,
+             params.mutants, state.m[r], state.l[r], state.acc.data() + static_cast<std::size_t>(r) * d,
+             p.data());
 }
 
 // The warp columns of one row merged as fa2_sm80 merges them through shared memory: the common max m
@@ -88,6 +58,49 @@ void merge_warp_columns(std::vector<PartialState>& parts, ForwardParams const& p
 }
 
 }  // namespace
+
+template <class Real>
+RowFoldStep<Real> fold_row(Real const* srow, int col_begin, int col_end, KeyBlockValues const& values,
+                           std::size_t head_dim, BasicSoftmaxConstants<Real> const& c, MutantSet mutants,
+                           Real& m, Real& l, Real* acc, Real* p) {
+  MutantSet const mut = mutants;
+  std::size_t const d = head_dim;
+  int const valid_end = std::min(col_end, values.valid_keys);  // zero-padded V beyond: adds nothing
+  Real const m_old = m;
+  Real const m_new = std::max(m_old, *std::max_element(srow + col_begin, srow + col_end));
+  Real const m_new_scaled = guard_max(m_new, mut) * c.scale_log2;
+  // FA_MUTANT_STALE_MAX: the exponent uses the max from before this block.
+  Real const m_for_p = mut.on(MutantId::stale_max) ? guard_max(m_old, mut) * c.scale_log2 : m_new_scaled;
+  Real const alpha = softmax_exp2(m_old * c.scale_log2 - m_new_scaled, mut);
+  Real row_sum = 0;
+  for (int j = col_begin; j < col_end; ++j) {
+    p[j] = softmax_exp2(p_exponent(srow[j], c.scale_log2, m_for_p), mut) * c.p_scale;
+    row_sum += p[j];  // l sums P before it is rounded, as the kernels do
+  }
+  l = mut.on(MutantId::unrescaled_l) ? l + row_sum : l * alpha + row_sum;  // FA_MUTANT_UNRESCALED_L
+  if (!mut.on(MutantId::unrescaled_o)) {                                   // FA_MUTANT_UNRESCALED_O
+    for (std::size_t e = 0; e < d; ++e) acc[e] *= alpha;
+  }
+  for (int j = col_begin; j < valid_end; ++j) {
+    Real const pr = round_as_kernel(c.p_precision, p[j]);
+    if (pr == Real(0)) continue;
+    float const* vrow = values.v + static_cast<std::size_t>(j) * d;
+    Real const weight = pr * Real(values.v_descale[j]);
+    for (std::size_t e = 0; e < d; ++e) acc[e] += weight * Real(vrow[e]);
+  }
+  m = m_new;
+  if (accumulator_is_normalised(mut)) {  // FA_MUTANT_NORMALIZE_IN_LOOP (and the epilogue no longer divides)
+    Real const inv = guarded_inverse(l);
+    for (std::size_t e = 0; e < d; ++e) acc[e] *= inv;
+  }
+  return RowFoldStep<Real>{m_old, m_new, alpha};
+}
+template RowFoldStep<float> fold_row<float>(float const*, int, int, KeyBlockValues const&, std::size_t,
+                                            SoftmaxConstants const&, MutantSet, float&, float&, float*,
+                                            float*);
+template RowFoldStep<double> fold_row<double>(double const*, int, int, KeyBlockValues const&, std::size_t,
+                                              BasicSoftmaxConstants<double> const&, MutantSet, double&,
+                                              double&, double*, double*);
 
 void fa2_forward_query_tile(HeadView const& head, HeadOutput const& out, ForwardParams const& params, int r0,
                             int r1) {
@@ -123,7 +136,7 @@ void fa2_forward_query_tile(HeadView const& head, HeadOutput const& out, Forward
   PartialState const& final_state = parts.front();
   for (int r = 0; r < rows; ++r)
     write_row(out, params, r0 + r, final_state.acc.data() + static_cast<std::size_t>(r) * d, final_state.m[r],
-              final_state.l[r], mut.on(MutantId::normalize_in_loop));
+              final_state.l[r], accumulator_is_normalised(mut));
 }
 
 void write_row(HeadOutput const& out, ForwardParams const& params, int row, float const* acc, float m,

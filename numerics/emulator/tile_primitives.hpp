@@ -4,6 +4,7 @@
 // specific to one loop order lives here, once, at the line where the bug would be in a kernel.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "numerics/attention_shape.hpp"
 #include "numerics/emulator/emulator.hpp"
@@ -17,21 +18,49 @@ using mutants::MutantSet;
 
 inline constexpr float kLog2e = 1.4426950408889634f;
 inline constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-struct SoftmaxConstants {
-  float score_scale = 0;    // the softmax scale as applied to the scores (1/sqrt(d) unless a mutant drops it)
-  float scale_log2 = 0;     // score_scale * log2(e): scores enter exp2 multiplied by it
-  float softmax_scale = 0;  // for the LSE and the backward's dQ, dK
+
+// Every primitive below is written once for Real = float (the kernels' arithmetic, what the emulator runs)
+// and instantiated for Real = double only by the row trace behind fa-explain (--precision fp64: the
+// lesson's numbers in exact arithmetic), so that each mutant switch stays at one line for both.
+template <class Real>
+constexpr Real log2e() {
+  if constexpr (std::is_same_v<Real, float>)
+    return kLog2e;
+  else
+    return 1.4426950408889634074;
+}
+template <class Real>
+constexpr Real negative_infinity() {
+  return -std::numeric_limits<Real>::infinity();
+}
+
+template <class Real>
+struct BasicSoftmaxConstants {
+  Real score_scale = 0;    // the softmax scale as applied to the scores (1/sqrt(d) unless a mutant drops it)
+  Real scale_log2 = 0;     // score_scale * log2(e): scores enter exp2 multiplied by it
+  Real softmax_scale = 0;  // for the LSE and the backward's dQ, dK
   // P is computed multiplied by this (FP8: FlashAttention-3's exp2(x - m + 8), P <= 2^8, inside e4m3's
   // range and clear of its subnormals); l carries the same factor, which cancels in O = acc / l.
-  float p_scale = 1;
+  Real p_scale = 1;
   Precision p_precision = Precision::fp32;    // P rounded to this before P.V
   Precision ds_precision = Precision::fp32;   // dS rounded to this before dS.K and dS^T.Q
   Precision out_precision = Precision::fp32;  // O, dQ, dK, dV rounded at the end
 };
+using SoftmaxConstants = BasicSoftmaxConstants<float>;
 
 // From the precision recipe (numerics/precision_recipe.hpp), with the mutants that change a constant.
-SoftmaxConstants make_constants(AttentionShape const& shape, PrecisionRecipe const& recipe,
-                                MutantSet mutants);
+template <class Real = float>
+BasicSoftmaxConstants<Real> make_constants(AttentionShape const& shape, PrecisionRecipe const& recipe,
+                                           MutantSet mutants);
+
+// x rounded to precision p as a kernel's product consumes it; in float64 arithmetic nothing is rounded.
+template <class Real>
+Real round_as_kernel(Precision p, Real x) {
+  if constexpr (std::is_same_v<Real, float>)
+    return round_to(p, x);
+  else
+    return x;
+}
 
 // P as the P.V product sees it, scaled back: round(p * p_scale) / p_scale (p_scale is a power of two).
 inline float round_probability(float p, SoftmaxConstants const& c) {
@@ -56,18 +85,21 @@ bool tile_fully_masked(AttentionShape const& shape, int row_end, int col_begin);
 
 // Scores S = Q K^T of rows [r0, r1) against keys [c0, c0 + block_n) in fp32, descaled, masked with -inf
 // (causal and past the end of the keys). s: (r1 - r0) x block_n, row-major.
+template <class Real>
 void score_tile(HeadView const& head, AttentionShape const& shape, MutantSet mutants, int r0, int r1, int c0,
-                int block_n, float* s);
+                int block_n, Real* s);
 
 // The running max as used in an exponent: -inf (a row that has seen only masked keys) becomes 0 so that
 // exp2(-inf - max) is 0, not NaN (FlashAttention's Check_inf).
-inline float guard_max(float m, MutantSet mutants) {
+template <class Real>
+Real guard_max(Real m, MutantSet mutants) {
   if (mutants.on(MutantId::masked_row_nan)) return m;  // FA_MUTANT_MASKED_ROW_NAN
-  return m == kNegInf ? 0.0f : m;
+  return m == negative_infinity<Real>() ? Real(0) : m;
 }
 
-inline float initial_max(MutantSet mutants) {
-  return mutants.on(MutantId::m_init_zero) ? 0.0f : kNegInf;  // FA_MUTANT_M_INIT_ZERO
+template <class Real = float>
+Real initial_max(MutantSet mutants) {
+  return mutants.on(MutantId::m_init_zero) ? Real(0) : negative_infinity<Real>();  // FA_MUTANT_M_INIT_ZERO
 }
 
 // Exponent of P in log2 units, x * scale_log2 - max_scaled, with the product rounded before the
@@ -75,29 +107,33 @@ inline float initial_max(MutantSet mutants) {
 // fused, the row maximum's exponent is the rounding error of max * scale_log2 (up to 2^-24 of it) instead
 // of exactly 0, so P exceeds 1 and exp2 overflows once scaled scores reach about 2^31 (the near_dtype_max
 // input family). Unfused, x <= max implies round(x * c) <= round(max * c): P <= 1 always.
-inline float p_exponent(float score, float scale_log2, float max_scaled) {
-  float const scaled = score * scale_log2;
+template <class Real>
+Real p_exponent(Real score, Real scale_log2, Real max_scaled) {
+  Real const scaled = score * scale_log2;
   return scaled - max_scaled;
 }
 
 // exp2 of an argument already multiplied by log2(e): the kernels' exp2f.
-inline float softmax_exp2(float x, MutantSet mutants) {
+template <class Real>
+Real softmax_exp2(Real x, MutantSet mutants) {
   if (mutants.on(MutantId::exp_base_mismatch)) return std::exp(x);  // FA_MUTANT_EXP_BASE_MISMATCH
   return std::exp2(x);
 }
 
 // 1/l, with the guard for a row that saw no key (l = 0) or carries NaN: O stays acc * 1.
-inline float guarded_inverse(float l) {
-  return (l == 0.0f || l != l) ? 1.0f : 1.0f / l;
+template <class Real>
+Real guarded_inverse(Real l) {
+  return (l == Real(0) || l != l) ? Real(1) : Real(1) / l;
 }
 
 // LSE in natural log: m * scale + log(l), minus the fp8 P scale that l carries. The scale is the one the
 // scores were exponentiated with: a kernel derives both from one scale * log2(e) (fa_epilogue.cuh:
 // (m * scale_log2 + log2 l) * ln 2), so with missing-scale its LSE is the unscaled scores' log-sum-exp, and
 // the backward, which recomputes P = exp(s * score_scale - LSE), stays consistent with it.
-inline float row_lse(float m, float l, SoftmaxConstants const& c, MutantSet mutants) {
-  if (l == 0.0f || l != l) return kMaskedRowLse;
-  float const log_l = std::log(l) - std::log(c.p_scale);
+template <class Real>
+Real row_lse(Real m, Real l, BasicSoftmaxConstants<Real> const& c, MutantSet mutants) {
+  if (l == Real(0) || l != l) return Real(kMaskedRowLse);
+  Real const log_l = std::log(l) - std::log(c.p_scale);
   if (mutants.on(MutantId::lse_without_max)) return log_l;  // FA_MUTANT_LSE_WITHOUT_MAX
   return m * c.score_scale + log_l;
 }

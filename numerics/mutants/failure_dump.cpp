@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "numerics/atomic_file.hpp"
+#include "common/atomic_file.hpp"
+#include "common/npy.hpp"
 #include "numerics/mutants/campaign_report.hpp"
-#include "numerics/npy.hpp"
 
 namespace fl::numerics::mutants {
 
@@ -83,17 +83,17 @@ std::filesystem::path write_failure(std::filesystem::path const& dir, DumpContex
   AttentionOutputs const& out = *record.observed;
   AttentionShape const& s = in.shape;
   Shapes const shape = shapes_of(s);
-  write_npy(folder / "q.npy", shape.q, as_consumed(in.q, record.precision));
-  write_npy(folder / "k.npy", shape.kv, as_consumed(in.k, record.precision));
-  write_npy(folder / "v.npy", shape.kv, as_consumed(in.v, record.precision));
-  write_npy(folder / "o.npy", shape.q, out.o);
-  if (!out.lse.empty()) write_npy(folder / "lse.npy", shape.lse, out.lse);
+  common::write_npy(folder / "q.npy", shape.q, as_consumed(in.q, record.precision));
+  common::write_npy(folder / "k.npy", shape.kv, as_consumed(in.k, record.precision));
+  common::write_npy(folder / "v.npy", shape.kv, as_consumed(in.v, record.precision));
+  common::write_npy(folder / "o.npy", shape.q, out.o);
+  if (!out.lse.empty()) common::write_npy(folder / "lse.npy", shape.lse, out.lse);
   bool const backward = out.has_backward() && in.has_backward();
   if (backward) {
-    write_npy(folder / "do.npy", shape.q, as_consumed(in.d_o, record.precision));
-    write_npy(folder / "dq.npy", shape.q, out.dq);
-    write_npy(folder / "dk.npy", shape.kv, out.dk);
-    write_npy(folder / "dv.npy", shape.kv, out.dv);
+    common::write_npy(folder / "do.npy", shape.q, as_consumed(in.d_o, record.precision));
+    common::write_npy(folder / "dq.npy", shape.q, out.dq);
+    common::write_npy(folder / "dk.npy", shape.kv, out.dk);
+    common::write_npy(folder / "dv.npy", shape.kv, out.dv);
   }
   std::string const command = fa_check_command(record, context);
   std::string json =
@@ -111,8 +111,8 @@ std::filesystem::path write_failure(std::filesystem::path const& dir, DumpContex
       ", \"backward\": " + (backward ? "true" : "false") +
       ",\n \"kernel_config\": " + (record.config_json.empty() ? "{}" : record.config_json) +
       ",\n \"verdict\": " + json_string(record.verdict) + ",\n \"fa_check\": " + json_string(command) + "}\n";
-  write_file_atomically(folder / "case.json", json);
-  write_file_atomically(
+  common::write_file_atomically(folder / "case.json", json);
+  common::write_file_atomically(
       folder / "fa-check.sh",
       "#!/bin/sh\n# Replays the check and the diagnosis of this case; FA_CHECK overrides the "
       "program.\ncd \"$(dirname \"$0\")\" && exec " +

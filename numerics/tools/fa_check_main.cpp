@@ -8,21 +8,21 @@
 #include <optional>
 #include <string>
 
-#include "numerics/atomic_file.hpp"
+#include "common/atomic_file.hpp"
+#include "common/exit_codes.hpp"
+#include "common/gnuplot.hpp"
+#include "common/input_limits.hpp"
+#include "common/stop_signal.hpp"
+#include "common/strict_command_line.hpp"
 #include "numerics/check.hpp"
 #include "numerics/check_problem.hpp"
 #include "numerics/check_report.hpp"
 #include "numerics/diagnosis/fa_check_diagnoser.hpp"
-#include "numerics/gnuplot.hpp"
 
 namespace po = boost::program_options;
 using namespace fl::numerics;
 
 namespace {
-
-constexpr int kExitPass = 0;
-constexpr int kExitFail = 1;
-constexpr int kExitBadInput = 2;
 
 std::string join_argv(int argc, char** argv) {
   std::string s;
@@ -67,15 +67,19 @@ int main(int argc, char** argv) {
        "precision the implementation claims: fp16, bf16, fp8_e4m3, fp8_e5m2 or fp32")  //
       ("causal", po::bool_switch(),
        "causal mask, bottom-right aligned when N_q != N_k (query i sees key j when j <= i + N_k - N_q)")  //
-      ("scale", po::value<double>(), "softmax scale (default 1/sqrt(D))")                                 //
+      ("causal-align", po::value<std::string>()->default_value("bottom-right"),
+       "with --causal: bottom-right (FlashAttention 2.1+, the default) or top-left (PyTorch's "
+       "is_causal=True: "
+       "query i sees key j when j <= i)")                                  //
+      ("scale", po::value<double>(), "softmax scale (default 1/sqrt(D))")  //
       ("json", po::value<std::string>(),
        "write the JSON report here (verdict, metrics per output, worst rows, diagnosis)")  //
       ("report", po::value<std::string>(),
        "write report.md, CSV files and SVG plots (gnuplot) into this folder")  //
-      ("sample-rows", po::value<std::size_t>(),
+      ("sample-rows", po::value<std::string>(),
        "check this many random query rows (plus the structural and screened ones) instead of all; default: "
        "all rows when B*H*N_q*N_k*D <= 1.5e9, else 256")  //
-      ("sample-key-rows", po::value<std::size_t>(),
+      ("sample-key-rows", po::value<std::string>(),
        "with sampling: random key rows checked for dK, dV (default 64)")                //
       ("full", po::bool_switch(), "check every row, whatever the size")                 //
       ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
@@ -84,41 +88,69 @@ int main(int argc, char** argv) {
       ("warps-n", po::value<std::vector<int>>()->multitoken()->default_value({}, ""),
        "on failure, also try key blocks split among this many warp columns, each with its own running max, "
        "merged at the end (fa2_sm80's kWarpsN > 1), in both key-block orders")  //
-      ("gnuplot", po::value<std::string>()->default_value(kDefaultGnuplot),
+      ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot),
        "gnuplot command for the report's plots");
+  fl::common::install_stop_handlers(fl::common::OnStop::exit_now);
   po::variables_map vm;
   try {
-    po::store(po::parse_command_line(argc, argv, options), vm);
-    po::notify(vm);
+    vm = fl::common::parse_strictly(argc, argv, options);
   } catch (po::error const& e) {
     std::cerr << "fa-check: " << e.what() << " (see --help)\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
   if (vm.count("help")) {
     std::cout << options << "\n";
-    return kExitPass;
+    return fl::common::kExitOk;
   }
   for (char const* required : {"q", "k", "v", "o", "dtype"})
     if (!vm.count(required)) {
       std::cerr << "fa-check: --" << required << " is required (see --help)\n";
-      return kExitBadInput;
+      return fl::common::kExitBadInput;
     }
   std::string const dtype_text = vm["dtype"].as<std::string>();
   std::optional<Precision> const claimed = parse_precision(dtype_text);
   if (!claimed) {
     std::cerr << "fa-check: --dtype " << dtype_text
               << " is not allowed (fp16, bf16, fp8_e4m3, fp8_e5m2, fp32)\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
   double const scale = vm.count("scale") ? vm["scale"].as<double>() : 0.0;
   if (vm.count("scale") && !(scale > 0.0 && std::isfinite(scale))) {
     std::cerr << "fa-check: --scale " << scale << " is not allowed (a positive finite number)\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
-  if (vm["threads"].as<int>() < 0) {
-    std::cerr << "fa-check: --threads " << vm["threads"].as<int>() << " is not allowed (0 or more)\n";
-    return kExitBadInput;
+  std::string const align = vm["causal-align"].as<std::string>();
+  if (align != "bottom-right" && align != "top-left") {
+    std::cerr << "fa-check: --causal-align " << align << " is not allowed (bottom-right or top-left)\n";
+    return fl::common::kExitBadInput;
   }
+  if (auto complaint = fl::common::out_of_range(fl::common::kThreads, vm["threads"].as<int>())) {
+    std::cerr << "fa-check: " << *complaint << "\n";
+    return fl::common::kExitBadInput;
+  }
+  std::size_t sample_rows = 0, sample_key_rows = 0;
+  for (auto [range, into] : {std::pair{fl::common::kSampleRows, &sample_rows},
+                             std::pair{fl::common::kSampleKeyRows, &sample_key_rows}}) {
+    std::string const key(range.what.substr(2));
+    if (!vm.count(key)) continue;
+    auto const parsed = fl::common::parse_count(range, vm[key].as<std::string>());
+    if (!parsed.ok()) {
+      std::cerr << "fa-check: " << parsed.error << "\n";
+      return fl::common::kExitBadInput;
+    }
+    *into = std::size_t(parsed.value);
+  }
+  // Outputs are decided before the work: a check of minutes must not end in an unwritable path.
+  if (vm.count("json"))
+    if (auto problem = fl::common::output_file_problem(vm["json"].as<std::string>())) {
+      std::cerr << "fa-check: --json " << vm["json"].as<std::string>() << ": " << *problem << "\n";
+      return fl::common::kExitBadInput;
+    }
+  if (vm.count("report"))
+    if (auto problem = fl::common::output_folder_problem(vm["report"].as<std::string>())) {
+      std::cerr << "fa-check: --report " << vm["report"].as<std::string>() << ": " << *problem << "\n";
+      return fl::common::kExitBadInput;
+    }
 
   CheckFiles files;
   files.q = vm["q"].as<std::string>();
@@ -132,13 +164,14 @@ int main(int argc, char** argv) {
   files.dv = optional_path(vm, "dv");
 
   try {
-    CheckProblem const problem = load_check_problem(files, vm["causal"].as<bool>(), scale);
+    CheckProblem problem = load_check_problem(files, vm["causal"].as<bool>(), scale);
+    problem.inputs.shape.causal_top_left = align == "top-left";
     CheckOptions check;
     check.claimed = *claimed;
     check.threads = vm["threads"].as<int>();
     check.force_full = vm["full"].as<bool>();
-    if (vm.count("sample-rows")) check.sample_rows = vm["sample-rows"].as<std::size_t>();
-    if (vm.count("sample-key-rows")) check.sample_key_rows = vm["sample-key-rows"].as<std::size_t>();
+    check.sample_rows = sample_rows;
+    check.sample_key_rows = sample_key_rows;
     CheckResult const result = run_check(problem.inputs, problem.observed, check, make_diagnoser(vm));
 
     CheckContext context;
@@ -148,7 +181,8 @@ int main(int argc, char** argv) {
       if (vm.count(key)) context.files.emplace_back(key, vm[key].as<std::string>());
     print_check_summary(std::cout, result, problem.inputs.shape);
     if (vm.count("json"))
-      write_file_atomically(vm["json"].as<std::string>(), check_json(result, problem.inputs.shape, context));
+      fl::common::write_file_atomically(vm["json"].as<std::string>(),
+                                        check_json(result, problem.inputs.shape, context));
     if (vm.count("report")) {
       std::filesystem::path const dir = vm["report"].as<std::string>();
       ReportOutcome const outcome =
@@ -156,12 +190,12 @@ int main(int argc, char** argv) {
       std::cout << "report: " << (dir / "report.md").string()
                 << (outcome.plots_drawn ? "" : " (plots skipped: gnuplot not available; CSV kept)") << "\n";
     }
-    return result.pass ? kExitPass : kExitFail;
+    return result.pass ? fl::common::kExitOk : fl::common::kExitCheckFailed;
   } catch (CheckInputError const& e) {
     std::cerr << "fa-check: " << e.what() << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   } catch (std::exception const& e) {
     std::cerr << "fa-check: " << e.what() << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
 }

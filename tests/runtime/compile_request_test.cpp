@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "runtime/sha256.hpp"
+#include "common/sha256.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 
 using fl::runtime::cache_key_material;
@@ -33,7 +33,7 @@ TEST_CASE("the cache key names every input that can change the CUBIN", "[cache_k
   write_family(dir, "#define TILE 1\n");
   auto const base = cache_key_material(base_request(dir));
   CHECK(base.sha256.size() == 64);
-  CHECK(base.sha256 == fl::runtime::sha256_hex(base.canonical));
+  CHECK(base.sha256 == fl::common::sha256_hex(base.canonical));
   CHECK(base.canonical.find("nvrtc=" + fl::runtime::nvrtc_version()) != std::string::npos);
   CHECK(base.canonical.find("arch=sm_90a") != std::string::npos);
   CHECK(base.canonical.find("option=-DkBlockM=128") != std::string::npos);

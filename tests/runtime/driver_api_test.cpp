@@ -8,7 +8,7 @@
 #include <array>
 #include <string>
 
-#include "runtime/exit_codes.hpp"
+#include "common/exit_codes.hpp"
 
 namespace {
 
@@ -70,7 +70,7 @@ TEST_CASE("exit_no_gpu prints the one line on stderr and exits with code 3", "[d
   int status = 0;
   REQUIRE(waitpid(child, &status, 0) == child);
   REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == fl::runtime::kExitNoGpu);
-  CHECK(fl::runtime::kExitNoGpu == 3);
+  CHECK(WEXITSTATUS(status) == fl::common::kExitNoGpu);
+  CHECK(fl::common::kExitNoGpu == 3);
   CHECK(printed == "no CUDA driver: libcuda.so.1: cannot open\n");
 }

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "runtime/sha256.hpp"
+#include "common/sha256.hpp"
 
 #include "tests/runtime/temp_kernels_dir.hpp"
 
@@ -37,8 +37,7 @@ TEST_CASE("quoted includes are followed recursively and hashed", "[source]") {
   CHECK(spellings.size() == 2);
   CHECK(std::find(spellings.begin(), spellings.end(), "mask.cuh") != spellings.end());
   CHECK(std::find(spellings.begin(), spellings.end(), "common/mask.cuh") != spellings.end());
-  CHECK(source->includes[2].sha256 ==
-        fl::runtime::sha256_hex("#pragma once\n#include \"common/mask.cuh\"\n"));
+  CHECK(source->includes[2].sha256 == fl::common::sha256_hex("#pragma once\n#include \"common/mask.cuh\"\n"));
 }
 
 TEST_CASE("changing an included file changes its hash and nothing else", "[source]") {

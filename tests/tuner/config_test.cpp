@@ -2,8 +2,6 @@
 
 #include <catch2/catch.hpp>
 
-#include "tuner/cli_lists.hpp"
-
 using namespace fl::tuner;
 
 TEST_CASE("config text is canonical: sorted by name, comma-separated", "[tuner]") {
@@ -20,14 +18,4 @@ TEST_CASE("malformed config text is refused", "[tuner]") {
   CHECK_FALSE(parse_config("=4"));
   CHECK_FALSE(parse_config("kBlockM=1,kBlockM=2"));
   CHECK(parse_config("")->empty());
-}
-
-TEST_CASE("command-line lists", "[tuner]") {
-  CHECK(*parse_positive_int_list("64,128") == std::vector<int>{64, 128});
-  CHECK_FALSE(parse_positive_int_list("64,,128"));
-  CHECK_FALSE(parse_positive_int_list("-1"));
-  CHECK_FALSE(parse_positive_int_list("0"));
-  CHECK_FALSE(parse_positive_int_list(""));
-  CHECK(*parse_word_list("fp16,bf16") == std::vector<std::string>{"fp16", "bf16"});
-  CHECK_FALSE(parse_word_list("fp16,"));
 }

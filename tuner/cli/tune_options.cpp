@@ -7,11 +7,27 @@
 #include <set>
 #include <sstream>
 
+#include "common/input_limits.hpp"
+#include "common/strict_command_line.hpp"
+
 namespace po = boost::program_options;
 
 namespace fl::tuner {
 
 namespace {
+
+constexpr char const* kStagesHelp = R"(
+What happens to each candidate (config of a family for one problem), in order:
+  1. prune:   configs the family's constraints forbid are never proposed (shared memory, divisibility).
+  2. compile: NVRTC on a pool of workers, ahead of the GPU (SQLite compile cache first).
+  3. prune:   on ptxas' report: spills, shared memory over the limit, zero resident blocks -> 'pruned'.
+  4. verify:  run on a small awkward problem (n_q 193, n_k 257) and on sampled rows of the timed problem,
+              judged against a float64 reference; a wrong kernel is 'wrong', with why, and never timed.
+  5. time:    CUDA events around the launches, warm-up, median of 30 with p20/p80, inputs rotated past L2.
+  6. store:   every result is committed to SQLite at once: a rerun resumes, kill -9 loses nothing finished.
+The strategy (exhaustive, random, anneal, bayes) proposes the next candidate from the costs so far. A
+sticky CUDA fault stores its candidate as failed and ends the run (exit 1; a rerun resumes after it).
+)";
 
 // More repeats than this say nothing new about noise and cost as much as that many tuning runs.
 constexpr int kMaxNoiseRuns = 10;
@@ -58,6 +74,7 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   std::string head_dims, seqlens, causal = "both", direction = "fwd";
   std::int64_t tokens = 0;
   int batch = 0, heads = 0, budget = 0, noise_runs = 1;
+  std::string seed = "1";
   double time_limit = 0.0;
 
   po::options_description desc(
@@ -71,7 +88,8 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "compile-only", po::bool_switch(&o.compile_only),
       "compile and prune every config (no GPU needed); print registers, shared memory, spills, compile time")(
       "family", po::value(&families)->composing(),
-      "kernel family to tune (repeat or comma-separate); default: all")(
+      "kernel families to tune (repeat or comma-separate); default: every family that can run each problem, "
+      "and the best family per problem is named with its margin over the runner-up family")(
       "dtype", po::value(&dtypes)->composing(),
       "fp16, bf16, fp8_e4m3, fp8_e5m2 (comma-separated); default: bf16")(
       "head-dim", po::value(&head_dims), "head dims, e.g. 64,128,256; default: 128")(
@@ -83,8 +101,17 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "causal", po::value(&causal)->default_value("both"), "causal mask: both, yes or no")(
       "direction", po::value(&direction)->default_value("fwd"), "fwd, bwd or both")(
       "strategy", po::value(&o.strategy)->default_value("exhaustive"), "exhaustive, random, anneal or bayes")(
-      "budget", po::value(&budget), "at most N candidates timed per problem")(
-      "time-limit", po::value(&time_limit), "stop proposing new candidates after S seconds")(
+      "budget", po::value(&budget),
+      "at most N evaluations in all, split evenly over the problems (family x shape): each problem's default "
+      "first, then each problem's search gets the evaluations left divided by the problems left")(
+      "time-limit", po::value(&time_limit),
+      "at most S seconds in all, split the same way: defaults first, then each problem's search gets the "
+      "time "
+      "left divided by the problems left (the candidate in flight is finished)")(
+      "replay", po::value(&o.replay_path),
+      "answer every candidate from a recorded run (a TSV of --export-measurements) instead of the GPU: plan "
+      "a "
+      "strategy and budget, draw --report plots, test the command without a GPU")(
       "db", po::value(&o.db_path), "SQLite database (default: $XDG_CACHE_HOME/flashlab/flashlab.sqlite)")(
       "json", po::value(&o.json_path), "also write the results as JSON to this path")(
       "export-best", po::value(&o.export_best_path),
@@ -103,18 +130,21 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "direction at other shapes (what a small --budget with bayes or anneal then refines)")(
       "jobs,j", po::value(&o.jobs)->default_value(0),
       "compile workers, compiling ahead while the GPU times (0: one per core)")(
-      "seed", po::value(&o.seed)->default_value(1), "seed for the random, anneal and bayes strategies");
+      "seed", po::value(&seed)->default_value("1"), "seed for the random, anneal and bayes strategies");
 
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    po::notify(vm);
+    vm = common::parse_strictly(argc, argv, desc);
   } catch (po::error const& e) {
     throw UsageError(e.what());
   }
   if (vm.count("help")) {
     std::ostringstream text;
-    text << desc << "\nExit codes: 0 done, 1 a kernel failed verification, 2 bad input, 3 no usable GPU.\n";
+    text << desc << kStagesHelp
+         << "\nExit codes: 0 done, 1 a kernel failed verification, 2 bad input, 3 no usable GPU, 130/143 "
+            "stopped by Ctrl-C/SIGTERM (the candidate in flight finished and stored, the table so far "
+            "printed; "
+            "a rerun resumes).\n";
     o.help = true;
     o.help_text = text.str();
     return o;
@@ -129,7 +159,9 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   for (int d : o.head_dims)
     if (d != 64 && d != 128 && d != 256)
       throw UsageError("--head-dim " + std::to_string(d) + " is not one of: 64, 128, 256");
-  o.seqlens = seqlens.empty() ? std::vector<int>{4096} : parse_int_list(seqlens, "seqlen", 1, 1 << 20);
+  o.seqlens = seqlens.empty()
+                  ? std::vector<int>{4096}
+                  : parse_int_list(seqlens, "seqlen", int(common::kSeqlen.min), int(common::kSeqlen.max));
   require_one_of(causal, {"both", "yes", "no"}, "causal");
   o.causal = causal == "yes" ? CausalChoice::yes : causal == "no" ? CausalChoice::no : CausalChoice::both;
   require_one_of(direction, {"fwd", "bwd", "both"}, "direction");
@@ -142,13 +174,15 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   if (vm.count("batch") && vm.count("tokens"))
     throw UsageError("--tokens cannot be combined with --batch/--heads");
   if (vm.count("batch")) {
-    if (batch <= 0) throw UsageError("--batch " + std::to_string(batch) + " must be positive");
-    if (heads <= 0) throw UsageError("--heads " + std::to_string(heads) + " must be positive");
+    for (auto [range, value] : {std::pair{common::kBatch, batch}, std::pair{common::kHeads, heads}}) {
+      range.what = range.what == common::kBatch.what ? "--batch" : "--heads";
+      if (auto complaint = common::out_of_range(range, value)) throw UsageError(*complaint);
+    }
     o.batch = batch;
     o.heads = heads;
   }
   if (vm.count("tokens")) {
-    if (tokens <= 0) throw UsageError("--tokens " + std::to_string(tokens) + " must be positive");
+    if (auto complaint = common::out_of_range(common::kTokens, tokens)) throw UsageError(*complaint);
     o.tokens = tokens;
   }
   if (vm.count("budget")) {
@@ -163,8 +197,10 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
     throw UsageError("--noise-runs " + std::to_string(noise_runs) + " is outside 1.." +
                      std::to_string(kMaxNoiseRuns));
   o.noise_runs = noise_runs;
-  if (o.jobs < 0)
-    throw UsageError("--jobs " + std::to_string(o.jobs) + " must be 0 (one per core) or positive");
+  if (auto complaint = common::out_of_range(common::kJobs, o.jobs)) throw UsageError(*complaint);
+  auto const parsed_seed = common::parse_count(common::kSeed, seed);
+  if (!parsed_seed.ok()) throw UsageError(parsed_seed.error);
+  o.seed = std::uint64_t(parsed_seed.value);
   return o;
 }
 

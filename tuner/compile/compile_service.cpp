@@ -2,8 +2,8 @@
 
 #include <chrono>
 
+#include "common/sha256.hpp"
 #include "db/schema.hpp"
-#include "runtime/sha256.hpp"
 
 namespace fl::tuner {
 
@@ -49,7 +49,7 @@ db::CompileRecord to_record(runtime::CompiledProgram const& program, runtime::Co
   record.nvrtc_version = program.nvrtc_version;
   for (auto const& option : program.options) record.options += option + "\n";
   for (auto const& header : request.headers) record.source_hashes += header.sha256 + " " + header.path + "\n";
-  record.source_hashes += runtime::sha256_hex(request.source) + " " + request.program_name + "\n";
+  record.source_hashes += common::sha256_hex(request.source) + " " + request.program_name + "\n";
   record.cubin = program.cubin;
   record.compile_log = program.log;
   for (auto const& f : program.resources.functions)

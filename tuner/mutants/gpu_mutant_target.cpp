@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "common/exit_codes.hpp"
 #include "numerics/mutants/catalogue.hpp"
-#include "runtime/exit_codes.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/target_arch.hpp"
 #include "tuner/families/registry.hpp"
@@ -21,7 +21,7 @@ std::string joined(std::vector<std::string> const& names) {
 }
 
 GpuTargetFailure bad_input(std::string message) {
-  return {runtime::kExitBadInput, std::move(message)};
+  return {common::kExitBadInput, std::move(message)};
 }
 
 bool is_backward_family(std::string_view name) {
@@ -99,11 +99,11 @@ std::variant<std::unique_ptr<GpuMutantTarget>, GpuTargetFailure> open_gpu_mutant
   auto context = runtime::PrimaryContext::retain(0);
   if (!context) {  // "no CUDA driver: ..." / "no CUDA device: ...": its first line only
     std::string const& message = context.error().message;
-    return GpuTargetFailure{runtime::kExitNoGpu, message.substr(0, message.find('\n'))};
+    return GpuTargetFailure{common::kExitNoGpu, message.substr(0, message.find('\n'))};
   }
   auto const& device = context->info();
   auto arch = runtime::arch_for_device(device.cc_major, device.cc_minor);
-  if (!arch) return GpuTargetFailure{runtime::kExitNoGpu, device.name + ": " + arch.error().message};
+  if (!arch) return GpuTargetFailure{common::kExitNoGpu, device.name + ": " + arch.error().message};
   auto planned = plan_gpu_mutant_runs(request, arch.value());
   if (auto const* failure = std::get_if<GpuTargetFailure>(&planned)) return *failure;
   return std::make_unique<GpuMutantTarget>(std::move(context.value()),

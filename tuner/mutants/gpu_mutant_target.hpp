@@ -38,7 +38,7 @@ struct GpuTargetRequest {
 };
 
 struct GpuTargetFailure {
-  int exit_code = 0;    // runtime::kExitBadInput for the user's mistake, kExitNoGpu without a usable GPU
+  int exit_code = 0;  // common::kExitBadInput for the user's mistake, common::kExitNoGpu without a usable GPU
   std::string message;  // one line
 };
 

@@ -14,15 +14,16 @@
 #include <thread>
 #include <vector>
 
-#include "numerics/atomic_file.hpp"
+#include "common/atomic_file.hpp"
+#include "common/cli_lists.hpp"
+#include "common/exit_codes.hpp"
+#include "common/stop_signal.hpp"
 #include "numerics/precision.hpp"
 #include "runtime/device.hpp"
-#include "runtime/exit_codes.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/target_arch.hpp"
 #include "tuner/bench_table.hpp"
 #include "tuner/cli/bench_options.hpp"
-#include "tuner/cli_lists.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/space_compile.hpp"
 #include "tuner/families/fa2_sm80.hpp"
@@ -43,7 +44,7 @@ namespace {
 // its one-line bad-input message.
 bool write_or_false(std::filesystem::path const& path, std::string const& text) {
   try {
-    numerics::write_file_atomically(path, text);
+    common::write_file_atomically(path, text);
     return true;
   } catch (std::exception const&) {
     return false;
@@ -118,7 +119,7 @@ int compile_space_main(BenchOptions const& opt, Family const& family) {
                     causal ? "causal" : "full", entries.size(), failed, spilling, s, threads);
         all_compiled = all_compiled && failed == 0;
       }
-  return all_compiled ? runtime::kExitOk : runtime::kExitCheckFailed;
+  return all_compiled ? common::kExitOk : common::kExitCheckFailed;
 }
 
 // --error-study PATH: the FP8 error analysis's forward rows measured on this GPU (tuner/run/fp8_error_study).
@@ -138,21 +139,27 @@ int error_study_main(BenchOptions const& opt, Family const& family, CompileSpec 
   });
   if (!csv) {
     std::fprintf(stderr, "%s\n%s\n", csv.error().one_line().c_str(), csv.error().log.c_str());
-    return runtime::kExitCheckFailed;
+    return common::kExitCheckFailed;
   }
   if (!write_or_false(opt.error_study, csv.value()))
     bench_bad_input("cannot write --error-study " + opt.error_study);
   std::printf("wrote %s\n", opt.error_study.c_str());
-  return runtime::kExitOk;
+  return common::kExitOk;
 }
 
 int main(int argc, char** argv) {
+  common::install_stop_handlers(common::OnStop::exit_now);
   BenchOptions const opt = parse_bench_options(argc, argv);
   auto const family = find_family(opt.family);
+  validate_bench_plan(opt, *family);  // before the device: bad input is exit 2 with or without a GPU
   if (opt.compile_space) return compile_space_main(opt, *family);
+  auto const kernels_dir = runtime::resolve_kernels_dir(opt.kernels_dir);
+  if (!kernels_dir) bench_bad_input(kernels_dir.error().one_line());
   auto context = runtime::PrimaryContext::retain(0);
   if (!context) runtime::exit_no_gpu(context.error());
   auto const& device = context->info();
+  if (opt.error_study.empty())
+    if (auto too_big = device_fit_problem(opt, *family, device.memory_bytes)) bench_bad_input(*too_big);
   runtime::TargetArch arch = runtime::TargetArch::sm_90a;
   if (opt.arch) {
     arch = *opt.arch;
@@ -161,8 +168,6 @@ int main(int argc, char** argv) {
     if (!a) runtime::exit_no_gpu(a.error());
     arch = a.value();
   }
-  auto const kernels_dir = runtime::resolve_kernels_dir(opt.kernels_dir);
-  if (!kernels_dir) bench_bad_input(kernels_dir.error().one_line());
   CompileSpec const spec{arch, kernels_dir.value(), opt.mutants};
   std::printf("device %s, sm %d, driver %d, arch %s, %s\n", device.name.c_str(), device.sm_count,
               device.driver_version, std::string(runtime::arch_name(arch)).c_str(), today().c_str());
@@ -176,15 +181,11 @@ int main(int argc, char** argv) {
         Problem base = headline_problem(opt.seqlens.front(), d, causal, dtype, opt.direction);
         base.fp8 = opt.fp8;
         if (auto why = family->unsupported(base)) bench_bad_input(*why);
-        Config config = family->default_config(base);
-        if (opt.config)
-          for (auto const& [k, v] : *opt.config) config[k] = v;
-        if (auto why = family->violates(config, base))
-          bench_bad_input("--config " + to_string(config) + ": " + *why);
+        Config const config = bench_config(opt, *family, base);
         auto program = compile_family_config(*family, config, base, spec);
         if (!program) {
           std::fprintf(stderr, "%s\n%s\n", program.error().one_line().c_str(), program.error().log.c_str());
-          return runtime::kExitCheckFailed;
+          return common::kExitCheckFailed;
         }
         // The heaviest kernel of the launch sequence (a backward's first launch is its small preprocess).
         int regs = 0;
@@ -226,7 +227,7 @@ int main(int argc, char** argv) {
               compile_family_config(forward_family, forward_family.default_config(fwd), fwd, spec);
           if (!*forward_program) {
             std::fprintf(stderr, "%s\n", (*forward_program).error().one_line().c_str());
-            return runtime::kExitCheckFailed;
+            return common::kExitCheckFailed;
           }
         }
         if (opt.launch_once) {
@@ -295,5 +296,5 @@ int main(int argc, char** argv) {
   if (!opt.json.empty() && !write_or_false(opt.json, to_json(rows, device_text, today())))
     bench_bad_input("cannot write --json " + opt.json);
   std::printf("%s\n", all_pass ? "all checks passed" : "SOME CHECKS FAILED");
-  return all_pass ? runtime::kExitOk : runtime::kExitCheckFailed;
+  return all_pass ? common::kExitOk : common::kExitCheckFailed;
 }

@@ -3,17 +3,20 @@
 #include <cstdio>
 #include <exception>
 
+#include "common/atomic_file.hpp"
+#include "common/exit_codes.hpp"
+#include "common/stop_signals.hpp"
 #include "db/database.hpp"
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
-#include "numerics/atomic_file.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver_api.hpp"
-#include "runtime/exit_codes.hpp"
 #include "runtime/kernel_source.hpp"
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/tune/compile_only.hpp"
+#include "tuner/tune/gpu_backend.hpp"
+#include "tuner/tune/replay_backend.hpp"
 #include "tuner/tune/shipped_configs.hpp"
 #include "tuner/tune/tune_command.hpp"
 
@@ -33,19 +36,37 @@ int run(int argc, char const* const argv[]) {
     options = tuner::parse_tune_options(argc, argv);
   } catch (tuner::UsageError const& e) {
     std::fprintf(stderr, "fa-tune: %s (see fa-tune --help)\n", e.what());
-    return runtime::kExitBadInput;
+    return common::kExitBadInput;
   }
   for (int i = 0; i < argc; ++i) options.command_line += (i ? " " : "") + std::string(argv[i]);
   if (options.help) {
     std::fputs(options.help_text.c_str(), stdout);
-    return runtime::kExitOk;
+    return common::kExitOk;
+  }
+  // Outputs are decided before the work: hours of tuning must not end in an unwritable path, and an
+  // output the chosen mode cannot produce is refused instead of silently not written.
+  std::vector<std::pair<char const*, std::string>> outputs;
+  for (auto const& [option, path] : {std::pair{"--json", &options.json_path},
+                                     {"--export-best", &options.export_best_path},
+                                     {"--export-measurements", &options.export_measurements_path}})
+    if (!path->empty()) outputs.emplace_back(option, *path);
+  for (auto const& [option, path] : outputs) {
+    if (auto problem = common::output_file_problem(path)) {
+      std::fprintf(stderr, "fa-tune: %s %s: %s\n", option, path.c_str(), problem->c_str());
+      return common::kExitBadInput;
+    }
+    if (options.compile_only) {
+      std::fprintf(stderr, "fa-tune: %s is written from timed results; --compile-only times nothing\n",
+                   option);
+      return common::kExitBadInput;
+    }
   }
   auto const arch = target_for(options.arch);
   auto kernels_dir = runtime::resolve_kernels_dir(
       options.kernels_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(options.kernels_dir));
   if (!kernels_dir) {
     std::fprintf(stderr, "fa-tune: %s\n", kernels_dir.error().one_line().c_str());
-    return runtime::kExitBadInput;
+    return common::kExitBadInput;
   }
   std::filesystem::path const db_path =
       options.db_path.empty() ? db::default_database_path() : std::filesystem::path(options.db_path);
@@ -55,23 +76,63 @@ int run(int argc, char const* const argv[]) {
       (void)tuner::selected_families(options);  // an unknown --family is bad input: exit 2 before compiling
     } catch (tuner::UsageError const& e) {
       std::fprintf(stderr, "fa-tune: %s\n", e.what());
-      return runtime::kExitBadInput;
+      return common::kExitBadInput;
     }
     auto const report =
         tuner::run_compile_only(options, arch, kernels_dir.value(), db_path, tuner::limits_for(arch));
     std::fputs(tuner::render_compile_only(report).c_str(), stdout);
     std::printf("database: %s\n", db_path.string().c_str());
-    return runtime::kExitOk;
+    return common::kExitOk;
   }
 
   for (auto const& name : tuner::default_tuning_families(options))
     if (!tuner::find_family(name)) {
       std::fprintf(stderr, "fa-tune: --family '%s' is not one of: %s\n", name.c_str(),
                    tuner::family_names().c_str());
-      return runtime::kExitBadInput;
+      return common::kExitBadInput;
     }
 
+  // Every output of the run and the report, written once the table exists.
+  auto write_outputs = [&](tuner::TuningReport const& report, std::string const& gpu_identity) {
+    std::fputs(tuner::render_tuning(report).c_str(), stdout);
+    if (!options.json_path.empty())
+      common::write_file_atomically(options.json_path, tuner::tuning_json(report, gpu_identity));
+    if (!options.export_measurements_path.empty()) {
+      common::write_file_atomically(options.export_measurements_path,
+                                    tuner::measurements_tsv(report, options.command_line));
+      std::printf("wrote the measurements of %zu problems to %s\n", report.rows.size(),
+                  options.export_measurements_path.c_str());
+    }
+  };
+  // Ctrl-C / SIGTERM: the candidate in flight finishes and is stored, the table so far is printed.
+  common::StopOnSignals const stop_on_signals;
+  auto const stop = [] { return common::StopOnSignals::received(); };
+  auto const exit_code = [](tuner::TuningReport const& report) {
+    if (report.stop_signal) return common::exit_code_after_signal(report.stop_signal);
+    // A kernel that crashed the context is a failed kernel: the run is incomplete (a rerun resumes after it).
+    return report.context_lost ? common::kExitCheckFailed : common::kExitOk;
+  };
+
+  if (!options.replay_path.empty()) {
+    std::unique_ptr<tuner::ReplayBackend> backend;
+    try {
+      backend = std::make_unique<tuner::ReplayBackend>(options.replay_path);
+    } catch (std::exception const& e) {
+      std::fprintf(stderr, "fa-tune: --replay: %s\n", e.what());
+      return common::kExitBadInput;
+    }
+    auto const report = tuner::run_tuning(options, *backend, kernels_dir.value(), db_path, stop);
+    write_outputs(report, backend->gpu().name);
+    std::printf("database: %s\n", db_path.string().c_str());
+    return exit_code(report);
+  }
+
   auto device = runtime::query_device();
+  if (!device && !outputs.empty()) {
+    std::fprintf(stderr, "fa-tune: %s; %s %s needs timed results, nothing written\n",
+                 device.error().message.c_str(), outputs.front().first, outputs.front().second.c_str());
+    return common::kExitNoGpu;
+  }
   if (!device) {
     // No GPU: answer from the shipped best configs (and whatever this database measured before).
     auto const shipped = tuner::report_shipped_configs(arch, kernels_dir.value(), db_path);
@@ -80,35 +141,27 @@ int run(int argc, char const* const argv[]) {
                 shipped.table.c_str());
     std::printf("fa-tune: %s; timing needs an %s GPU (the table above is what was measured elsewhere)\n",
                 device.error().message.c_str(), options.arch.c_str());
-    return shipped.compile_failures > 0 ? runtime::kExitCheckFailed : runtime::kExitOk;
+    return shipped.compile_failures > 0 ? common::kExitCheckFailed : common::kExitOk;
   }
   if (auto mismatch = tuner::arch_mismatch(arch, device.value())) {
     std::fprintf(stderr, "fa-tune: %s\n", mismatch->c_str());
-    return runtime::kExitBadInput;
+    return common::kExitBadInput;
   }
   auto context = runtime::PrimaryContext::retain(device->ordinal);
   if (!context) runtime::exit_no_gpu(context.error());
-  auto const report = tuner::run_tuning(options, arch, kernels_dir.value(), db_path, device.value());
-  std::fputs(tuner::render_tuning(report).c_str(), stdout);
-  if (!options.json_path.empty())
-    numerics::write_file_atomically(options.json_path, tuner::tuning_json(report, device.value()));
-  if (!options.export_measurements_path.empty()) {
-    numerics::write_file_atomically(options.export_measurements_path,
-                                    tuner::measurements_tsv(report, options.command_line));
-    std::printf("wrote the measurements of %zu problems to %s\n", report.rows.size(),
-                options.export_measurements_path.c_str());
-  }
+  tuner::GpuBackend backend(options.jobs, arch, kernels_dir.value(), db_path, device.value());
+  auto const report = tuner::run_tuning(options, backend, kernels_dir.value(), db_path, stop);
+  write_outputs(report, device->identity());
   if (!options.export_best_path.empty()) {
     auto database = db::open_database(db_path);
     std::vector<db::BestConfig> measured;
     for (auto const& best : db::best_configs(database, device->name))
       if (best.source == "measured") measured.push_back(best);
-    numerics::write_file_atomically(options.export_best_path, db::format_seed_configs(measured));
+    common::write_file_atomically(options.export_best_path, db::format_seed_configs(measured));
     std::printf("wrote %zu best configs to %s\n", measured.size(), options.export_best_path.c_str());
   }
   std::printf("database: %s\n", db_path.string().c_str());
-  // A kernel that crashed the context is a failed kernel: the run is incomplete (a rerun resumes after it).
-  return report.context_lost ? runtime::kExitCheckFailed : runtime::kExitOk;
+  return exit_code(report);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #include "tuner/tune/source_hash.hpp"
 
+#include "common/sha256.hpp"
 #include "runtime/kernel_source.hpp"
-#include "runtime/sha256.hpp"
 
 namespace fl::tuner {
 
@@ -12,7 +12,7 @@ runtime::Result<std::string> family_source_hash(Family const& family, Problem co
   // "<sha256> <path>" per file, main first, includes sorted by path (as load_kernel_source returns them).
   std::string manifest = source->main.sha256 + " " + source->main.path + "\n";
   for (auto const& file : source->includes) manifest += file.sha256 + " " + file.path + "\n";
-  return runtime::sha256_hex(manifest);
+  return common::sha256_hex(manifest);
 }
 
 }  // namespace fl::tuner

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "runtime/exit_codes.hpp"
+#include "common/exit_codes.hpp"
 #include "tests/support/gpu_probe.hpp"
 #include "tests/tool_process.hpp"
 
@@ -42,14 +42,14 @@ std::string output() {
 TEST_CASE("fa-mutate --target gpu refuses a bad family, dtype or head dim with exit code 2",
           "[mutants][cli]") {
   REQUIRE(fs::exists(fa_mutate()));
-  CHECK(exit_code("--target gpu --family fa2") == fl::runtime::kExitBadInput);
+  CHECK(exit_code("--target gpu --family fa2") == fl::common::kExitBadInput);
   CHECK(output().find("--family fa2: allowed for --target gpu: ") != std::string::npos);
   CHECK(output().find("fa2_sm80") != std::string::npos);
   CHECK(output().find("fa1") != std::string::npos);  // found from its switches, nothing family-specific
-  CHECK(exit_code("--target gpu --dtype fp8_e4m3") == fl::runtime::kExitBadInput);
+  CHECK(exit_code("--target gpu --dtype fp8_e4m3") == fl::common::kExitBadInput);
   CHECK(output().find("--family fa2_sm80 runs none of the dtypes fp8_e4m3") != std::string::npos);
-  CHECK(exit_code("--target gpu --family fa2_sm80,fa1 --dtype fp8_e4m3") == fl::runtime::kExitBadInput);
-  CHECK(exit_code("--target gpu --head-dim 16") == fl::runtime::kExitBadInput);
+  CHECK(exit_code("--target gpu --family fa2_sm80,fa1 --dtype fp8_e4m3") == fl::common::kExitBadInput);
+  CHECK(exit_code("--target gpu --head-dim 16") == fl::common::kExitBadInput);
   CHECK(output().find("head dims 64, 128, 256") != std::string::npos);
   fs::remove(output_file());
 }
@@ -60,7 +60,7 @@ TEST_CASE("fa-mutate --target gpu exits 3 without a GPU and runs a campaign with
   std::string const out = output();
   INFO(out);
   if (auto const no_gpu = fl::test::gpu_unavailable_reason()) {
-    CHECK(rc == fl::runtime::kExitNoGpu);
+    CHECK(rc == fl::common::kExitNoGpu);
     CHECK(out.rfind("fa-mutate: no CUDA", 0) == 0);
     CHECK(std::count(out.begin(), out.end(), '\n') == 1);  // one line
   } else {
