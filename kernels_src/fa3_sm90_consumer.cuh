@@ -83,6 +83,26 @@ struct Consumer {
     }
   }
 
+  // One product alone, start to finish: wait for its tile, take the turn, issue, pass the turn, wait for
+  // it, release the slot.
+  __device__ __forceinline__ void qk_alone(int count) {
+    bars.k.wait_full(count, "k_full");
+    take_turn();
+    issue_qk(bars.k.slot(count));
+    pass_turn();
+    wait_products<0>();
+    bars.k.release(count, signalling);
+  }
+  __device__ __forceinline__ void pv_alone(int count) {
+    bars.v.wait_full(count, "v_full");
+    take_turn();
+    issue_pv(bars.v.slot(count));
+    pass_turn();
+    wait_products<0>();
+    bars.v.release(count, signalling);
+    if constexpr (fa::kNormalizeInLoop) fa::divide_by_row_sums(o, softmax.row_sum);
+  }
+
   // Masks (where the block can hold a masked key) and exponentiates S; rescale gets the factor for O.
   __device__ __forceinline__ void softmax_of_block(int block, int row0, int unmasked_limit) {
     if (fa::key_block_needs_mask(block, Cfg::kBlockN, unmasked_limit))
@@ -107,12 +127,7 @@ struct Consumer {
         fa::unmasked_key_limit<Is_causal>(w.m0 + wg * kRowsPerConsumer, p.seqlen_q, p.seqlen_k);
     if constexpr (Cfg::kIntraWgOverlap) {
       // Block 0 (the last key block) alone, then per block j: S_j and P_{j-1} V_{j-1} in flight together.
-      bars.k.wait_full(count, "k_full");
-      take_turn();
-      issue_qk(bars.k.slot(count));
-      pass_turn();
-      wait_products<0>();
-      bars.k.release(count, signalling);
+      qk_alone(count);
       softmax_of_block(w.n_blocks - 1, row0, unmasked);
       pack_p();
       for (int j = 1; j < w.n_blocks; ++j, ++count) {
@@ -134,32 +149,15 @@ struct Consumer {
         pack_p();
       }
       fa::OnlineSoftmax<1>::rescale_o(o, rescale);
-      bars.v.wait_full(count, "v_full");
-      take_turn();
-      issue_pv(bars.v.slot(count));
-      pass_turn();
-      wait_products<0>();
-      bars.v.release(count, signalling);
-      if constexpr (fa::kNormalizeInLoop) fa::divide_by_row_sums(o, softmax.row_sum);
+      pv_alone(count);
       ++count;
     } else {
       for (int j = 0; j < w.n_blocks; ++j, ++count) {
-        bars.k.wait_full(count, "k_full");
-        take_turn();
-        issue_qk(bars.k.slot(count));
-        pass_turn();
-        wait_products<0>();
-        bars.k.release(count, signalling);
+        qk_alone(count);
         softmax_of_block(w.n_blocks - 1 - j, row0, unmasked);
         fa::OnlineSoftmax<1>::rescale_o(o, rescale);
         pack_p();
-        bars.v.wait_full(count, "v_full");
-        take_turn();
-        issue_pv(bars.v.slot(count));
-        pass_turn();
-        wait_products<0>();
-        bars.v.release(count, signalling);
-        if constexpr (fa::kNormalizeInLoop) fa::divide_by_row_sums(o, softmax.row_sum);
+        pv_alone(count);
       }
     }
   }

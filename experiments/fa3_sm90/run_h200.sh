@@ -4,7 +4,9 @@
 # run), the mechanism ablation at d128, and compute-sanitizer on one config per head dim.
 # Runs from the carried folder (.carry/gpu, scripts/build-portable.sh):
 #   device call: cd .carry/gpu && bash fa3_sm90/run_h200.sh
-# Environment: STEPS (default "sass tests bench ablation sanitize"), SEQLENS, HEAD_DIMS, DTYPES.
+# Environment: STEPS (default "sass tests bench ablation sanitize"; also "mutate", fa-mutate --target gpu
+# on fa3_sm90, and "recheck", the fa2_sm80 [gpu] tests and speed after a change to the shared parts),
+# SEQLENS, HEAD_DIMS, DTYPES, SANITIZE_DIMS, SANITIZE_TOOLS, *_TIMEOUT.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-/tmp/flashlab-out}/fa3
@@ -48,6 +50,18 @@ for step in $steps; do
           --causal both >"$out/ablation_$name.txt" 2>&1
         echo "ablation ${v:-base} rc=$?"; grep -E "TFLOP" "$out/ablation_$name.txt" | tail -4
       done ;;
+    mutate)
+      timeout ${MUTATE_TIMEOUT:-240} bin/fa-mutate --target gpu --family fa3_sm90 --dtype bf16 --block-n 64 \
+        --seqlen 200 --json "$out/mutants_fa3_sm90.json" >"$out/mutants_fa3_sm90.txt" 2>&1
+      echo "fa-mutate fa3_sm90 rc=$?"; tail -25 "$out/mutants_fa3_sm90.txt" ;;
+    recheck)
+      # The sm80 families share the softmax and epilogue parts that fa3_sm90 split up: their [gpu] tests again.
+      timeout ${RECHECK_TIMEOUT:-240} bin/test_kernels_src "fa2_sm80 default configs are correct on awkward problems" \
+        "fa2_sm80 forward mutants are caught by the input families" >"$out/recheck_fa2.txt" 2>&1
+      echo "fa2_sm80 gpu tests rc=$? $(grep -E 'test cases|All tests' "$out/recheck_fa2.txt" | tail -1)"
+      timeout 120 bin/fa-bench --family fa2_sm80 --dtype bf16 --head-dim 128 --seqlen 4096,8192 --causal no \
+        >"$out/recheck_fa2_speed.txt" 2>&1
+      echo "fa2_sm80 rc=$?"; grep TFLOP "$out/recheck_fa2_speed.txt" ;;
     sanitize)
       for d in ${SANITIZE_DIMS:-64 128 256}; do
         for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do

@@ -67,21 +67,7 @@ TEST_CASE("fa2_sm80 FA-1 warp layout, Q in registers and register epilogue are c
 TEST_CASE("fa2_sm80 forward mutants are caught by the input families", "[gpu][kernels]") {
   auto context = runtime::PrimaryContext::retain(0);
   REQUIRE(context);
-  struct Case {
-    std::string switch_name;
-    bool causal;
-  };
-  for (auto const& c : std::vector<Case>{{"FA_MUTANT_UNRESCALED_O", false},
-                                         {"FA_MUTANT_UNRESCALED_L", false},
-                                         {"FA_MUTANT_M_INIT_ZERO", false},
-                                         {"FA_MUTANT_NORMALIZE_IN_LOOP", false},
-                                         {"FA_MUTANT_STALE_MAX", false},
-                                         {"FA_MUTANT_MISSING_SCALE", false},
-                                         {"FA_MUTANT_EXP_BASE_MISMATCH", false},
-                                         {"FA_MUTANT_CAUSAL_DIAGONAL", true},
-                                         {"FA_MUTANT_MASKED_ROW_NAN", true},
-                                         {"FA_MUTANT_TAIL_UNMASKED", false},
-                                         {"FA_MUTANT_LSE_WITHOUT_MAX", false}}) {
+  for (auto const& c : test::forward_mutant_cases()) {
     INFO(c.switch_name);
     CHECK_FALSE(passes_edge_problems({c.switch_name}, 64, c.causal, Precision::bf16));
   }

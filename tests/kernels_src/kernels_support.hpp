@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "tuner/problem.hpp"
@@ -27,6 +28,21 @@ inline std::vector<tuner::Problem> edge_problems(int head_dim, bool causal, nume
     out.push_back(p);
   }
   return out;
+}
+
+// Every catalogued forward mutant switch with the mask it needs to act (the causal-only bugs need Is_causal):
+// what each forward family's [gpu] test proves is caught.
+struct ForwardMutantCase {
+  std::string switch_name;
+  bool causal;
+};
+inline std::vector<ForwardMutantCase> forward_mutant_cases() {
+  return {{"FA_MUTANT_UNRESCALED_O", false},      {"FA_MUTANT_UNRESCALED_L", false},
+          {"FA_MUTANT_M_INIT_ZERO", false},       {"FA_MUTANT_NORMALIZE_IN_LOOP", false},
+          {"FA_MUTANT_STALE_MAX", false},         {"FA_MUTANT_MISSING_SCALE", false},
+          {"FA_MUTANT_EXP_BASE_MISMATCH", false}, {"FA_MUTANT_CAUSAL_DIAGONAL", true},
+          {"FA_MUTANT_MASKED_ROW_NAN", true},     {"FA_MUTANT_TAIL_UNMASKED", false},
+          {"FA_MUTANT_LSE_WITHOUT_MAX", false}};
 }
 
 }  // namespace fl::test
