@@ -56,8 +56,8 @@ for step in $steps; do
       echo "fa-mutate fa3_sm90 rc=$?"; tail -25 "$out/mutants_fa3_sm90.txt" ;;
     recheck)
       # The sm80 families share the softmax and epilogue parts that fa3_sm90 split up: their [gpu] tests again.
-      timeout ${RECHECK_TIMEOUT:-240} bin/test_kernels_src "fa2_sm80 default configs are correct on awkward problems" \
-        "fa2_sm80 forward mutants are caught by the input families" >"$out/recheck_fa2.txt" 2>&1
+      timeout ${RECHECK_TIMEOUT:-240} bin/test_kernels_src "fa2_sm80 default configs are correct on awkward problems,fa2_sm80 forward mutants are caught by the input families" \
+        >"$out/recheck_fa2.txt" 2>&1
       echo "fa2_sm80 gpu tests rc=$? $(grep -E 'test cases|All tests' "$out/recheck_fa2.txt" | tail -1)"
       timeout 120 bin/fa-bench --family fa2_sm80 --dtype bf16 --head-dim 128 --seqlen 4096,8192 --causal no \
         >"$out/recheck_fa2_speed.txt" 2>&1
