@@ -210,8 +210,10 @@ int main(int argc, char** argv) {
     if (vm.count("db")) {
       try {
         (void)fl::db::open_database(vm["db"].as<std::string>());
-      } catch (std::exception const& e) {
-        throw BadInput("--db " + vm["db"].as<std::string>() + ": cannot be used (" + e.what() + ")");
+      } catch (fl::db::UnusableDatabaseError const& e) {
+        throw BadInput(std::string("--db: ") + e.what());
+      } catch (fl::db::DatabaseError const& e) {
+        throw BadInput(std::string("--db: ") + e.what());
       }
     }
     options.diagnosis.threads = threads;

@@ -67,6 +67,8 @@ int run(int argc, char const* const argv[]) {
   }
   std::filesystem::path const db_path =
       options.db_path.empty() ? db::default_database_path() : std::filesystem::path(options.db_path);
+  // Checked (and salvaged when damaged, db/integrity.hpp) before any work: an unusable one is exit 2.
+  (void)db::open_database(db_path);
 
   if (options.compile_only) {
     try {
@@ -139,6 +141,12 @@ int run(int argc, char const* const argv[]) {
 int main(int argc, char* argv[]) {
   try {
     return run(argc, argv);
+  } catch (fl::db::UnusableDatabaseError const& e) {  // the file named cannot hold our data
+    std::fprintf(stderr, "fa-tune: %s\n", e.what());
+    return fl::common::kExitBadInput;
+  } catch (fl::db::DatabaseError const& e) {  // failed during the run: disk full, I/O error, a lock held
+    std::fprintf(stderr, "fa-tune: %s\n", e.what());
+    return fl::common::kExitBadInput;
   } catch (std::exception const& e) {
     std::fprintf(stderr, "fa-tune: %s\n", e.what());
     return 1;
