@@ -80,10 +80,20 @@ int run(int argc, char const* const argv[]) {
       std::fprintf(stderr, "fa-tune: %s\n", e.what());
       return common::kExitBadInput;
     }
+    // Ctrl-C / SIGTERM: the rows finished so far are printed (their programs are cached: a rerun resumes).
+    common::StopOnSignals const stop_on_signals;
     auto const report =
-        tuner::run_compile_only(options, arch, kernels_dir.value(), db_path, tuner::limits_for(arch));
+        tuner::run_compile_only(options, arch, kernels_dir.value(), db_path, tuner::limits_for(arch),
+                                [] { return common::StopOnSignals::received(); });
     std::fputs(tuner::render_compile_only(report).c_str(), stdout);
     std::printf("database: %s\n", db_path.string().c_str());
+    if (report.stop_signal) {
+      std::printf(
+          "fa-tune: stopped by signal %d after %zu configs; the programs compiled are cached (a rerun "
+          "resumes)\n",
+          report.stop_signal, report.rows.size());
+      return common::exit_code_after_signal(report.stop_signal);
+    }
     return common::kExitOk;
   }
 

@@ -2,6 +2,7 @@
 // work; an output the mode cannot produce is refused instead of silently not written.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -100,4 +101,32 @@ TEST_CASE(
   CHECK(damaged.out.find("rejected: cache") == std::string::npos);
   std::string const kept_rejected = summary(clean.out).substr(0, summary(clean.out).find(";"));
   CHECK_THAT(damaged.out, Catch::Contains(kept_rejected));  // "N configs: N kept, 0 rejected"
+}
+
+TEST_CASE(
+    "fa-tune --compile-only stopped by SIGINT / SIGTERM: the finished rows printed, exit 130 / 143, "
+    "and the rerun resumes from the cache",
+    "[tuner][cli][signals]") {
+  for (int signal_number : {SIGINT, SIGTERM}) {
+    Scratch scratch;
+    std::string const command =
+        fl::test::sibling_binary("fa-tune").string() +
+        " --compile-only --family naive --head-dim 64,128 --causal no --jobs 1 --db " +
+        (scratch.dir / "db.sqlite").string();
+    auto const out = scratch.dir / "out.txt", err = scratch.dir / "err.txt";
+    // The signal goes to the child once its first program is compiled (its progress line says so).
+    std::string const script = command + " > " + out.string() + " 2> " + err.string() +
+                               " & pid=$!; for i in $(seq 600); do grep -q 'compile 1/' " + err.string() +
+                               " && break; sleep 0.05; done; kill -" + std::to_string(signal_number) +
+                               " $pid; wait $pid";
+    int const code = fl::test::shell_exit_code(script);
+    INFO(fl::test::read_text(err));
+    CHECK(code == 128 + signal_number);
+    std::string const printed = fl::test::read_text(out);
+    CHECK_THAT(printed, Catch::Contains("stopped by signal " + std::to_string(signal_number)));
+    CHECK_THAT(printed, Catch::Contains("kept"));
+    auto const rerun = fl::test::run_tool(command);
+    CHECK(rerun.exit_code == 0);
+    CHECK(rerun.out.find(", 0 from the cache") == std::string::npos);
+  }
 }
