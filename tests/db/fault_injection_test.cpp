@@ -150,7 +150,7 @@ TEST_CASE("an I/O error on write is one line and loses no committed row", "[db][
   CHECK(count_runs(reopened) == 1);
 }
 
-TEST_CASE("a full disk is one line; the transaction that hit it leaves nothing", "[db][fault]") {
+TEST_CASE("a full disk is one line, and the transaction that hit it leaves nothing", "[db][fault]") {
   TempDir dir;
   auto const path = dir / "full.sqlite";
   Database database = open_database(path);

@@ -74,7 +74,7 @@ TEST_CASE("a folder, a file that is not SQLite, a damaged header: one line namin
   }
 }
 
-TEST_CASE("a database damaged in its middle is moved aside and its runs salvaged; the cache is rebuilt",
+TEST_CASE("a database damaged in its middle is moved aside, its runs salvaged, the cache rebuilt",
           "[db][integrity]") {
   TempDir dir;
   auto const path = dir / "flashlab.sqlite";
