@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "numerics/emulator/emulator.hpp"
+#include "numerics/emulator/prepared_problem.hpp"
 #include "numerics/metrics.hpp"
 #include "numerics/precision_recipe.hpp"
 #include "numerics/quantized_operands.hpp"
@@ -24,8 +25,9 @@ void validate(StabilityOptions const& o) {
       throw std::invalid_argument("n = " + std::to_string(n) + " is too small to sample " +
                                   std::to_string(o.sampled_rows) + " rows from");
   for (int bn : o.block_ns)
-    if (bn < 1 || bn > 1024)
-      throw std::invalid_argument("kBlockN = " + std::to_string(bn) + " outside 1..1024");
+    if (bn < 1 || bn > emulator::kMaxTile)
+      throw std::invalid_argument("kBlockN = " + std::to_string(bn) + " outside 1.." +
+                                  std::to_string(emulator::kMaxTile));
 }
 
 // Rows of one problem: all, or sampled_rows contiguous rows starting at a seeded multiple of block_m.
