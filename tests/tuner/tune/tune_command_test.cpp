@@ -50,8 +50,11 @@ class FakeBackend final : public TuningBackend {
   int compile_workers() const override { return 0; }
   Evaluator& evaluator_for(Family const& family) override {
     auto& slot = evaluators_[std::string(family.name())];
-    // fa2 fastest, then fa1, then naive: the winner and its margin are known.
-    double const scale = family.name() == "naive" ? 4.0 : family.name() == "fa1" ? 2.0 : 1.0;
+    // fa3 fastest, then fa2, fa1, naive: the winner and its margin are known.
+    double const scale = family.name() == "naive"      ? 4.0
+                         : family.name() == "fa1"      ? 2.0
+                         : family.name() == "fa3_sm90" ? 0.5
+                                                       : 1.0;
     if (!slot) slot = std::make_unique<LandscapeEvaluator>(scale, &hook);
     return *slot;
   }
@@ -168,17 +171,18 @@ TEST_CASE("without --family every family that can run the problem is tuned and t
   std::vector<std::string> families;
   for (auto const& row : report.rows) families.push_back(row.family);
   // Forward bf16: the registry's forward families; the backward and FP8 families say unsupported.
+  CHECK(std::count(families.begin(), families.end(), "fa3_sm90") == 1);
   CHECK(std::count(families.begin(), families.end(), "fa2_sm80") == 1);
   CHECK(std::count(families.begin(), families.end(), "fa1") == 1);
   CHECK(std::count(families.begin(), families.end(), "naive") == 1);
   CHECK(std::count(families.begin(), families.end(), "fa2_sm80_bwd") == 0);
   REQUIRE(report.winners.size() == 1);
   auto const& w = report.winners[0];
-  CHECK(w.family == "fa2_sm80");
-  CHECK(w.runner_up_family == "fa1");
+  CHECK(w.family == "fa3_sm90");
+  CHECK(w.runner_up_family == "fa2_sm80");
   CHECK(w.tflops / w.runner_up_tflops > 1.5);
   auto const text = render_tuning(report);
-  CHECK_THAT(text, Catch::Contains("best family per problem") && Catch::Contains("x over fa1"));
+  CHECK_THAT(text, Catch::Contains("best family per problem") && Catch::Contains("x over fa2_sm80"));
 
   Fixture g;
   auto const narrowed = g.run({"--family", "fa1", "--seqlen", "1024", "--causal", "no"});
