@@ -101,15 +101,22 @@ inline std::vector<std::string> const& hostile_options() {
   return options;
 }
 
-// A mutated copy of `tokens` (tokens[0], the program, and tokens marked protected stay).
+// A mutated copy of `tokens` (tokens[0], the program, and tokens marked protected stay). Insertions and
+// duplicates go after the last protected token: one placed before it could make it an option's value
+// ("fa-mutate --db --list" ran the whole campaign).
 inline std::vector<std::string> mutate_tokens(std::vector<std::string> tokens, std::vector<bool> const& fixed,
                                               Rng& rng, std::string& what) {
   std::vector<bool> frozen = fixed;
   std::size_t const steps = 1 + pick(rng, 3);
   for (std::size_t step = 0; step < steps; ++step) {
-    std::vector<std::size_t> free;
+    std::vector<std::size_t> free, free_after;
+    std::size_t last_frozen = 0;
     for (std::size_t i = 1; i < tokens.size(); ++i)
+      if (frozen[i]) last_frozen = i;
+    for (std::size_t i = 1; i < tokens.size(); ++i) {
       if (!frozen[i]) free.push_back(i);
+      if (i > last_frozen) free_after.push_back(i);
+    }
     std::size_t const kind = pick(rng, 5);
     if (kind == 0 && !free.empty()) {  // replace a token by a hostile value
       std::size_t const at = free[pick(rng, free.size())];
@@ -120,13 +127,13 @@ inline std::vector<std::string> mutate_tokens(std::vector<std::string> tokens, s
       tokens.erase(tokens.begin() + std::ptrdiff_t(at));
       frozen.erase(frozen.begin() + std::ptrdiff_t(at));
       what += " delete";
-    } else if (kind == 2 && !free.empty()) {  // duplicate a token
-      std::size_t const at = free[pick(rng, free.size())];
+    } else if (kind == 2 && !free_after.empty()) {  // duplicate a token
+      std::size_t const at = free_after[pick(rng, free_after.size())];
       tokens.insert(tokens.begin() + std::ptrdiff_t(at), tokens[at]);
       frozen.insert(frozen.begin() + std::ptrdiff_t(at), false);
       what += " duplicate";
     } else {  // insert an option with a hostile value
-      std::size_t const at = 1 + pick(rng, tokens.size());
+      std::size_t const at = last_frozen + 1 + pick(rng, tokens.size() - last_frozen);
       std::string const option = hostile_options()[pick(rng, hostile_options().size())];
       std::string const value = hostile_values()[pick(rng, hostile_values().size())];
       tokens.insert(tokens.begin() + std::ptrdiff_t(std::min(at, tokens.size())), {option, value});
