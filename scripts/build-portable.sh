@@ -26,6 +26,7 @@ done
 cp -r kernels_src "$carry_dir/kernels_src"
 cp scripts/device-*.sh "$carry_dir/" 2>/dev/null || true
 [ -d experiments/peers ] && cp -r experiments/peers "$carry_dir/peers"
+[ -d experiments/fa3_sm90 ] && cp -r experiments/fa3_sm90 "$carry_dir/fa3_sm90"
 # Device-side experiment scripts keep their folder name (each finds bin/ one level up).
 mkdir -p "$carry_dir/kernels" && cp experiments/kernels/traffic_h200.sh "$carry_dir/kernels/"
 [ -f experiments/tuner/run_h200.sh ] && mkdir -p "$carry_dir/tuner" && cp experiments/tuner/*.sh experiments/tuner/*.py "$carry_dir/tuner/"
