@@ -19,14 +19,17 @@ namespace {
 constexpr char const* kStagesHelp = R"(
 What happens to each candidate (config of a family for one problem), in order:
   1. prune:   configs the family's constraints forbid are never proposed (shared memory, divisibility).
-  2. compile: NVRTC on a pool of workers, ahead of the GPU (SQLite compile cache first).
+  2. compile: NVRTC in worker processes (fa-compile-worker), ahead of the GPU, SQLite compile cache first;
+              a compiler crash or a hang past 3 minutes is that config's failure (the signal named),
+              stored and never retried for the same source.
   3. prune:   on ptxas' report: spills, shared memory over the limit, zero resident blocks -> 'pruned'.
   4. verify:  run on a small awkward problem (n_q 193, n_k 257) and on sampled rows of the timed problem,
               judged against a float64 reference; a wrong kernel is 'wrong', with why, and never timed.
   5. time:    CUDA events around the launches, warm-up, median of 30 with p20/p80, inputs rotated past L2.
   6. store:   every result is committed to SQLite at once: a rerun resumes, kill -9 loses nothing finished.
 The strategy (exhaustive, random, anneal, bayes) proposes the next candidate from the costs so far. A
-sticky CUDA fault stores its candidate as failed and ends the run (exit 1; a rerun resumes after it).
+sticky CUDA fault stores its candidate as failed and resets the GPU context, and the run goes on; if the
+reset does not bring the GPU back, the run ends there (exit 1; a rerun resumes after it).
 )";
 
 // More repeats than this say nothing new about noise and cost as much as that many tuning runs.

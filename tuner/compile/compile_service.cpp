@@ -3,11 +3,13 @@
 #include <chrono>
 
 #include "common/sha256.hpp"
+#include "db/compile_failures.hpp"
 #include "db/schema.hpp"
 
 namespace fl::tuner {
 
-CompileService::CompileService(std::filesystem::path const& db_path) {
+CompileService::CompileService(std::filesystem::path const& db_path, CompileIsolation isolation)
+    : isolation_(std::move(isolation)) {
   if (!db_path.empty()) {
     database_ = std::make_unique<db::Database>(db::open_database(db_path));
     cache_ = std::make_unique<db::CompileCache>(*database_);
@@ -30,7 +32,17 @@ runtime::Result<CompileResult> CompileService::compile(runtime::CompileRequest c
       return result;
     }
   }
-  auto compiled = runtime::compile(request);
+  if (database_)
+    if (auto crashed = db::find_compile_failure(*database_, key))
+      return runtime::Error{"compile",
+                            crashed->message + " (recorded " + crashed->recorded_at + "; not retried)", ""};
+  auto compiled = [&]() -> runtime::Result<runtime::CompiledProgram> {
+    if (!isolation_.worker) return runtime::compile(request);
+    auto isolated = runtime::compile_in_worker(request, {*isolation_.worker, isolation_.timeout});
+    if (isolated.worker_died && database_)
+      db::store_compile_failure(*database_, key, isolated.result.error().message);
+    return std::move(isolated.result);
+  }();
   if (!compiled) return compiled.error();
   result.program = std::move(compiled).value();
   result.elapsed_ms = result.program.compile_ms;
