@@ -50,8 +50,7 @@ HeadRows head_rows(AttentionInputs const& in, std::size_t b, int h) {
   AttentionShape const& s = in.shape;
   auto const d = std::size_t(s.head_dim);
   std::size_t const nq = std::size_t(s.seqlen_q);
-  std::size_t const kv0 =
-      (b * std::size_t(s.heads_kv) + std::size_t(s.kv_head_of(h))) * std::size_t(s.seqlen_k);
+  std::size_t const kv0 = first_key_row_for_query(s, (b * std::size_t(s.heads_q) + std::size_t(h)) * nq);
   HeadRows rows;
   for (std::size_t i = 0; i < nq; ++i) {
     std::size_t const row = (b * std::size_t(s.heads_q) + std::size_t(h)) * nq + i;
@@ -95,10 +94,7 @@ Gradients whole_model(AttentionInputs const& in, std::vector<HeadRows> const& he
   double const scale = s.scale();
   double const dk_scale = model == BackwardModel::dk_missing_scale ? 1.0 : scale;
   for (std::size_t bh = 0; bh < heads.size(); ++bh) {
-    std::size_t const b = bh / std::size_t(s.heads_q);
-    int const h = int(bh % std::size_t(s.heads_q));
-    std::size_t const kv0 =
-        (b * std::size_t(s.heads_kv) + std::size_t(s.kv_head_of(h))) * std::size_t(s.seqlen_k);
+    std::size_t const kv0 = first_key_row_for_query(s, bh * nq);
     for (std::size_t i = 0; i < nq; ++i) {
       std::size_t const row = bh * nq + i;
       HeadRows const& hr = heads[bh];
@@ -149,10 +145,7 @@ MatchError overwrite_dq(AttentionInputs const& in, std::vector<HeadRows> const& 
         MatchError err;
         int const blocks = (s.seqlen_k + bn - 1) / bn;
         for (std::size_t bh = 0; bh < heads.size(); ++bh) {
-          std::size_t const b = bh / std::size_t(s.heads_q);
-          int const h = int(bh % std::size_t(s.heads_q));
-          std::size_t const kv0 =
-              (b * std::size_t(s.heads_kv) + std::size_t(s.kv_head_of(h))) * std::size_t(s.seqlen_k);
+          std::size_t const kv0 = first_key_row_for_query(s, bh * nq);
           for (std::size_t i = 0; i < nq; ++i) {
             std::size_t const row = bh * nq + i;
             int last = blocks - 1;
@@ -203,13 +196,6 @@ MatchError overwrite_dq(AttentionInputs const& in, std::vector<HeadRows> const& 
   return best;
 }
 
-std::string sci(double x) {
-  std::ostringstream out;
-  out.precision(2);
-  out << std::scientific << x;
-  return out.str();
-}
-
 // Which gradients the reference misses and which it matches: the signature a reader checks first.
 std::string gradient_pattern(GradientErrors const& correct, GradientErrors const& named) {
   std::ostringstream wrong, right;
@@ -217,7 +203,7 @@ std::string gradient_pattern(GradientErrors const& correct, GradientErrors const
     bool const fails =
         c.mismatched_rows > n.mismatched_rows || c.worst_row_error > kFarBetterRatio * n.worst_row_error;
     (fails ? wrong : right) << (fails ? (wrong.tellp() > 0 ? ", " : "") : (right.tellp() > 0 ? ", " : ""))
-                            << name << " (" << sci(c.worst_row_error) << ")";
+                            << name << " (" << scientific(c.worst_row_error) << ")";
   };
   one("dQ", correct.dq, named.dq);
   one("dK", correct.dk, named.dk);
@@ -249,7 +235,7 @@ std::vector<fl::numerics::DiagnosisEntry> model_backward_bugs(AttentionInputs co
     entry.id = id;
     entry.kind = "bug";
     entry.evidence = "a float64 model of the bug" + (where.empty() ? std::string() : " (" + where + ")") +
-                     " reproduces dQ, dK, dV to " + sci(all.worst_row_error) +
+                     " reproduces dQ, dK, dV to " + scientific(all.worst_row_error) +
                      " (worst row, relative to a typical row); " + gradient_pattern(correct, e);
     entry.fix = std::string(fix_for_bug(id));
     entry.match_error = ranking_error(all);

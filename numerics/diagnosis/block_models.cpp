@@ -9,6 +9,7 @@
 
 #include "numerics/diagnosis/bug_fixes.hpp"
 #include "numerics/diagnosis/diagnose.hpp"
+#include "numerics/diagnosis/failing_row_properties.hpp"
 
 namespace fl::numerics::diagnosis {
 
@@ -210,13 +211,6 @@ void add(MatchError& m, RowError const& r, std::size_t row) {
   }
 }
 
-std::string sci(double x) {
-  std::ostringstream out;
-  out.precision(2);
-  out << std::scientific << x;
-  return out.str();
-}
-
 fl::numerics::DiagnosisEntry bug_entry(std::string const& id, MatchError const& named,
                                        MatchError const& correct, std::string const& where,
                                        std::string const& pattern) {
@@ -224,9 +218,9 @@ fl::numerics::DiagnosisEntry bug_entry(std::string const& id, MatchError const& 
   e.id = id;
   e.kind = "bug";
   e.evidence = "a float64 model of the bug (" + where + ") reproduces the observation to " +
-               sci(named.worst_row_error) +
+               scientific(named.worst_row_error) +
                " (worst row, relative to a typical row); the correct algorithm misses by " +
-               sci(correct.worst_row_error) +
+               scientific(correct.worst_row_error) +
                (correct.mismatched_rows > named.mismatched_rows
                     ? " and " + std::to_string(correct.mismatched_rows) + " NaN/inf rows"
                     : std::string()) +
@@ -324,6 +318,13 @@ std::vector<fl::numerics::DiagnosisEntry> model_forward_bugs(
       }
     }
   }
+  // The pattern of the failing rows at the matched tile (all scores negative, max in a late key block,
+  // keys ending in a partial tail block, ...): why the bug bit where it did.
+  FailingRowSummary const summary = summarise_failing_rows(in, {failing_query_rows, {}, {}}, false);
+  auto shared_pattern = [&](int block_n) {
+    std::string const shared = summary.shared(block_n, kStageOneBlockM);
+    return shared.empty() ? shared : "failing rows share: " + shared;
+  };
   std::vector<fl::numerics::DiagnosisEntry> out;
   for (std::size_t b = 0; b < n_bugs; ++b) {
     std::size_t best = 0;
@@ -331,7 +332,8 @@ std::vector<fl::numerics::DiagnosisEntry> model_forward_bugs(
       if (errors[b * configs.size() + ci] < errors[b * configs.size() + best]) best = ci;
     MatchError const& e = errors[b * configs.size() + best];
     if (far_better(e, correct))
-      out.push_back(bug_entry(id_of(kForwardBugs[b]), e, correct, describe(configs[best]), ""));
+      out.push_back(bug_entry(id_of(kForwardBugs[b]), e, correct, describe(configs[best]),
+                              shared_pattern(configs[best].block_n)));
   }
   if (diagonal_rows > 0 && far_better(diagonal, correct))
     out.push_back(

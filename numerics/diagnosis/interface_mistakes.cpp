@@ -51,13 +51,6 @@ MatchError match_forward(Comparison const& c, std::vector<double> const& observe
   return e;
 }
 
-std::string sci(double x) {
-  std::ostringstream out;
-  out.precision(2);
-  out << std::scientific << x;
-  return out.str();
-}
-
 void name_if_far_better(Comparison const& c, MatchError const& hypothesis, MatchError const& correct,
                         std::string id, std::string what, std::string fix,
                         std::vector<fl::numerics::DiagnosisEntry>& out) {
@@ -68,9 +61,9 @@ void name_if_far_better(Comparison const& c, MatchError const& hypothesis, Match
   e.id = std::move(id);
   e.kind = "interface";
   e.evidence = what + ": a float64 reference of that reproduces the observation to " +
-               sci(hypothesis.worst_row_error) + " (worst of " + std::to_string(c.rows.size()) +
+               scientific(hypothesis.worst_row_error) + " (worst of " + std::to_string(c.rows.size()) +
                " compared rows, relative to a typical row) where the reference misses by " +
-               sci(correct.worst_row_error) +
+               scientific(correct.worst_row_error) +
                (correct.mismatched_rows > hypothesis.mismatched_rows
                     ? " and " + std::to_string(correct.mismatched_rows) + " NaN/inf rows"
                     : std::string());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 namespace fl::numerics::diagnosis {
 
@@ -13,6 +14,13 @@ bool same_class(double observed, double candidate) {
   if (fo != fc) return false;
   if (std::isnan(observed) || std::isnan(candidate)) return std::isnan(observed) && std::isnan(candidate);
   return observed == candidate;
+}
+
+std::string scientific(double x) {
+  std::ostringstream out;
+  out.precision(2);
+  out << std::scientific << x;
+  return out.str();
 }
 
 double typical_row_norm(std::span<double const> observed, std::size_t width) {

@@ -9,6 +9,7 @@
 // a row where they are not counts as a mismatch, which outranks any finite error.
 #include <cstddef>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace fl::numerics::diagnosis {
@@ -31,6 +32,9 @@ double typical_row_norm(std::span<double const> observed, std::size_t width);
 
 // Both non-finite and the same (NaN and NaN, or the same infinity), or both finite.
 bool same_class(double observed, double candidate);
+
+// A match error as the evidence lines print it: two significant digits, scientific ("1.2e-03").
+std::string scientific(double x);
 
 // Combined over several tensors (O and LSE, or dQ, dK and dV): mismatches add, the worst row is the worst.
 MatchError combine(MatchError const& a, MatchError const& b);
