@@ -1,12 +1,26 @@
 #include "tuner/compile/compile_service.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <mutex>
 
 #include "common/sha256.hpp"
 #include "db/compile_failures.hpp"
 #include "db/schema.hpp"
 
 namespace fl::tuner {
+
+namespace {
+// A cache that fails in the middle of a run (a page damaged after the open-time check, a full disk) is
+// said once, and the run goes on compiling without it: a config is judged by its compile, never
+// "rejected: cache: database disk image is malformed".
+void cache_failed(std::string const& what) {
+  static std::once_flag said;
+  std::call_once(said, [&] {
+    std::fprintf(stderr, "compile cache unusable, compiling without it: %s\n", what.c_str());
+  });
+}
+}  // namespace
 
 CompileService::CompileService(std::filesystem::path const& db_path, CompileIsolation isolation)
     : isolation_(std::move(isolation)) {
@@ -22,31 +36,51 @@ runtime::Result<CompileResult> CompileService::compile(runtime::CompileRequest c
   CompileResult result;
   result.cache_key = key;
   if (cache_) {
-    auto hit = cache_->lookup_with_reason(key);
-    result.cache_note = hit.discarded_because;
-    if (hit.record) {
-      result.program = from_record(*hit.record, request.arch);
-      result.from_cache = true;
-      result.elapsed_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      return result;
+    try {
+      auto hit = cache_->lookup_with_reason(key);
+      result.cache_note = hit.discarded_because;
+      if (hit.record) {
+        result.program = from_record(*hit.record, request.arch);
+        result.from_cache = true;
+        result.elapsed_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        return result;
+      }
+    } catch (db::DatabaseError const& e) {
+      cache_failed(e.what());
     }
   }
-  if (database_)
-    if (auto crashed = db::find_compile_failure(*database_, key))
+  if (database_) {
+    std::optional<db::CompileFailure> crashed;
+    try {
+      crashed = db::find_compile_failure(*database_, key);
+    } catch (db::DatabaseError const& e) {
+      cache_failed(e.what());
+    }
+    if (crashed)
       return runtime::Error{"compile",
                             crashed->message + " (recorded " + crashed->recorded_at + "; not retried)", ""};
+  }
   auto compiled = [&]() -> runtime::Result<runtime::CompiledProgram> {
     if (!isolation_.worker) return runtime::compile(request);
     auto isolated = runtime::compile_in_worker(request, {*isolation_.worker, isolation_.timeout});
-    if (isolated.worker_died && database_)
-      db::store_compile_failure(*database_, key, isolated.result.error().message);
+    if (isolated.worker_died && database_) try {
+        db::store_compile_failure(*database_, key, isolated.result.error().message);
+      } catch (db::DatabaseError const& e) {
+        cache_failed(e.what());
+      }
     return std::move(isolated.result);
   }();
   if (!compiled) return compiled.error();
   result.program = std::move(compiled).value();
   result.elapsed_ms = result.program.compile_ms;
-  if (cache_) cache_->store(key, to_record(result.program, request));
+  if (cache_) {
+    try {
+      cache_->store(key, to_record(result.program, request));
+    } catch (db::DatabaseError const& e) {
+      cache_failed(e.what());
+    }
+  }
   return result;
 }
 
