@@ -117,6 +117,10 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "strategy and budget, draw --report plots, test the command without a GPU")(
       "db", po::value(&o.db_path), "SQLite database (default: $XDG_CACHE_HOME/flashlab/flashlab.sqlite)")(
       "json", po::value(&o.json_path), "also write the results as JSON to this path")(
+      "report", po::value(&o.report_dir),
+      "write report.md with SVG plots (gnuplot) to this folder: TFLOP/s of every timed config (default and "
+      "winner marked), a heat map over the two most important tunables, best so far against evaluations per "
+      "strategy, time by stage")(
       "export-best", po::value(&o.export_best_path),
       "after tuning, write every best config measured on this GPU as seed TSV (db/seed/best_configs.tsv "
       "format)")("kernels-dir", po::value(&o.kernels_dir),
