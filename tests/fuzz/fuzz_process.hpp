@@ -20,8 +20,11 @@ struct Outcome {
   int signal = 0;      // when a signal ended it (a crash: SIGSEGV, SIGABRT, ...)
 };
 
-inline Outcome run_with_limit(std::vector<std::string> const& argv, std::filesystem::path const& out,
-                              std::filesystem::path const& err, std::chrono::seconds limit) {
+// `cwd` is where the child runs: a mutated relative output path ("--json yes", a default --out) lands there,
+// never in the source tree.
+inline Outcome run_with_limit(std::vector<std::string> const& argv, std::filesystem::path const& cwd,
+                              std::filesystem::path const& out, std::filesystem::path const& err,
+                              std::chrono::seconds limit) {
   pid_t const child = ::fork();
   if (child == 0) {
     ::setpgid(0, 0);  // its own group: a hung child's children (gnuplot, compile workers) die with it
@@ -31,6 +34,7 @@ inline Outcome run_with_limit(std::vector<std::string> const& argv, std::filesys
     ::dup2(o, 1);
     ::dup2(e, 2);
     ::dup2(in, 0);
+    if (::chdir(cwd.c_str()) != 0) ::_exit(126);
     std::vector<char*> args;
     for (auto const& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
