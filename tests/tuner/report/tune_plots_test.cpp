@@ -33,7 +33,7 @@ TEST_CASE("the most important tunables are those whose values move the best TFLO
   CHECK((most_important_tunables(rows) == std::vector<std::string>{"kA", "kB"}));
 }
 
-TEST_CASE("--report writes Markdown, CSVs and SVG plots for the replayed H200 run", "[tuner][report]") {
+TEST_CASE("the report writes Markdown, CSVs and SVG plots for the replayed H200 run", "[tuner][report]") {
   auto const fixture = std::filesystem::path(FA_TEST_DATA_DIR) / "fa2_sm80_h200_bf16_d128_n4096_full.tsv";
   if (!std::filesystem::exists(fixture)) {
     WARN("skipped: " << fixture << " is not committed");
