@@ -113,7 +113,7 @@ TEST_CASE("fuzz: every command survives mutated .npy files and command lines", "
     ++tried[category];
     ++runs;
     Outcome const outcome =
-        run_with_limit(tokens, scratch.string() + ".out", scratch.string() + ".err", kHangLimit, scratch);
+        run_with_limit(tokens, scratch, scratch.string() + ".out", scratch.string() + ".err", kHangLimit);
     std::string line;
     for (auto const& t : tokens) line += (line.empty() ? "" : " ") + ("'" + t + "'");
     std::string const err = fl::test::read_text(scratch.string() + ".err");

@@ -18,7 +18,8 @@ inline std::size_t pick(Rng& rng, std::size_t n) {
 }
 
 // Values that broke or could break a parser: signs, wraps of 32 and 64 bits, empty and odd lists, paths
-// that are folders, devices, missing or inside a file.
+// that are folders, devices, missing or inside a file. No path a command could really write outside the
+// run's folder (the tests run as root): "." is the run's folder, /proc refuses every write.
 inline std::vector<std::string> const& hostile_values() {
   static std::vector<std::string> const values = {"-1",
                                                   "0",
