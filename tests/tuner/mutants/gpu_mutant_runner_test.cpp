@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "numerics/mutants/mutation_campaign.hpp"
-#include "numerics/mutants/verifier_judge.hpp"
+#include "numerics/campaign/mutation_campaign.hpp"
+#include "numerics/campaign/verifier_judge.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"

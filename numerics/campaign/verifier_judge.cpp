@@ -1,4 +1,4 @@
-#include "numerics/mutants/verifier_judge.hpp"
+#include "numerics/campaign/verifier_judge.hpp"
 
 #include <memory>
 #include <sstream>

@@ -20,13 +20,13 @@
 #include <vector>
 
 #include "common/exit_codes.hpp"
-#include "numerics/mutants/campaign_report.hpp"
-#include "numerics/mutants/cpu_runner.hpp"
-#include "numerics/mutants/failure_dump.hpp"
-#include "numerics/mutants/mutation_campaign.hpp"
-#include "numerics/mutants/mutation_store.hpp"
-#include "numerics/mutants/verifier_judge.hpp"
-#ifdef FL_FA_MUTATE_WITH_GPU  // fa-mutate links fl_tuner (tuner/CMakeLists.txt); fl_numerics never does
+#include "numerics/campaign/campaign_report.hpp"
+#include "numerics/campaign/cpu_runner.hpp"
+#include "numerics/campaign/failure_dump.hpp"
+#include "numerics/campaign/mutation_campaign.hpp"
+#include "numerics/campaign/mutation_store.hpp"
+#include "numerics/campaign/verifier_judge.hpp"
+#ifdef FL_FA_MUTATE_WITH_GPU  // fa-mutate links fl_tuner (tools/CMakeLists.txt); fl_numerics never does
 #include "tuner/mutants/gpu_mutant_target.hpp"
 #endif
 

@@ -1,10 +1,10 @@
-#include "numerics/mutants/failure_dump.hpp"
+#include "numerics/campaign/failure_dump.hpp"
 
 #include <cstdio>
 
 #include "common/atomic_file.hpp"
 #include "common/npy.hpp"
-#include "numerics/mutants/campaign_report.hpp"
+#include "numerics/campaign/campaign_report.hpp"
 
 namespace fl::numerics::mutants {
 

@@ -3,10 +3,10 @@
 // in both loop orders; the correct variant passes every input of every campaign.
 #include <catch2/catch.hpp>
 
-#include "numerics/mutants/campaign_report.hpp"
-#include "numerics/mutants/cpu_runner.hpp"
-#include "numerics/mutants/mutation_campaign.hpp"
-#include "numerics/mutants/verifier_judge.hpp"
+#include "numerics/campaign/campaign_report.hpp"
+#include "numerics/campaign/cpu_runner.hpp"
+#include "numerics/campaign/mutation_campaign.hpp"
+#include "numerics/campaign/verifier_judge.hpp"
 
 namespace {
 

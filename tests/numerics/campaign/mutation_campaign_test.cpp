@@ -1,7 +1,7 @@
 // The campaign's race detection with a fake target whose racy mutant differs only on some reruns: found on
 // the stress problem first when one is asked for, else on the inputs; a target whose reruns always agree
 // leaves the race a survivor. No verifier is needed: the fake's outputs always pass the judge.
-#include "numerics/mutants/mutation_campaign.hpp"
+#include "numerics/campaign/mutation_campaign.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // fa-mutate's SQLite rows.
-#include "numerics/mutants/mutation_store.hpp"
+#include "numerics/campaign/mutation_store.hpp"
 
 #include <catch2/catch.hpp>
 

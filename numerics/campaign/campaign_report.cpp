@@ -1,4 +1,4 @@
-#include "numerics/mutants/campaign_report.hpp"
+#include "numerics/campaign/campaign_report.hpp"
 
 #include <cstdio>
 #include <iomanip>

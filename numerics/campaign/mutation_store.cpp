@@ -1,4 +1,4 @@
-#include "numerics/mutants/mutation_store.hpp"
+#include "numerics/campaign/mutation_store.hpp"
 
 #include <stdexcept>
 

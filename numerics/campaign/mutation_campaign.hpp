@@ -16,7 +16,7 @@
 #include "numerics/diagnosis/diagnose.hpp"
 #include "numerics/input_families.hpp"
 #include "numerics/mutants/catalogue.hpp"
-#include "numerics/mutants/mutant_runner.hpp"
+#include "numerics/campaign/mutant_runner.hpp"
 
 namespace fl::numerics::mutants {
 

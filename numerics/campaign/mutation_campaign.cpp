@@ -1,4 +1,4 @@
-#include "numerics/mutants/mutation_campaign.hpp"
+#include "numerics/campaign/mutation_campaign.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "numerics/mutants/cpu_runner.hpp"
+#include "numerics/campaign/cpu_runner.hpp"
 
 namespace fl::numerics::mutants {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/mutants/mutation_campaign.hpp"
+#include "numerics/campaign/mutation_campaign.hpp"
 
 namespace fl::numerics::mutants {
 
