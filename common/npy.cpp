@@ -1,14 +1,17 @@
 #include "common/npy.hpp"
 
+#include "common/atomic_file.hpp"
+
 #include <cuda_fp16.h>
 
-#include <unistd.h>
 #include <bit>
+#include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <regex>
 #include <sstream>
+#include <string_view>
 
 namespace fl::common {
 
@@ -17,6 +20,10 @@ namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicLength = 6;
 constexpr std::size_t kHeaderAlignment = 64;  // NumPy pads the header so the data starts 64-aligned
+// NumPy itself refuses headers over 10000 bytes unless told otherwise (numpy.load's max_header_size); a
+// (B, H, N, D) header is under 128. Bounding it means a hostile length costs nothing.
+constexpr std::size_t kMaxHeaderBytes = 10000;
+constexpr std::size_t kReadChunkElements = std::size_t(1) << 20;  // values are converted 1 Mi at a time
 
 [[noreturn]] void fail(std::filesystem::path const& path, std::string const& what) {
   throw NpyError(path.string() + ": " + what);
@@ -50,74 +57,229 @@ std::uint16_t double_to_half_bits(double x) {
   return raw.x;
 }
 
-std::string header_value(std::string const& header, std::string const& key,
-                         std::filesystem::path const& path) {
-  std::smatch m;
-  std::regex const re("['\"]" + key + "['\"]\\s*:\\s*('[^']*'|\"[^\"]*\"|True|False|\\([^)]*\\))");
-  if (!std::regex_search(header, m, re)) fail(path, "header has no '" + key + "' entry");
-  return m[1].str();
+// The header dict as NumPy writes it: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+// followed by spaces and '\n'. Parsed strictly: exactly these three keys, each once, printable ASCII only,
+// the shape a tuple of non-negative decimal integers. Anything else is a file NumPy did not write.
+struct Header {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<std::size_t> shape;
+};
+
+class HeaderParser {
+ public:
+  HeaderParser(std::string_view text, std::filesystem::path const& path) : text_(text), path_(path) {}
+
+  Header parse() {
+    for (std::size_t i = 0; i < text_.size(); ++i) {
+      auto const c = static_cast<unsigned char>(text_[i]);
+      bool const last = i + 1 == text_.size();
+      if (last && c == '\n') break;
+      if (c < 0x20 || c > 0x7e)
+        fail(path_, "header byte " + std::to_string(i) + " is " + describe_byte(c) +
+                        " (a .npy header is printable ASCII ending in a newline)");
+      if (last) fail(path_, "header does not end with a newline");
+    }
+    Header h;
+    bool seen_descr = false, seen_order = false, seen_shape = false;
+    expect('{');
+    while (true) {
+      skip_spaces();
+      if (peek() == '}') break;
+      std::string const key = quoted();
+      skip_spaces();
+      expect(':');
+      skip_spaces();
+      if (key == "descr" && !seen_descr) {
+        h.descr = quoted();
+        seen_descr = true;
+      } else if (key == "fortran_order" && !seen_order) {
+        h.fortran_order = boolean();
+        seen_order = true;
+      } else if (key == "shape" && !seen_shape) {
+        h.shape = tuple();
+        seen_shape = true;
+      } else {
+        bool const known = key == "descr" || key == "fortran_order" || key == "shape";
+        fail(path_, "header has " + std::string(known ? "a repeated" : "an unexpected") + " key '" + key +
+                        "' (allowed once each: descr, fortran_order, shape)");
+      }
+      skip_spaces();
+      if (peek() == ',') {
+        ++at_;
+        continue;
+      }
+      skip_spaces();
+      if (peek() != '}') fail(path_, "header dict is malformed at byte " + std::to_string(at_));
+    }
+    ++at_;
+    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\n')) ++at_;
+    if (at_ != text_.size()) fail(path_, "header has bytes after its dict at byte " + std::to_string(at_));
+    if (!seen_descr) fail(path_, "header has no 'descr' entry");
+    if (!seen_order) fail(path_, "header has no 'fortran_order' entry");
+    if (!seen_shape) fail(path_, "header has no 'shape' entry");
+    return h;
+  }
+
+ private:
+  static std::string describe_byte(unsigned char c) {
+    char buffer[8];
+    std::snprintf(buffer, sizeof buffer, "0x%02x", unsigned(c));
+    return buffer;
+  }
+  char peek() const { return at_ < text_.size() ? text_[at_] : '\0'; }
+  void skip_spaces() {
+    while (peek() == ' ') ++at_;
+  }
+  void expect(char c) {
+    if (peek() != c)
+      fail(path_, "header dict is malformed at byte " + std::to_string(at_) + " (expected '" +
+                      std::string(1, c) + "')");
+    ++at_;
+  }
+  std::string quoted() {
+    char const quote = peek();
+    if (quote != '\'' && quote != '"') expect('\'');
+    auto const close = text_.find(quote, at_ + 1);
+    if (close == std::string_view::npos) fail(path_, "header has an unterminated string");
+    std::string value(text_.substr(at_ + 1, close - at_ - 1));
+    at_ = close + 1;
+    return value;
+  }
+  bool boolean() {
+    for (auto const& [word, value] : {std::pair{std::string_view("True"), true}, {"False", false}})
+      if (text_.substr(at_, word.size()) == word) {
+        at_ += word.size();
+        return value;
+      }
+    fail(path_, "header's fortran_order is neither True nor False");
+  }
+  std::vector<std::size_t> tuple() {
+    expect('(');
+    std::vector<std::size_t> dims;
+    while (true) {
+      skip_spaces();
+      if (peek() == ')') break;
+      std::size_t const start = at_;
+      while (peek() >= '0' && peek() <= '9') ++at_;
+      std::string_view const digits = text_.substr(start, at_ - start);
+      std::size_t dim = 0;
+      auto const [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), dim);
+      if (digits.empty())
+        fail(path_, "shape has '" + std::string(1, peek()) + "' where a dimension should be (dimensions " +
+                        "are non-negative whole numbers)");
+      if (ec != std::errc() || end != digits.data() + digits.size())
+        fail(path_, "shape dimension " + std::string(digits) + " does not fit 64 bits");
+      dims.push_back(dim);
+      skip_spaces();
+      if (peek() == ',') {
+        ++at_;
+        continue;
+      }
+      skip_spaces();
+      if (peek() != ')') fail(path_, "shape tuple is malformed at byte " + std::to_string(at_));
+    }
+    ++at_;
+    return dims;
+  }
+
+  std::string_view text_;
+  std::filesystem::path const& path_;
+  std::size_t at_ = 0;
+};
+
+std::string shape_text(std::vector<std::size_t> const& shape) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + ")";
+}
+
+// Reads up to `bytes` bytes; returns how many came.
+std::size_t read_some(std::istream& in, unsigned char* into, std::size_t bytes) {
+  in.read(reinterpret_cast<char*>(into), std::streamsize(bytes));
+  return std::size_t(in.gcount());
 }
 
 }  // namespace
 
 NpyArray read_npy(std::filesystem::path const& path) {
+  std::error_code error;
+  auto const status = std::filesystem::status(path, error);
+  if (status.type() == std::filesystem::file_type::not_found) fail(path, "no such file");
+  if (status.type() == std::filesystem::file_type::directory) fail(path, "is a folder, not a .npy file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open (missing file or no permission)");
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.size() < kMagicLength + 4 || std::memcmp(bytes.data(), kMagic, kMagicLength) != 0)
+  if (!in) fail(path, "cannot open (no permission?)");
+
+  // The magic first: a device such as /dev/zero or a huge non-.npy file is refused after 10 bytes.
+  unsigned char prefix[kMagicLength + 2 + 4] = {};
+  std::size_t const got = read_some(in, prefix, kMagicLength + 2);
+  if (got < kMagicLength || std::memcmp(prefix, kMagic, kMagicLength) != 0)
     fail(path, "not a .npy file (no \\x93NUMPY magic)");
-  int const major = bytes[kMagicLength];
-  std::size_t const length_bytes = major == 1 ? 2 : 4;
+  if (got < kMagicLength + 2) fail(path, "truncated header");
+  int const major = prefix[kMagicLength];
   if (major < 1 || major > 3) fail(path, "unsupported .npy format version " + std::to_string(major));
-  std::size_t const header_start = kMagicLength + 2 + length_bytes;
-  if (bytes.size() < header_start) fail(path, "truncated header");
-  std::size_t const header_length = read_le(bytes.data() + kMagicLength + 2, length_bytes);
-  if (bytes.size() < header_start + header_length) fail(path, "truncated header");
-  std::string const header(bytes.begin() + std::ptrdiff_t(header_start),
-                           bytes.begin() + std::ptrdiff_t(header_start + header_length));
+  std::size_t const length_bytes = major == 1 ? 2 : 4;
+  if (read_some(in, prefix + kMagicLength + 2, length_bytes) != length_bytes) fail(path, "truncated header");
+  std::size_t const header_length = read_le(prefix + kMagicLength + 2, length_bytes);
+  if (header_length > kMaxHeaderBytes)
+    fail(path, "header length " + std::to_string(header_length) + " is over the " +
+                   std::to_string(kMaxHeaderBytes) + " bytes a .npy header may have");
+  std::string header_text(header_length, '\0');
+  if (read_some(in, reinterpret_cast<unsigned char*>(header_text.data()), header_length) != header_length)
+    fail(path, "truncated header");
+  Header const header = HeaderParser(header_text, path).parse();
 
-  std::string descr = header_value(header, "descr", path);
-  descr = descr.substr(1, descr.size() - 2);
-  if (header_value(header, "fortran_order", path) == "True")
-    fail(path, "Fortran-order array; save it in C order (numpy.ascontiguousarray)");
-  std::string const shape_text = header_value(header, "shape", path);
-
-  NpyArray a;
-  std::regex const number("[0-9]+");
-  for (auto it = std::sregex_iterator(shape_text.begin(), shape_text.end(), number);
-       it != std::sregex_iterator(); ++it)
-    a.shape.push_back(std::stoull(it->str()));
+  std::string const& descr = header.descr;
+  if (header.fortran_order) fail(path, "Fortran-order array; save it in C order (numpy.ascontiguousarray)");
   if (descr.size() != 3 || (descr[0] != '<' && descr[0] != '>' && descr[0] != '=' && descr[0] != '|') ||
-      descr[1] != 'f')
+      descr[1] != 'f' || (descr[2] != '2' && descr[2] != '4' && descr[2] != '8'))
     fail(path, "dtype '" + descr + "' is not allowed (float16, float32 or float64)");
+  NpyArray a;
+  a.shape = header.shape;
   bool const big_endian_file = descr[0] == '>';
   bool const swap = big_endian_file != (std::endian::native == std::endian::big);
   std::size_t const item = std::size_t(descr[2] - '0');
-  if (item == 2)
-    a.dtype = "float16";
-  else if (item == 4)
-    a.dtype = "float32";
-  else if (item == 8)
-    a.dtype = "float64";
-  else
-    fail(path, "dtype '" + descr + "' is not allowed (float16, float32 or float64)");
+  a.dtype = item == 2 ? "float16" : item == 4 ? "float32" : "float64";
 
-  std::size_t count = 1;
-  for (std::size_t s : a.shape) count *= s;
-  std::size_t const data_start = header_start + header_length;
-  if (bytes.size() - data_start != count * item)
-    fail(path, "data holds " + std::to_string(bytes.size() - data_start) + " bytes, shape needs " +
-                   std::to_string(count * item));
-  a.values.resize(count);
-  unsigned char const* p = bytes.data() + data_start;
-  for (std::size_t i = 0; i < count; ++i, p += item) {
-    if (item == 2)
-      a.values[i] = half_to_double(load<std::uint16_t>(p, swap));
-    else if (item == 4)
-      a.values[i] = double(load<float>(p, swap));
-    else
-      a.values[i] = load<double>(p, swap);
+  // Overflow-checked: a shape whose product wraps 2^64 would otherwise look small.
+  std::size_t count = 1, data_bytes = 0;
+  for (std::size_t s : a.shape)
+    if (__builtin_mul_overflow(count, s, &count))
+      fail(path, "shape " + shape_text(a.shape) + " has more than 2^64 elements");
+  if (__builtin_mul_overflow(count, item, &data_bytes))
+    fail(path, "shape " + shape_text(a.shape) + " needs more than 2^64 bytes");
+  std::size_t const data_start = kMagicLength + 2 + length_bytes + header_length;
+  // A regular file tells its length: compare before allocating anything. A pipe is read in chunks, so
+  // memory grows only with the bytes that really come.
+  if (status.type() == std::filesystem::file_type::regular) {
+    std::uintmax_t const size = std::filesystem::file_size(path, error);
+    if (!error && size - data_start != data_bytes)
+      fail(path, "data holds " + std::to_string(size - data_start) + " bytes, shape " + shape_text(a.shape) +
+                     " needs " + std::to_string(data_bytes));
+    a.values.reserve(count);
   }
+  std::vector<unsigned char> chunk(std::min(count, kReadChunkElements) * item);
+  std::size_t remaining = count;
+  while (remaining > 0) {
+    std::size_t const n = std::min(remaining, kReadChunkElements);
+    std::size_t const bytes = read_some(in, chunk.data(), n * item);
+    if (bytes != n * item)
+      fail(path, "data holds " + std::to_string((count - remaining) * item + bytes) + " bytes, shape " +
+                     shape_text(a.shape) + " needs " + std::to_string(data_bytes));
+    unsigned char const* p = chunk.data();
+    for (std::size_t i = 0; i < n; ++i, p += item) {
+      if (item == 2)
+        a.values.push_back(half_to_double(load<std::uint16_t>(p, swap)));
+      else if (item == 4)
+        a.values.push_back(double(load<float>(p, swap)));
+      else
+        a.values.push_back(load<double>(p, swap));
+    }
+    remaining -= n;
+  }
+  if (in.peek() != std::char_traits<char>::eof())
+    fail(path, "data holds more bytes than shape " + shape_text(a.shape) + " needs (" +
+                   std::to_string(data_bytes) + ")");
   return a;
 }
 
@@ -137,31 +299,31 @@ void write_npy(std::filesystem::path const& path, std::vector<std::size_t> const
   header.append((kHeaderAlignment - unpadded % kHeaderAlignment) % kHeaderAlignment, ' ');
   header.push_back('\n');
 
-  std::filesystem::path const temp = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw NpyError(path.string() + ": cannot write");
-    out.write(kMagic, kMagicLength);
-    char const version[2] = {1, 0};
-    out.write(version, 2);
-    char const length[2] = {char(header.size() & 0xff), char((header.size() >> 8) & 0xff)};
-    out.write(length, 2);
-    out.write(header.data(), std::streamsize(header.size()));
-    for (double v : values) {
-      if (dtype == NpyDtype::float16) {
-        std::uint16_t const bits = double_to_half_bits(v);
-        char const b[2] = {char(bits & 0xff), char(bits >> 8)};
-        out.write(b, 2);
-      } else if (dtype == NpyDtype::float32) {
-        float const f = float(v);
-        out.write(reinterpret_cast<char const*>(&f), sizeof f);
-      } else {
-        out.write(reinterpret_cast<char const*>(&v), sizeof v);
-      }
+  std::string bytes;
+  bytes.reserve(kMagicLength + 4 + header.size() + values.size() * 8);
+  bytes.append(kMagic, kMagicLength);
+  bytes.push_back(char(1));  // format version 1.0
+  bytes.push_back(char(0));
+  bytes.push_back(char(header.size() & 0xff));
+  bytes.push_back(char((header.size() >> 8) & 0xff));
+  bytes += header;
+  for (double v : values) {
+    if (dtype == NpyDtype::float16) {
+      std::uint16_t const bits = double_to_half_bits(v);
+      bytes.push_back(char(bits & 0xff));
+      bytes.push_back(char(bits >> 8));
+    } else if (dtype == NpyDtype::float32) {
+      float const f = float(v);
+      bytes.append(reinterpret_cast<char const*>(&f), sizeof f);
+    } else {
+      bytes.append(reinterpret_cast<char const*>(&v), sizeof v);
     }
-    if (!out) throw NpyError(path.string() + ": write failed");
   }
-  std::filesystem::rename(temp, path);
+  try {
+    write_file_atomically(path, bytes);
+  } catch (std::runtime_error const& e) {
+    throw NpyError(e.what());
+  }
 }
 
 }  // namespace fl::common

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "common/input_limits.hpp"
 #include "common/npy.hpp"
 
 namespace fl::numerics {
@@ -47,6 +48,19 @@ void expect_shape(common::NpyArray const& a, std::array<std::size_t, 4> const& w
                           std::to_string(want[3]) + ")");
 }
 
+// Each dimension within the range the reference and the kernels can index (common/input_limits.hpp).
+void expect_dims_in_range(std::array<std::size_t, 4> const& dims, char const* what,
+                          std::filesystem::path const& path) {
+  common::CountRange const ranges[] = {common::kBatch, common::kHeads, common::kSeqlen, common::kHeadDim};
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    common::CountRange const& r = ranges[i];
+    if (dims[i] < std::uint64_t(r.min) || dims[i] > std::uint64_t(r.max))
+      throw CheckInputError(std::string("--") + what + " " + path.string() + ": " + std::string(r.what) +
+                            " " + std::to_string(dims[i]) + " is not allowed (" + common::range_text(r) +
+                            ")");
+  }
+}
+
 void expect_finite(std::vector<double> const& t, char const* what, std::filesystem::path const& path) {
   for (std::size_t i = 0; i < t.size(); ++i)
     if (!std::isfinite(t[i]))
@@ -73,6 +87,8 @@ CheckProblem load_check_problem(CheckFiles const& files, bool causal, double sof
   p.input_dtype = q.dtype;
   auto const qs = as_bhnd(q, "q", files.q);
   auto const ks = as_bhnd(k, "k", files.k);
+  expect_dims_in_range(qs, "q", files.q);
+  expect_dims_in_range(ks, "k", files.k);
   expect_shape(v, ks, "v", files.v, "K");
   expect_shape(o, qs, "o", files.o, "Q");
   if (qs[0] != ks[0])

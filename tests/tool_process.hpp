@@ -3,6 +3,7 @@
 // (build/bin), its exit code through the shell, its output read back, and the first id of fa-check's
 // JSON "diagnosis". One copy for every CLI test.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -28,6 +29,32 @@ inline std::string read_text(std::filesystem::path const& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+struct ToolOutcome {
+  int exit_code = -1;  // -1 when the command did not exit normally (a signal killed it)
+  std::string out, err;
+  // The lines of stderr that are not empty.
+  int error_lines() const {
+    int lines = 0;
+    std::istringstream in(err);
+    for (std::string line; std::getline(in, line);) lines += line.empty() ? 0 : 1;
+    return lines;
+  }
+};
+
+// Runs `command` through the shell with stdout and stderr captured (in files beside the test's temp dir).
+inline ToolOutcome run_tool(std::string const& command) {
+  static int serial = 0;
+  auto const base = std::filesystem::temp_directory_path() /
+                    ("fl_tool_" + std::to_string(::getpid()) + "_" + std::to_string(serial++));
+  ToolOutcome outcome;
+  outcome.exit_code = shell_exit_code(command + " > " + base.string() + ".out 2> " + base.string() + ".err");
+  outcome.out = read_text(base.string() + ".out");
+  outcome.err = read_text(base.string() + ".err");
+  std::filesystem::remove(base.string() + ".out");
+  std::filesystem::remove(base.string() + ".err");
+  return outcome;
 }
 
 // The first id of a JSON "diagnosis" array, "" when it is empty, "<no diagnosis key>" without one.

@@ -17,6 +17,7 @@
 #include "common/atomic_file.hpp"
 #include "common/cli_lists.hpp"
 #include "common/exit_codes.hpp"
+#include "common/stop_signal.hpp"
 #include "numerics/precision.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
@@ -147,12 +148,18 @@ int error_study_main(BenchOptions const& opt, Family const& family, CompileSpec 
 }
 
 int main(int argc, char** argv) {
+  common::install_stop_handlers(common::OnStop::exit_now);
   BenchOptions const opt = parse_bench_options(argc, argv);
   auto const family = find_family(opt.family);
+  validate_bench_plan(opt, *family);  // before the device: bad input is exit 2 with or without a GPU
   if (opt.compile_space) return compile_space_main(opt, *family);
+  auto const kernels_dir = runtime::resolve_kernels_dir(opt.kernels_dir);
+  if (!kernels_dir) bench_bad_input(kernels_dir.error().one_line());
   auto context = runtime::PrimaryContext::retain(0);
   if (!context) runtime::exit_no_gpu(context.error());
   auto const& device = context->info();
+  if (opt.error_study.empty())
+    if (auto too_big = device_fit_problem(opt, *family, device.memory_bytes)) bench_bad_input(*too_big);
   runtime::TargetArch arch = runtime::TargetArch::sm_90a;
   if (opt.arch) {
     arch = *opt.arch;
@@ -161,8 +168,6 @@ int main(int argc, char** argv) {
     if (!a) runtime::exit_no_gpu(a.error());
     arch = a.value();
   }
-  auto const kernels_dir = runtime::resolve_kernels_dir(opt.kernels_dir);
-  if (!kernels_dir) bench_bad_input(kernels_dir.error().one_line());
   CompileSpec const spec{arch, kernels_dir.value(), opt.mutants};
   std::printf("device %s, sm %d, driver %d, arch %s, %s\n", device.name.c_str(), device.sm_count,
               device.driver_version, std::string(runtime::arch_name(arch)).c_str(), today().c_str());
@@ -176,11 +181,7 @@ int main(int argc, char** argv) {
         Problem base = headline_problem(opt.seqlens.front(), d, causal, dtype, opt.direction);
         base.fp8 = opt.fp8;
         if (auto why = family->unsupported(base)) bench_bad_input(*why);
-        Config config = family->default_config(base);
-        if (opt.config)
-          for (auto const& [k, v] : *opt.config) config[k] = v;
-        if (auto why = family->violates(config, base))
-          bench_bad_input("--config " + to_string(config) + ": " + *why);
+        Config const config = bench_config(opt, *family, base);
         auto program = compile_family_config(*family, config, base, spec);
         if (!program) {
           std::fprintf(stderr, "%s\n%s\n", program.error().one_line().c_str(), program.error().log.c_str());

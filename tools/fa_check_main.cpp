@@ -11,6 +11,9 @@
 #include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
 #include "common/gnuplot.hpp"
+#include "common/input_limits.hpp"
+#include "common/stop_signal.hpp"
+#include "common/strict_command_line.hpp"
 #include "numerics/check.hpp"
 #include "numerics/check_problem.hpp"
 #include "numerics/check_report.hpp"
@@ -69,10 +72,10 @@ int main(int argc, char** argv) {
        "write the JSON report here (verdict, metrics per output, worst rows, diagnosis)")  //
       ("report", po::value<std::string>(),
        "write report.md, CSV files and SVG plots (gnuplot) into this folder")  //
-      ("sample-rows", po::value<std::size_t>(),
+      ("sample-rows", po::value<std::string>(),
        "check this many random query rows (plus the structural and screened ones) instead of all; default: "
        "all rows when B*H*N_q*N_k*D <= 1.5e9, else 256")  //
-      ("sample-key-rows", po::value<std::size_t>(),
+      ("sample-key-rows", po::value<std::string>(),
        "with sampling: random key rows checked for dK, dV (default 64)")                //
       ("full", po::bool_switch(), "check every row, whatever the size")                 //
       ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
@@ -83,10 +86,10 @@ int main(int argc, char** argv) {
        "merged at the end (fa2_sm80's kWarpsN > 1), in both key-block orders")  //
       ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot),
        "gnuplot command for the report's plots");
+  fl::common::install_stop_handlers(fl::common::OnStop::exit_now);
   po::variables_map vm;
   try {
-    po::store(po::parse_command_line(argc, argv, options), vm);
-    po::notify(vm);
+    vm = fl::common::parse_strictly(argc, argv, options);
   } catch (po::error const& e) {
     std::cerr << "fa-check: " << e.what() << " (see --help)\n";
     return fl::common::kExitBadInput;
@@ -112,10 +115,33 @@ int main(int argc, char** argv) {
     std::cerr << "fa-check: --scale " << scale << " is not allowed (a positive finite number)\n";
     return fl::common::kExitBadInput;
   }
-  if (vm["threads"].as<int>() < 0) {
-    std::cerr << "fa-check: --threads " << vm["threads"].as<int>() << " is not allowed (0 or more)\n";
+  if (auto complaint = fl::common::out_of_range(fl::common::kThreads, vm["threads"].as<int>())) {
+    std::cerr << "fa-check: " << *complaint << "\n";
     return fl::common::kExitBadInput;
   }
+  std::size_t sample_rows = 0, sample_key_rows = 0;
+  for (auto [range, into] : {std::pair{fl::common::kSampleRows, &sample_rows},
+                             std::pair{fl::common::kSampleKeyRows, &sample_key_rows}}) {
+    std::string const key(range.what.substr(2));
+    if (!vm.count(key)) continue;
+    auto const parsed = fl::common::parse_count(range, vm[key].as<std::string>());
+    if (!parsed.ok()) {
+      std::cerr << "fa-check: " << parsed.error << "\n";
+      return fl::common::kExitBadInput;
+    }
+    *into = std::size_t(parsed.value);
+  }
+  // Outputs are decided before the work: a check of minutes must not end in an unwritable path.
+  if (vm.count("json"))
+    if (auto problem = fl::common::output_file_problem(vm["json"].as<std::string>())) {
+      std::cerr << "fa-check: --json " << vm["json"].as<std::string>() << ": " << *problem << "\n";
+      return fl::common::kExitBadInput;
+    }
+  if (vm.count("report"))
+    if (auto problem = fl::common::output_folder_problem(vm["report"].as<std::string>())) {
+      std::cerr << "fa-check: --report " << vm["report"].as<std::string>() << ": " << *problem << "\n";
+      return fl::common::kExitBadInput;
+    }
 
   CheckFiles files;
   files.q = vm["q"].as<std::string>();
@@ -134,8 +160,8 @@ int main(int argc, char** argv) {
     check.claimed = *claimed;
     check.threads = vm["threads"].as<int>();
     check.force_full = vm["full"].as<bool>();
-    if (vm.count("sample-rows")) check.sample_rows = vm["sample-rows"].as<std::size_t>();
-    if (vm.count("sample-key-rows")) check.sample_key_rows = vm["sample-key-rows"].as<std::size_t>();
+    check.sample_rows = sample_rows;
+    check.sample_key_rows = sample_key_rows;
     CheckResult const result = run_check(problem.inputs, problem.observed, check, make_diagnoser(vm));
 
     CheckContext context;

@@ -14,6 +14,9 @@
 #include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
 #include "common/gnuplot.hpp"
+#include "common/input_limits.hpp"
+#include "common/stop_signal.hpp"
+#include "common/strict_command_line.hpp"
 #include "numerics/check_report.hpp"
 #include "numerics/fp8_study.hpp"
 
@@ -50,7 +53,7 @@ std::string key_of(Fp8StudyRow const& r) {
          std::to_string(r.head_dim) + "|" + std::to_string(r.seqlen);
 }
 
-std::vector<int> parse_int_list(std::string const& text, char const* option) {
+std::vector<int> parse_int_list(std::string const& text, char const* option, fl::common::CountRange range) {
   std::vector<int> out;
   std::stringstream s(text);
   std::string item;
@@ -64,9 +67,14 @@ std::vector<int> parse_int_list(std::string const& text, char const* option) {
       throw po::error(std::string("--") + option + " " + text +
                       ": expected comma-separated positive integers");
     }
+    range.what = std::string_view(option);
+    if (auto complaint = fl::common::out_of_range(range, out.back())) throw po::error("--" + *complaint);
   }
+  if (out.empty()) throw po::error(std::string("--") + option + " needs at least one value");
   return out;
 }
+
+int write_report(po::variables_map const& vm, Fp8StudyOptions const& study, std::string const& command_line);
 
 }  // namespace
 
@@ -85,32 +93,56 @@ int main(int argc, char** argv) {
        "sequence lengths of the backward runs (every row: O(n^2))")  //
       ("backward-head-dims", po::value<std::string>()->default_value("128"),
        "head dims of the backward runs")                                                //
-      ("seed", po::value<std::uint64_t>()->default_value(1), "input seed")              //
+      ("seed", po::value<std::string>()->default_value("1"), "input seed")              //
       ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
       ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot), "gnuplot command");
+  fl::common::install_stop_handlers(fl::common::OnStop::exit_now);
   po::variables_map vm;
   Fp8StudyOptions study;
   try {
-    po::store(po::parse_command_line(argc, argv, options), vm);
-    po::notify(vm);
+    vm = fl::common::parse_strictly(argc, argv, options);
     if (vm.count("help")) {
       std::cout << options << "\n";
       return fl::common::kExitOk;
     }
-    study.head_dims = parse_int_list(vm["head-dims"].as<std::string>(), "head-dims");
-    study.seqlens = parse_int_list(vm["seqlens"].as<std::string>(), "seqlens");
-    study.backward_seqlens = parse_int_list(vm["backward-seqlens"].as<std::string>(), "backward-seqlens");
-    study.backward_head_dims =
-        parse_int_list(vm["backward-head-dims"].as<std::string>(), "backward-head-dims");
-    for (int d : study.head_dims)
-      if ((d & (d - 1)) != 0)
-        throw po::error("--head-dims " + std::to_string(d) + ": must be a power of two (Hadamard)");
-    study.seed = vm["seed"].as<std::uint64_t>();
+    study.head_dims = parse_int_list(vm["head-dims"].as<std::string>(), "head-dims", fl::common::kHeadDim);
+    study.seqlens = parse_int_list(vm["seqlens"].as<std::string>(), "seqlens", fl::common::kSeqlen);
+    study.backward_seqlens =
+        parse_int_list(vm["backward-seqlens"].as<std::string>(), "backward-seqlens", fl::common::kSeqlen);
+    study.backward_head_dims = parse_int_list(vm["backward-head-dims"].as<std::string>(),
+                                              "backward-head-dims", fl::common::kHeadDim);
+    // Both grids run the incoherent (Hadamard) variants, which need a power-of-two head dim.
+    for (auto const& [option, dims] : {std::pair{"head-dims", &study.head_dims},
+                                       std::pair{"backward-head-dims", &study.backward_head_dims}})
+      for (int d : *dims)
+        if ((d & (d - 1)) != 0)
+          throw po::error(std::string("--") + option + " " + std::to_string(d) +
+                          ": must be a power of two (Hadamard)");
+    auto const seed = fl::common::parse_count(fl::common::kSeed, vm["seed"].as<std::string>());
+    if (!seed.ok()) throw po::error(seed.error);
+    study.seed = std::uint64_t(seed.value);
     study.threads = vm["threads"].as<int>();
+    if (auto complaint = fl::common::out_of_range(fl::common::kThreads, study.threads))
+      throw po::error(*complaint);
+    if (auto problem = fl::common::output_folder_problem(vm["out"].as<std::string>()))
+      throw po::error("--out " + vm["out"].as<std::string>() + ": " + *problem);
   } catch (po::error const& e) {
     std::cerr << "fa-fp8-report: " << e.what() << "\n";
     return fl::common::kExitBadInput;
   }
+  try {
+    std::string command_line;
+    for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+    return write_report(vm, study, command_line);
+  } catch (std::exception const& e) {  // a failure of the machine (disk full, ...), not of the user
+    std::cerr << "fa-fp8-report: " << e.what() << "\n";
+    return fl::common::kExitCheckFailed;
+  }
+}
+
+namespace {
+
+int write_report(po::variables_map const& vm, Fp8StudyOptions const& study, std::string const& command_line) {
   std::filesystem::path const out = vm["out"].as<std::string>();
   std::filesystem::create_directories(out);
   auto const t0 = std::chrono::steady_clock::now();
@@ -144,7 +176,7 @@ int main(int argc, char** argv) {
   std::ostringstream md;
   md << "# FP8 error analysis: generated tables\n\n";
   md << "Generated " << utc_timestamp() << " by `";
-  for (int i = 0; i < argc; ++i) md << (i ? " " : "") << argv[i];
+  md << command_line;
   md << "` in " << std::fixed << std::setprecision(0) << total_seconds << std::defaultfloat
      << " s. RMSE of O (and of dQ, dK, dV) against the float64 reference; B = H = 1, non-causal; inputs "
         "stored as "
@@ -281,3 +313,5 @@ int main(int argc, char** argv) {
             << std::setprecision(0) << total_seconds << " s\n";
   return fl::common::kExitOk;
 }
+
+}  // namespace

@@ -19,7 +19,12 @@
 #include <variant>
 #include <vector>
 
+#include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
+#include "common/input_limits.hpp"
+#include "common/stop_signal.hpp"
+#include "common/strict_command_line.hpp"
+#include "db/schema.hpp"
 #include "numerics/campaign/campaign_report.hpp"
 #include "numerics/campaign/cpu_runner.hpp"
 #include "numerics/campaign/failure_dump.hpp"
@@ -101,17 +106,6 @@ void check_tile(char const* option, int value) {
     throw BadInput(std::string(option) + " " + std::to_string(value) + ": allowed 1..1024");
 }
 
-void write_atomically(std::string const& path, std::string const& text) {
-  std::string const temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    if (!out) throw BadInput("--json " + path + ": cannot write there");
-    out << text << "\n";
-    if (!out.flush()) throw BadInput("--json " + path + ": write failed");
-  }
-  std::filesystem::rename(temporary, path);
-}
-
 std::string today() {
   std::time_t const now = std::time(nullptr);
   char buf[16];
@@ -145,7 +139,7 @@ int main(int argc, char** argv) {
     ("head-dim", po::value<int>()->default_value(64), "head dimension d")
     ("heads-q", po::value<int>()->default_value(2), "query heads")
     ("heads-kv", po::value<int>()->default_value(1), "key/value heads (GQA when fewer than query heads)")
-    ("seed", po::value<unsigned long long>()->default_value(1), "seed of the input families")
+    ("seed", po::value<std::string>()->default_value("1"), "seed of the input families")
     ("race-seqlen", po::value<int>()->default_value(1024), "gpu: races (bwd-race) are first rerun bit for bit on a normal problem of this N_q = N_k (0: only the campaign's inputs)")
     ("threads", po::value<int>()->default_value(0), "threads (0: both cores)")
     ("kernels-dir", po::value<std::string>(), "gpu: kernels_src to compile (default: FA_KERNELS_DIR, next to the binary, the source tree)")
@@ -155,9 +149,8 @@ int main(int argc, char** argv) {
     ("db", po::value<std::string>(), "store the runs in this SQLite database");
   // clang-format on
   try {
-    po::variables_map vm;
-    po::store(po::parse_command_line(argc, argv, opts), vm);
-    po::notify(vm);
+    fl::common::install_stop_handlers(fl::common::OnStop::exit_now);
+    po::variables_map const vm = fl::common::parse_strictly(argc, argv, opts);
     if (vm.count("help")) {
       std::cout
           << opts
@@ -186,15 +179,41 @@ int main(int argc, char** argv) {
     options.shape.head_dim = vm["head-dim"].as<int>();
     options.shape.heads_q = vm["heads-q"].as<int>();
     options.shape.heads_kv = vm["heads-kv"].as<int>();
-    options.seed = vm["seed"].as<unsigned long long>();
+    auto const seed = fl::common::parse_count(fl::common::kSeed, vm["seed"].as<std::string>());
+    if (!seed.ok()) throw BadInput(seed.error);
+    options.seed = static_cast<unsigned long long>(seed.value);
     options.race_seqlen = target == "gpu" ? vm["race-seqlen"].as<int>() : 0;
     if (options.race_seqlen < 0) throw BadInput("--race-seqlen must be >= 0");
-    if (options.shape.seqlen_q < 1 || options.shape.head_dim < 1 || options.shape.heads_q < 1 ||
-        options.shape.heads_kv < 1 || options.shape.heads_q % options.shape.heads_kv != 0)
-      throw BadInput(
-          "shape: --seqlen, --head-dim, --heads-q, --heads-kv must be >= 1 and heads-q a multiple of "
-          "heads-kv");
+    namespace limits = fl::common;
+    for (auto const& [option, value, range] :
+         {std::tuple{"--seqlen", options.shape.seqlen_q, limits::kSeqlen},
+          {"--race-seqlen", std::max(1, options.race_seqlen), limits::kSeqlen},
+          {"--head-dim", options.shape.head_dim, limits::kHeadDim},
+          {"--heads-q", options.shape.heads_q, limits::kHeads},
+          {"--heads-kv", options.shape.heads_kv, limits::kHeads}}) {
+      limits::CountRange named = range;
+      named.what = option;
+      if (auto complaint = limits::out_of_range(named, value)) throw BadInput(*complaint);
+    }
+    if (options.shape.heads_q % options.shape.heads_kv != 0)
+      throw BadInput("--heads-q " + std::to_string(options.shape.heads_q) +
+                     " is not a multiple of --heads-kv " + std::to_string(options.shape.heads_kv));
     int const threads = vm["threads"].as<int>();
+    if (auto complaint = limits::out_of_range(limits::kThreads, threads)) throw BadInput(*complaint);
+    // Outputs decided before the campaign (minutes on the GPU): an unusable path is refused now.
+    if (vm.count("json"))
+      if (auto problem = fl::common::output_file_problem(vm["json"].as<std::string>()))
+        throw BadInput("--json " + vm["json"].as<std::string>() + ": " + *problem);
+    if (vm.count("dump-dir"))
+      if (auto problem = fl::common::output_folder_problem(vm["dump-dir"].as<std::string>()))
+        throw BadInput("--dump-dir " + vm["dump-dir"].as<std::string>() + ": " + *problem);
+    if (vm.count("db")) {
+      try {
+        (void)fl::db::open_database(vm["db"].as<std::string>());
+      } catch (std::exception const& e) {
+        throw BadInput("--db " + vm["db"].as<std::string>() + ": cannot be used (" + e.what() + ")");
+      }
+    }
     options.diagnosis.threads = threads;
     auto& candidates = options.diagnosis.block_n_candidates;
     if (std::find(candidates.begin(), candidates.end(), block_n) == candidates.end())
@@ -288,7 +307,7 @@ int main(int argc, char** argv) {
     }
     double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     json += "],\n \"seconds\": " + std::to_string(seconds) + ", \"ok\": " + (ok ? "true" : "false") + "}";
-    if (vm.count("json")) write_atomically(vm["json"].as<std::string>(), json);
+    if (vm.count("json")) fl::common::write_file_atomically(vm["json"].as<std::string>(), json + "\n");
     if (dump_dir)
       std::cout << "failures written under " << dump_dir->string() << " (each with fa-check.sh)\n";
     if (vm.count("db")) {
@@ -304,7 +323,7 @@ int main(int argc, char** argv) {
   } catch (po::error const& e) {
     std::cerr << "fa-mutate: " << e.what() << " (fa-mutate --help lists the options)\n";
     return fl::common::kExitBadInput;
-  } catch (std::runtime_error const& e) {  // a target that failed (NVRTC, a launch): no verdict to give
+  } catch (std::exception const& e) {  // a target that failed (NVRTC, a launch): no verdict to give
     std::cerr << "fa-mutate: " << e.what() << "\n";
     return fl::common::kExitCheckFailed;
   }

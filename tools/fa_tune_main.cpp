@@ -40,6 +40,24 @@ int run(int argc, char const* const argv[]) {
     std::fputs(options.help_text.c_str(), stdout);
     return common::kExitOk;
   }
+  // Outputs are decided before the work: hours of tuning must not end in an unwritable path, and an
+  // output the chosen mode cannot produce is refused instead of silently not written.
+  std::vector<std::pair<char const*, std::string>> outputs;
+  for (auto const& [option, path] : {std::pair{"--json", &options.json_path},
+                                     {"--export-best", &options.export_best_path},
+                                     {"--export-measurements", &options.export_measurements_path}})
+    if (!path->empty()) outputs.emplace_back(option, *path);
+  for (auto const& [option, path] : outputs) {
+    if (auto problem = common::output_file_problem(path)) {
+      std::fprintf(stderr, "fa-tune: %s %s: %s\n", option, path.c_str(), problem->c_str());
+      return common::kExitBadInput;
+    }
+    if (options.compile_only) {
+      std::fprintf(stderr, "fa-tune: %s is written from timed results; --compile-only times nothing\n",
+                   option);
+      return common::kExitBadInput;
+    }
+  }
   auto const arch = target_for(options.arch);
   auto kernels_dir = runtime::resolve_kernels_dir(
       options.kernels_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(options.kernels_dir));
@@ -72,6 +90,11 @@ int run(int argc, char const* const argv[]) {
     }
 
   auto device = runtime::query_device();
+  if (!device && !outputs.empty()) {
+    std::fprintf(stderr, "fa-tune: %s; %s %s needs timed results, nothing written\n",
+                 device.error().message.c_str(), outputs.front().first, outputs.front().second.c_str());
+    return common::kExitNoGpu;
+  }
   if (!device) {
     // No GPU: answer from the shipped best configs (and whatever this database measured before).
     auto const shipped = tuner::report_shipped_configs(arch, kernels_dir.value(), db_path);

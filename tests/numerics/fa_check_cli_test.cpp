@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -192,4 +193,54 @@ TEST_CASE("fa-check --report writes Markdown, CSV and SVG, and skips only the pl
   CHECK_FALSE(std::filesystem::exists(without / "error_histogram.svg"));
   for (auto const& e : std::filesystem::directory_iterator(with))
     CHECK(e.path().string().find(".tmp") == std::string::npos);  // nothing half-written left behind
+}
+
+TEST_CASE("fa-check refuses hostile counts, stray words and unusable outputs before the work, in one line",
+          "[numerics][fa-check]") {
+  Case c("hostile", false);
+  std::string const base = fa_check_binary().string() + c.args + " --dtype bf16 --causal";
+  auto refused = [&](std::string const& extra, std::string const& named) {
+    auto const outcome = fl::test::run_tool(base + " " + extra);
+    INFO(extra << " -> " << outcome.exit_code << ": " << outcome.err);
+    CHECK(outcome.exit_code == 2);
+    CHECK(outcome.error_lines() == 1);
+    CHECK_THAT(outcome.err, Catch::Contains(named));
+  };
+  refused("--threads 40000", "--threads 40000 is not allowed (0..1024");  // aborted: thread creation failed
+  refused("--threads -1", "--threads -1");
+  refused("--sample-rows -1", "--sample-rows -1");  // was 2^64 - 1 rows: GBs of memory
+  refused("--sample-rows 4294967295", "--sample-rows 4294967295");
+  refused("--sample-key-rows 18446744073709551615", "--sample-key-rows 18446744073709551615");
+  refused("--sample-rows 12abc", "--sample-rows '12abc'");
+  refused("stray", "unexpected argument 'stray'");  // was ignored, exit 0
+  refused("--json " + c.dir.string(), "is a folder");
+  refused("--json /nonexistent/x.json", "folder /nonexistent does not exist");
+  std::ofstream(c.dir / "afile") << "x";
+  refused("--report " + (c.dir / "afile" / "sub").string(), "afile is not a folder");
+  // A shape with a zero-sized batch, and the dimension ranges of common/input_limits.hpp.
+  fl::common::write_npy(c.dir / "empty.npy", {0, 4, 48, 16}, {});
+  std::string empty_q = c.args;
+  empty_q.replace(empty_q.find("q.npy"), 5, "empty.npy");
+  auto const empty = fl::test::run_tool(fa_check_binary().string() + empty_q + " --dtype bf16");
+  CHECK(empty.exit_code == 2);
+  CHECK_THAT(empty.err, Catch::Contains("batch 0 is not allowed (1..65536)"));
+  // What exists is left alone: no temporary file beside an output that was refused.
+  for (auto const& entry : std::filesystem::directory_iterator(c.dir))
+    CHECK(entry.path().string().find(".tmp") == std::string::npos);
+}
+
+TEST_CASE("fa-check --json writes through a symlink and into a FIFO without replacing either",
+          "[numerics][fa-check]") {
+  Case c("links", false);
+  std::string const base = fa_check_binary().string() + c.args + " --dtype bf16 --causal";
+  std::filesystem::create_symlink(c.dir / "real.json", c.dir / "link.json");
+  CHECK(fl::test::run_tool(base + " --json " + (c.dir / "link.json").string()).exit_code == 0);
+  CHECK(std::filesystem::is_symlink(c.dir / "link.json"));
+  CHECK_THAT(slurp(c.dir / "real.json"), Catch::Contains("\"verdict\""));
+  REQUIRE(::mkfifo((c.dir / "fifo").c_str(), 0600) == 0);
+  std::string const reader =
+      "cat " + (c.dir / "fifo").string() + " > " + (c.dir / "from_fifo").string() + " &";
+  REQUIRE(std::system(reader.c_str()) == 0);
+  CHECK(fl::test::run_tool(base + " --json " + (c.dir / "fifo").string()).exit_code == 0);
+  CHECK(std::filesystem::is_fifo(c.dir / "fifo"));  // was replaced by a regular file
 }

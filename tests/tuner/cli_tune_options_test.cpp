@@ -47,3 +47,14 @@ TEST_CASE("fa-tune options: noise runs, warm start and the measurement export", 
   CHECK_THROWS_WITH(parse({"--noise-runs", "0"}), Catch::Contains("--noise-runs 0 is outside 1..10"));
   CHECK_THROWS_WITH(parse({"--noise-runs", "11"}), Catch::Contains("--noise-runs 11 is outside"));
 }
+
+TEST_CASE("fa-tune options: counts are checked against common/input_limits.hpp", "[tuner][cli]") {
+  CHECK_THROWS_WITH(parse({"--jobs", "99999"}), Catch::Contains("--jobs 99999 is not allowed (0..256"));
+  CHECK_THROWS_WITH(parse({"--seed", "-1"}), Catch::Contains("--seed -1 is not allowed"));
+  CHECK_THROWS_WITH(parse({"--seed", "1e3"}), Catch::Contains("--seed '1e3'"));
+  CHECK_THROWS_WITH(parse({"stray"}), Catch::Contains("unexpected argument 'stray'"));
+  CHECK_THROWS_WITH(parse({"--tokens", "99999999999"}), Catch::Contains("--tokens 99999999999"));
+  CHECK_THROWS_WITH(parse({"--batch", "2", "--heads", "70000"}), Catch::Contains("--heads 70000"));
+  CHECK(parse({"--seed", "9223372036854775807"}).seed == 9223372036854775807ULL);
+  CHECK(parse({"--jobs", "256"}).jobs == 256);
+}

@@ -5,9 +5,14 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "common/atomic_file.hpp"
 #include "common/cli_lists.hpp"
 #include "common/exit_codes.hpp"
+#include "common/input_limits.hpp"
+#include "common/strict_command_line.hpp"
+#include "numerics/mutants/catalogue.hpp"
 #include "tuner/families/registry.hpp"
+#include "tuner/run/device_problem.hpp"
 
 namespace po = boost::program_options;
 
@@ -15,6 +20,9 @@ namespace fl::tuner {
 
 namespace {
 constexpr int kMinRuns = 20;  // the protocol's minimum of timed runs
+constexpr int kFp8BlockRowsMultiple = 32;
+constexpr double kMaxCountedBytes = 0x1p60;  // far beyond any GPU, far below 2^64  // the FP8 kernels'
+                                             // per-block scales cover whole 32-row slabs
 }  // namespace
 
 void bench_bad_input(std::string const& line) {
@@ -70,8 +78,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "registers and spills (no GPU needed; --arch defaults to sm_90a)");
   po::variables_map vm;
   try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
-    po::notify(vm);
+    vm = common::parse_strictly(argc, argv, desc);
   } catch (po::error const& e) {
     bench_bad_input(e.what());
   }
@@ -97,8 +104,9 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   auto const scaling = numerics::parse_fp8_scaling(fp8_scaling);
   if (!scaling) bench_bad_input("--fp8-scaling '" + fp8_scaling + "' is not one of per_tensor, per_block");
   o.fp8.scaling = *scaling;
-  if (fp8_block_rows <= 0)
-    bench_bad_input("--fp8-block-rows " + std::to_string(fp8_block_rows) + " is not positive");
+  if (fp8_block_rows <= 0 || fp8_block_rows % kFp8BlockRowsMultiple != 0)
+    bench_bad_input("--fp8-block-rows " + std::to_string(fp8_block_rows) + " is not a positive multiple of " +
+                    std::to_string(kFp8BlockRowsMultiple));
   o.fp8.block_rows = fp8_block_rows;
   o.fp8.incoherent = vm.count("incoherent") > 0;
   if (vm.count("error-study")) o.error_study = vm["error-study"].as<std::string>();
@@ -127,9 +135,13 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   if (vm.count("mutant")) {
     auto const m = common::parse_word_list(mutants);
     if (!m) bench_bad_input("--mutant '" + mutants + "' is not a comma-separated list");
-    for (auto const& s : *m)
+    for (auto const& s : *m) {
       if (s.rfind("FA_MUTANT_", 0) != 0)
         bench_bad_input("--mutant '" + s + "' does not start with FA_MUTANT_");
+      bool known = false;
+      for (auto const& entry : numerics::mutants::kCatalogue) known = known || entry.switch_name == s;
+      if (!known) bench_bad_input("--mutant '" + s + "' is not in the catalogue (fa-mutate --list shows it)");
+    }
     o.mutants = *m;
   }
   if (runs < kMinRuns)
@@ -139,19 +151,99 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   o.warmup = warmup;
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
   if (vm.count("json")) o.json = vm["json"].as<std::string>();
-  for (char const* name : {"batch", "heads"}) {
+  for (auto range : {common::kBatch, common::kHeads}) {
+    std::string const name(range.what);
     if (!vm.count(name)) continue;
     int const v = vm[name].as<int>();
-    if (v < 1)
-      bench_bad_input("--" + std::string(name) + " " + std::to_string(v) + " is not a positive integer");
-    (std::string(name) == "batch" ? o.batch : o.heads) = v;
+    std::string const option = "--" + name;
+    range.what = option;
+    if (auto complaint = common::out_of_range(range, v)) bench_bad_input(*complaint);
+    (name == "batch" ? o.batch : o.heads) = v;
   }
+  for (int n : o.seqlens)
+    if (auto complaint = common::out_of_range({"--seqlen", common::kSeqlen.min, common::kSeqlen.max}, n))
+      bench_bad_input(*complaint);
   o.check_only = vm.count("check-only") > 0;
   o.launch_once = vm.count("launch-once") > 0;
   if (o.launch_once && (o.check_only || o.direction == Direction::backward))
     bench_bad_input("--launch-once runs forward families only and excludes --check-only");
   o.compile_space = vm.count("compile-space") > 0;
   return o;
+}
+
+namespace {
+// Every (dtype, head dim, mask) problem class of the options, at the first sequence length.
+std::vector<Problem> problem_classes(BenchOptions const& opt) {
+  std::vector<Problem> out;
+  for (auto const dtype : opt.dtypes)
+    for (int const d : opt.head_dims)
+      for (bool const causal : opt.causal) {
+        Problem p = headline_problem(opt.seqlens.front(), d, causal, dtype, opt.direction);
+        p.fp8 = opt.fp8;
+        out.push_back(p);
+      }
+  return out;
+}
+}  // namespace
+
+Config bench_config(BenchOptions const& opt, Family const& family, Problem const& base) {
+  Config config = family.default_config(base);
+  if (opt.config)
+    for (auto const& [k, v] : *opt.config) config[k] = v;
+  return config;
+}
+
+void validate_bench_plan(BenchOptions const& opt, Family const& family) {
+  for (auto const& [option, path] :
+       {std::pair{"--csv", &opt.csv}, {"--json", &opt.json}, {"--error-study", &opt.error_study}}) {
+    if (path->empty()) continue;
+    if (opt.compile_space)
+      bench_bad_input(std::string(option) +
+                      " is written from checked and timed shapes; --compile-space "
+                      "only compiles");
+    if (auto problem = common::output_file_problem(*path))
+      bench_bad_input(std::string(option) + " " + *path + ": " + *problem);
+  }
+  if (opt.compile_space && opt.config)
+    bench_bad_input("--config picks one config; --compile-space compiles every config of the space");
+  if (!opt.error_study.empty()) return;  // its own grid: checked by the study
+  for (auto const& base : problem_classes(opt)) {
+    if (auto why = family.unsupported(base)) bench_bad_input(*why);
+    if (!opt.config) continue;
+    Config const defaults = family.default_config(base);
+    for (auto const& [name, value] : *opt.config)
+      if (!defaults.contains(name)) {
+        std::string known;
+        for (auto const& [k, v] : defaults) known += (known.empty() ? "" : ", ") + k;
+        bench_bad_input("--config " + name + " is not a tunable of " + std::string(family.name()) + " (" +
+                        known + ")");
+      }
+    Config const config = bench_config(opt, family, base);
+    if (auto why = family.violates(config, base))
+      bench_bad_input("--config " + to_string(config) + ": " + *why);
+  }
+}
+
+std::optional<std::string> device_fit_problem(BenchOptions const& opt, Family const& family,
+                                              std::size_t device_bytes) {
+  for (auto const& base : problem_classes(opt))
+    for (int const n : opt.seqlens) {
+      Problem const p = timed_problem(opt, n, base.shape.head_dim, base.shape.causal, base.dtype);
+      // Bounded first in floating point, so that the byte count below cannot wrap: no term of it is more
+      // than 16 bytes per element of the largest of Q (b h n d) and a score matrix (b h n n).
+      auto const& s = p.shape;
+      double const bound =
+          16.0 * s.batch * s.heads_q * s.seqlen_q * double(std::max(s.seqlen_k, s.head_dim) + s.head_dim);
+      if (bound > kMaxCountedBytes)
+        return describe(p) + " needs more than 2^60 bytes of GPU memory; the GPU has " +
+               std::to_string(device_bytes);
+      std::size_t const needed =
+          DeviceProblem::bytes_needed(p, family.scratch(bench_config(opt, family, p), p));
+      if (needed > device_bytes)
+        return describe(p) + " needs " + std::to_string(needed) + " bytes of GPU memory; the GPU has " +
+               std::to_string(device_bytes);
+    }
+  return std::nullopt;
 }
 
 // The headline shape for n and d, or the --batch/--heads override.

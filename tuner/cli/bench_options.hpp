@@ -9,6 +9,7 @@
 #include "numerics/precision.hpp"
 #include "runtime/target_arch.hpp"
 #include "tuner/config.hpp"
+#include "tuner/family.hpp"
 #include "tuner/problem.hpp"
 
 namespace fl::tuner {
@@ -38,6 +39,21 @@ struct BenchOptions {
 
 // Parses and validates; --help prints and exits 0; a bad value exits 2 through bench_bad_input.
 BenchOptions parse_bench_options(int argc, char** argv);
+
+// Everything about the options that needs no GPU, decided before the device is asked (a bad value was
+// answered "no GPU", exit 3, on a machine without one): each dtype/head dim/mask supported by the family,
+// --config's names known to it and its values allowed, --mutant switches in the catalogue, the outputs
+// writable, and options the mode would ignore refused. Exits 2 through bench_bad_input.
+void validate_bench_plan(BenchOptions const& opt, Family const& family);
+
+// The family config fa-bench runs on `base`: the default with --config's values over it.
+Config bench_config(BenchOptions const& opt, Family const& family, Problem const& base);
+
+// The first timed problem that cannot fit in `device_bytes` of GPU memory, as one line with the bytes it
+// needs and the bytes the GPU has; nullopt when all fit. Asked before any allocation: a naive problem
+// whose S alone needs 4.4 TB was left to allocate (and hang) instead.
+std::optional<std::string> device_fit_problem(BenchOptions const& opt, Family const& family,
+                                              std::size_t device_bytes);
 
 // The headline shape for n and d, or the --batch/--heads override (and the FP8 options).
 Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, numerics::Precision dtype);

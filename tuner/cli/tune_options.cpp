@@ -7,6 +7,9 @@
 #include <set>
 #include <sstream>
 
+#include "common/input_limits.hpp"
+#include "common/strict_command_line.hpp"
+
 namespace po = boost::program_options;
 
 namespace fl::tuner {
@@ -58,6 +61,7 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   std::string head_dims, seqlens, causal = "both", direction = "fwd";
   std::int64_t tokens = 0;
   int batch = 0, heads = 0, budget = 0, noise_runs = 1;
+  std::string seed = "1";
   double time_limit = 0.0;
 
   po::options_description desc(
@@ -103,12 +107,11 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "direction at other shapes (what a small --budget with bayes or anneal then refines)")(
       "jobs,j", po::value(&o.jobs)->default_value(0),
       "compile workers, compiling ahead while the GPU times (0: one per core)")(
-      "seed", po::value(&o.seed)->default_value(1), "seed for the random, anneal and bayes strategies");
+      "seed", po::value(&seed)->default_value("1"), "seed for the random, anneal and bayes strategies");
 
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
-    po::notify(vm);
+    vm = common::parse_strictly(argc, argv, desc);
   } catch (po::error const& e) {
     throw UsageError(e.what());
   }
@@ -129,7 +132,9 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   for (int d : o.head_dims)
     if (d != 64 && d != 128 && d != 256)
       throw UsageError("--head-dim " + std::to_string(d) + " is not one of: 64, 128, 256");
-  o.seqlens = seqlens.empty() ? std::vector<int>{4096} : parse_int_list(seqlens, "seqlen", 1, 1 << 20);
+  o.seqlens = seqlens.empty()
+                  ? std::vector<int>{4096}
+                  : parse_int_list(seqlens, "seqlen", int(common::kSeqlen.min), int(common::kSeqlen.max));
   require_one_of(causal, {"both", "yes", "no"}, "causal");
   o.causal = causal == "yes" ? CausalChoice::yes : causal == "no" ? CausalChoice::no : CausalChoice::both;
   require_one_of(direction, {"fwd", "bwd", "both"}, "direction");
@@ -142,13 +147,15 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   if (vm.count("batch") && vm.count("tokens"))
     throw UsageError("--tokens cannot be combined with --batch/--heads");
   if (vm.count("batch")) {
-    if (batch <= 0) throw UsageError("--batch " + std::to_string(batch) + " must be positive");
-    if (heads <= 0) throw UsageError("--heads " + std::to_string(heads) + " must be positive");
+    for (auto [range, value] : {std::pair{common::kBatch, batch}, std::pair{common::kHeads, heads}}) {
+      range.what = range.what == common::kBatch.what ? "--batch" : "--heads";
+      if (auto complaint = common::out_of_range(range, value)) throw UsageError(*complaint);
+    }
     o.batch = batch;
     o.heads = heads;
   }
   if (vm.count("tokens")) {
-    if (tokens <= 0) throw UsageError("--tokens " + std::to_string(tokens) + " must be positive");
+    if (auto complaint = common::out_of_range(common::kTokens, tokens)) throw UsageError(*complaint);
     o.tokens = tokens;
   }
   if (vm.count("budget")) {
@@ -163,8 +170,10 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
     throw UsageError("--noise-runs " + std::to_string(noise_runs) + " is outside 1.." +
                      std::to_string(kMaxNoiseRuns));
   o.noise_runs = noise_runs;
-  if (o.jobs < 0)
-    throw UsageError("--jobs " + std::to_string(o.jobs) + " must be 0 (one per core) or positive");
+  if (auto complaint = common::out_of_range(common::kJobs, o.jobs)) throw UsageError(*complaint);
+  auto const parsed_seed = common::parse_count(common::kSeed, seed);
+  if (!parsed_seed.ok()) throw UsageError(parsed_seed.error);
+  o.seed = std::uint64_t(parsed_seed.value);
   return o;
 }
 

@@ -95,3 +95,28 @@ TEST_CASE("fa-mutate --dump-dir writes each killing input so that fa-check names
   }
   fs::remove_all(dir);
 }
+
+TEST_CASE(
+    "fa-mutate refuses hostile counts, stray words and unusable outputs before its campaign, in one line",
+    "[mutants][cli]") {
+  REQUIRE(fs::exists(fa_mutate()));
+  fs::path const dir = fs::temp_directory_path() / ("fl_fa_mutate_hostile_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "not.sqlite") << "this is not a database\n";
+  auto refused = [&](std::string const& args, std::string const& named) {
+    auto const outcome = fl::test::run_tool(fa_mutate().string() + " --seqlen 48 " + args);
+    INFO(args << " -> " << outcome.exit_code << ": " << outcome.err);
+    CHECK(outcome.exit_code == 2);
+    CHECK(outcome.error_lines() == 1);
+    CHECK_THAT(outcome.err, Catch::Contains(named));
+    CHECK(outcome.out.empty());  // refused before any campaign printed a table
+  };
+  refused("--threads 99999", "--threads 99999 is not allowed (0..1024");  // aborted: thread creation failed
+  refused("--threads -1", "--threads -1 is not allowed");                 // was run with -1 threads
+  refused("--seed -1", "--seed -1 is not allowed");                       // was seed 2^64 - 1
+  refused("--target cpu stray", "unexpected argument 'stray'");
+  refused("--head-dim 5000", "--head-dim 5000 is not allowed (1..1024)");
+  refused("--json " + dir.string(), "is a folder");
+  refused("--db " + (dir / "not.sqlite").string(), "--db " + (dir / "not.sqlite").string());  // was after
+  fs::remove_all(dir);
+}

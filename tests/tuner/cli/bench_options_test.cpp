@@ -5,12 +5,15 @@
 #include <catch2/catch.hpp>
 
 #include "tests/tool_process.hpp"
+#include "tuner/cli/bench_options.hpp"
+#include "tuner/families/registry.hpp"
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -36,6 +39,16 @@ std::size_t lines(std::string const& s) {
   return n;
 }
 
+// One line on stderr, "fa-bench: ...", exit code 2.
+void check_refused(std::string const& args) {
+  INFO(args);
+  Run const r = run(args);
+  INFO(r.output);
+  CHECK(r.code == 2);
+  CHECK(lines(r.output) == 1);
+  CHECK(r.output.rfind("fa-bench: ", 0) == 0);
+}
+
 }  // namespace
 
 TEST_CASE("fa-bench: --help explains and exits 0", "[tuner][cli]") {
@@ -46,15 +59,53 @@ TEST_CASE("fa-bench: --help explains and exits 0", "[tuner][cli]") {
 }
 
 TEST_CASE("fa-bench: each bad value is one line and exit code 2", "[tuner][cli]") {
-  for (std::string const args :
+  for (char const* args :
        {"--runs 3", "--dtype fp32", "--family nope", "--causal maybe", "--direction up", "--batch 0",
         "--heads -1", "--launch-once --check-only", "--launch-once --direction bwd", "--config kBlockM",
         "--mutant UNRESCALED_O", "--no-such-option"}) {
-    INFO(args);
-    Run const r = run(args);
-    INFO(r.output);
-    CHECK(r.code == 2);
-    CHECK(lines(r.output) == 1);
-    CHECK(r.output.rfind("fa-bench: ", 0) == 0);
+    check_refused(args);
   }
+}
+
+TEST_CASE("fa-bench: input is judged before the GPU is asked, and nothing is silently ignored",
+          "[tuner][cli]") {
+  // Each of these was exit 3 ("no GPU") here, or exit 0 with --compile-space, the value ignored.
+  for (char const* args :
+       {"--config kBlockM=7", "--config kNoSuch=1", "--mutant FA_MUTANT_NOSUCH", "--fp8-block-rows 33",
+        "--csv /nonexistent/x.csv", "--json /tmp", "stray", "--compile-space --config kBlockM=64",
+        "--compile-space --csv x.csv", "--compile-space --config kNoSuch=1", "--dtype fp8_e4m3",
+        "--batch 70000", "--seqlen 99999999"}) {
+    check_refused(args);
+  }
+}
+
+TEST_CASE("fa-bench: a problem that cannot fit in the GPU's memory is named with both byte counts",
+          "[tuner][cli]") {
+  std::vector<std::string> words = {"fa-bench", "--family", "naive",   "--head-dim", "128",
+                                    "--seqlen", "65536",    "--batch", "4",          "--heads",
+                                    "64",       "--causal", "no"};
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  auto const opt = fl::tuner::parse_bench_options(int(argv.size()), argv.data());
+  auto const naive = fl::tuner::find_family("naive");
+  constexpr std::size_t kH200Bytes = 150'000'000'000;  // about 140 GiB
+  // S and P: 2 * 4 * 64 * 65536^2 * 4 bytes = 8.8 TB (the H200 run printed nothing for 60 s; killed).
+  auto const refused = fl::tuner::device_fit_problem(opt, *naive, kH200Bytes);
+  REQUIRE(refused);
+  CHECK_THAT(*refused,
+             Catch::Contains("needs 8813340000256 bytes") && Catch::Contains("the GPU has 150000000000"));
+  // The same family at n = 1024 fits; and a product past 2^60 is refused without wrapping.
+  words[6] = "1024";
+  argv.clear();
+  for (auto& w : words) argv.push_back(w.data());
+  CHECK_FALSE(fl::tuner::device_fit_problem(fl::tuner::parse_bench_options(int(argv.size()), argv.data()),
+                                            *naive, kH200Bytes));
+  words[6] = "16777216";
+  words[8] = "65536";
+  argv.clear();
+  for (auto& w : words) argv.push_back(w.data());
+  auto const huge = fl::tuner::device_fit_problem(
+      fl::tuner::parse_bench_options(int(argv.size()), argv.data()), *naive, kH200Bytes);
+  REQUIRE(huge);
+  CHECK_THAT(*huge, Catch::Contains("more than 2^60 bytes"));
 }
