@@ -23,8 +23,9 @@
 # as $OUT/<recipe>/summary.txt. The device tool returns at most 8 files from $OUT: when there are more, each
 # recipe's folder is packed into $OUT/<recipe>.tgz and only its summary stays beside it.
 #
-# An experiment's run.sh gets the same environment: CARRY (bin/ and kernels_src/ of the carry), OUT (it
-# writes under $OUT/<question>/), FA_KERNELS_DIR, LD_LIBRARY_PATH, XDG_CACHE_HOME.
+# An experiment's run.sh gets the same environment: CARRY (bin/ and kernels_src/ of the carry), OUT,
+# FA_KERNELS_DIR, LD_LIBRARY_PATH, XDG_CACHE_HOME; experiments/lib.sh packs its results into
+# $OUT/<question>.tgz beside $OUT/<question>.summary.txt.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 export CARRY=${CARRY:-$repo/.carry/gpu}
@@ -92,7 +93,6 @@ if [ "$1" = experiment ]; then
   # An older folder has one run_<gpu>.sh instead.
   [ -f "$script" ] || script=$(ls "$repo/experiments/$question"/run_*.sh 2>/dev/null | head -n 1)
   [ -n "$script" ] && [ -f "$script" ] || { echo "gpu.sh: no experiments/$question/run.sh" >&2; exit 2; }
-  mkdir -p "$OUT/$question"
   (cd "$repo" && bash "$script" "$@")
   status=$?
 else

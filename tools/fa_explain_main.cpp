@@ -9,15 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "common/exit_codes.hpp"
 #include "numerics/explain/explain.hpp"
 
 namespace po = boost::program_options;
 using namespace fl::numerics;
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitBadInput = 2;
 
 constexpr char const* kUsage =
     "fa-explain: the online softmax of one attention row, step by step.\n"
@@ -117,7 +115,7 @@ int main(int argc, char** argv) {
     po::notify(vm);
     if (vm.count("help")) {
       std::cout << options << "\n";
-      return kExitOk;
+      return fl::common::kExitOk;
     }
     bool const given = vm.count("scores") || vm.count("values");
     if (given && vm.count("family"))
@@ -174,10 +172,10 @@ int main(int argc, char** argv) {
     std::cout << explain::render_text(problem, x, {vm["show-dims"].as<int>()});
   } catch (po::error const& e) {
     std::cerr << "fa-explain: " << e.what() << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   } catch (std::invalid_argument const& e) {
     std::cerr << "fa-explain: " << e.what() << "\n";
-    return kExitBadInput;
+    return fl::common::kExitBadInput;
   }
-  return kExitOk;
+  return fl::common::kExitOk;
 }

@@ -5,6 +5,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
+#include "common/stop_signals.hpp"
 #include "db/database.hpp"
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
@@ -14,6 +15,8 @@
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/tune/compile_only.hpp"
+#include "tuner/tune/gpu_backend.hpp"
+#include "tuner/tune/replay_backend.hpp"
 #include "tuner/tune/shipped_configs.hpp"
 #include "tuner/tune/tune_command.hpp"
 
@@ -89,6 +92,41 @@ int run(int argc, char const* const argv[]) {
       return common::kExitBadInput;
     }
 
+  // Every output of the run and the report, written once the table exists.
+  auto write_outputs = [&](tuner::TuningReport const& report, std::string const& gpu_identity) {
+    std::fputs(tuner::render_tuning(report).c_str(), stdout);
+    if (!options.json_path.empty())
+      common::write_file_atomically(options.json_path, tuner::tuning_json(report, gpu_identity));
+    if (!options.export_measurements_path.empty()) {
+      common::write_file_atomically(options.export_measurements_path,
+                                    tuner::measurements_tsv(report, options.command_line));
+      std::printf("wrote the measurements of %zu problems to %s\n", report.rows.size(),
+                  options.export_measurements_path.c_str());
+    }
+  };
+  // Ctrl-C / SIGTERM: the candidate in flight finishes and is stored, the table so far is printed.
+  common::StopOnSignals const stop_on_signals;
+  auto const stop = [] { return common::StopOnSignals::received(); };
+  auto const exit_code = [](tuner::TuningReport const& report) {
+    if (report.stop_signal) return common::exit_code_after_signal(report.stop_signal);
+    // A kernel that crashed the context is a failed kernel: the run is incomplete (a rerun resumes after it).
+    return report.context_lost ? common::kExitCheckFailed : common::kExitOk;
+  };
+
+  if (!options.replay_path.empty()) {
+    std::unique_ptr<tuner::ReplayBackend> backend;
+    try {
+      backend = std::make_unique<tuner::ReplayBackend>(options.replay_path);
+    } catch (std::exception const& e) {
+      std::fprintf(stderr, "fa-tune: --replay: %s\n", e.what());
+      return common::kExitBadInput;
+    }
+    auto const report = tuner::run_tuning(options, *backend, kernels_dir.value(), db_path, stop);
+    write_outputs(report, backend->gpu().name);
+    std::printf("database: %s\n", db_path.string().c_str());
+    return exit_code(report);
+  }
+
   auto device = runtime::query_device();
   if (!device && !outputs.empty()) {
     std::fprintf(stderr, "fa-tune: %s; %s %s needs timed results, nothing written\n",
@@ -111,16 +149,9 @@ int run(int argc, char const* const argv[]) {
   }
   auto context = runtime::PrimaryContext::retain(device->ordinal);
   if (!context) runtime::exit_no_gpu(context.error());
-  auto const report = tuner::run_tuning(options, arch, kernels_dir.value(), db_path, device.value());
-  std::fputs(tuner::render_tuning(report).c_str(), stdout);
-  if (!options.json_path.empty())
-    common::write_file_atomically(options.json_path, tuner::tuning_json(report, device.value()));
-  if (!options.export_measurements_path.empty()) {
-    common::write_file_atomically(options.export_measurements_path,
-                                  tuner::measurements_tsv(report, options.command_line));
-    std::printf("wrote the measurements of %zu problems to %s\n", report.rows.size(),
-                options.export_measurements_path.c_str());
-  }
+  tuner::GpuBackend backend(options.jobs, arch, kernels_dir.value(), db_path, device.value());
+  auto const report = tuner::run_tuning(options, backend, kernels_dir.value(), db_path, stop);
+  write_outputs(report, device->identity());
   if (!options.export_best_path.empty()) {
     auto database = db::open_database(db_path);
     std::vector<db::BestConfig> measured;
@@ -130,8 +161,7 @@ int run(int argc, char const* const argv[]) {
     std::printf("wrote %zu best configs to %s\n", measured.size(), options.export_best_path.c_str());
   }
   std::printf("database: %s\n", db_path.string().c_str());
-  // A kernel that crashed the context is a failed kernel: the run is incomplete (a rerun resumes after it).
-  return report.context_lost ? common::kExitCheckFailed : common::kExitOk;
+  return exit_code(report);
 }
 
 }  // namespace

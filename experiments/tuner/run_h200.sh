@@ -49,6 +49,10 @@ dtypes=${DTYPES:-fp16,bf16}
 dims=${HEAD_DIMS:-64,128,256}
 other_n=${OTHER_SEQLENS:-512,1024,2048,8192,16384}
 case ",$families," in *,fa2_fp8,*) have_fp8=1 ;; *) have_fp8=0 ;; esac
+count() { echo "$1" | tr ',' '\n' | grep -c .; }
+# --budget is a total split over the problems (since 2026-12-01): per-problem budgets times the problems.
+classes_n=$(( $(count "$dtypes") * $(count "$dims") * 2 ))
+other_n_count=$(count "$other_n")
 note "families: $families (fa2_fp8 present: $have_fp8)"
 
 # A. one shape, whole space: cold, warm (re-measured with the compile cache), rerun (from the database)
@@ -69,15 +73,15 @@ fi
 if [[ $stages == *B* ]]; then
 rm -f "$db_b"*
 classes="--family fa2_sm80 --dtype $dtypes --head-dim $dims --causal both --db $db_b --strategy bayes"
-s=$(date +%s); timeout 170 bin/fa-tune --arch sm90 $classes --seqlen 4096 --budget 12 --json "$out/B1_n4096.json" \
+s=$(date +%s); timeout 170 bin/fa-tune --arch sm90 $classes --seqlen 4096 --budget $(( 12 * classes_n )) --json "$out/B1_n4096.json" \
   >"$out/B1_n4096.txt" 2>"$out/B1_n4096.err"
 note "B1 rc=$? $(( $(date +%s) - s )) s"
-s=$(date +%s); timeout 150 bin/fa-tune --arch sm90 $classes --seqlen $other_n --budget 4 --warm-start \
+s=$(date +%s); timeout 150 bin/fa-tune --arch sm90 $classes --seqlen $other_n --budget $(( 4 * classes_n * other_n_count )) --warm-start \
   --json "$out/B2_other_n.json" >"$out/B2_other_n.txt" 2>"$out/B2_other_n.err"
 note "B2 rc=$? $(( $(date +%s) - s )) s"
 if [ "$have_fp8" = 1 ]; then
   s=$(date +%s); timeout 60 bin/fa-tune --arch sm90 --family fa2_fp8 --dtype fp8_e4m3 --head-dim $dims --causal both \
-    --db "$db_b" --strategy bayes --seqlen 4096,$other_n --budget 3 --warm-start \
+    --db "$db_b" --strategy bayes --seqlen 4096,$other_n --budget $(( 3 * $(count "$dims") * 2 * (other_n_count + 1) )) --warm-start \
     --json "$out/B3_fp8.json" >"$out/B3_fp8.txt" 2>"$out/B3_fp8.err"
   note "B3 fp8 rc=$? $(( $(date +%s) - s )) s"
 fi

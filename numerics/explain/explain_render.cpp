@@ -34,15 +34,20 @@ std::string fixed(double x, int decimals) {
   return buf;
 }
 
-// A score (or the running max, which is one) exactly as held: the shortest form that reads back as the same
-// float (fp32 arithmetic) or double (fp64), with ".0" on integers.
+// A score (or the running max, which is one) as held: the shortest form that reads back as the same float
+// (fp32 arithmetic, or an fp64 value that is a float, as given scores are), else 7 significant digits; ".0"
+// on integers.
 std::string exact_number(double x, bool as_float) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
   char buf[64];
-  auto const end = as_float ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(x)).ptr
-                            : std::to_chars(buf, buf + sizeof buf, x).ptr;
-  std::string s(buf, end);
+  std::string s;
+  if (as_float || static_cast<double>(static_cast<float>(x)) == x) {
+    s.assign(buf, std::to_chars(buf, buf + sizeof buf, static_cast<float>(x)).ptr);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.7g", x);
+    s = buf;
+  }
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s;
 }
@@ -101,7 +106,8 @@ std::string exposure_hint(MutantId id) {
     case MutantId::missing_scale:
       return "it acts only with a softmax scale other than 1 (--softmax-scale, or an input family)";
     case MutantId::causal_diagonal:
-      return "it acts only on a causal row that does not see every key (--family normal --causal --row 3)";
+      return "it acts only where the key after the diagonal lies in a block the row visits (--family normal "
+             "--causal --keys 16 --block 4 --row 2)";
     case MutantId::masked_row_nan:
       return "it acts only when a whole block is masked before any visible key (--scores -inf,-inf,1,2 "
              "--values 1,2,3,4 --block 2); in a kernel: a fully masked row in a query tile with rows that "

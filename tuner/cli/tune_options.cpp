@@ -16,6 +16,19 @@ namespace fl::tuner {
 
 namespace {
 
+constexpr char const* kStagesHelp = R"(
+What happens to each candidate (config of a family for one problem), in order:
+  1. prune:   configs the family's constraints forbid are never proposed (shared memory, divisibility).
+  2. compile: NVRTC on a pool of workers, ahead of the GPU (SQLite compile cache first).
+  3. prune:   on ptxas' report: spills, shared memory over the limit, zero resident blocks -> 'pruned'.
+  4. verify:  run on a small awkward problem (n_q 193, n_k 257) and on sampled rows of the timed problem,
+              judged against a float64 reference; a wrong kernel is 'wrong', with why, and never timed.
+  5. time:    CUDA events around the launches, warm-up, median of 30 with p20/p80, inputs rotated past L2.
+  6. store:   every result is committed to SQLite at once: a rerun resumes, kill -9 loses nothing finished.
+The strategy (exhaustive, random, anneal, bayes) proposes the next candidate from the costs so far. A
+sticky CUDA fault stores its candidate as failed and ends the run (exit 1; a rerun resumes after it).
+)";
+
 // More repeats than this say nothing new about noise and cost as much as that many tuning runs.
 constexpr int kMaxNoiseRuns = 10;
 
@@ -75,7 +88,8 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "compile-only", po::bool_switch(&o.compile_only),
       "compile and prune every config (no GPU needed); print registers, shared memory, spills, compile time")(
       "family", po::value(&families)->composing(),
-      "kernel family to tune (repeat or comma-separate); default: all")(
+      "kernel families to tune (repeat or comma-separate); default: every family that can run each problem, "
+      "and the best family per problem is named with its margin over the runner-up family")(
       "dtype", po::value(&dtypes)->composing(),
       "fp16, bf16, fp8_e4m3, fp8_e5m2 (comma-separated); default: bf16")(
       "head-dim", po::value(&head_dims), "head dims, e.g. 64,128,256; default: 128")(
@@ -87,8 +101,17 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "causal", po::value(&causal)->default_value("both"), "causal mask: both, yes or no")(
       "direction", po::value(&direction)->default_value("fwd"), "fwd, bwd or both")(
       "strategy", po::value(&o.strategy)->default_value("exhaustive"), "exhaustive, random, anneal or bayes")(
-      "budget", po::value(&budget), "at most N candidates timed per problem")(
-      "time-limit", po::value(&time_limit), "stop proposing new candidates after S seconds")(
+      "budget", po::value(&budget),
+      "at most N evaluations in all, split evenly over the problems (family x shape): each problem's default "
+      "first, then each problem's search gets the evaluations left divided by the problems left")(
+      "time-limit", po::value(&time_limit),
+      "at most S seconds in all, split the same way: defaults first, then each problem's search gets the "
+      "time "
+      "left divided by the problems left (the candidate in flight is finished)")(
+      "replay", po::value(&o.replay_path),
+      "answer every candidate from a recorded run (a TSV of --export-measurements) instead of the GPU: plan "
+      "a "
+      "strategy and budget, draw --report plots, test the command without a GPU")(
       "db", po::value(&o.db_path), "SQLite database (default: $XDG_CACHE_HOME/flashlab/flashlab.sqlite)")(
       "json", po::value(&o.json_path), "also write the results as JSON to this path")(
       "export-best", po::value(&o.export_best_path),
@@ -117,7 +140,11 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   }
   if (vm.count("help")) {
     std::ostringstream text;
-    text << desc << "\nExit codes: 0 done, 1 a kernel failed verification, 2 bad input, 3 no usable GPU.\n";
+    text << desc << kStagesHelp
+         << "\nExit codes: 0 done, 1 a kernel failed verification, 2 bad input, 3 no usable GPU, 130/143 "
+            "stopped by Ctrl-C/SIGTERM (the candidate in flight finished and stored, the table so far "
+            "printed; "
+            "a rerun resumes).\n";
     o.help = true;
     o.help_text = text.str();
     return o;

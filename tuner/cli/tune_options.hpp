@@ -29,8 +29,9 @@ struct TuneOptions {
   CausalChoice causal = CausalChoice::both;
   DirectionChoice direction = DirectionChoice::fwd;
   std::string strategy = "exhaustive";
-  std::optional<int> budget;             // max candidates timed per problem
-  std::optional<double> time_limit_s;    // wall-clock limit for the whole run
+  std::optional<int> budget;             // evaluations in all, split over the problems (tune_command.hpp)
+  std::optional<double> time_limit_s;    // wall-clock limit for the whole run, split the same way
+  std::string replay_path;               // empty: the GPU; else a recorded measurement TSV answers
   std::string db_path;                   // empty: the default database location
   std::string json_path;                 // empty: no JSON
   std::string export_best_path;          // empty: none; else the best configs measured here, as seed TSV

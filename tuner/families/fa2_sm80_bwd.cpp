@@ -124,7 +124,7 @@ Config Fa2Sm80BwdFamily::default_config(Problem const& problem) const {
   // d128 179-184 at n 2048-8192. The atomic mode at the tiles picked from ptxas alone (d64 64x128x8,
   // kStages 2; 237 registers, no spills) measured 145/154 (bf16, n 1024/2048) and 145 (fp16, n 1024) in
   // the same session: slower, so it is not the default until a tuning run on the H200 finds atomic tiles
-  // that win (both modes are in the space; experiments/h200-2026-11-29-s2).
+  // that win (both modes are in the space; experiments/kernels/results/2026-11-29-h200-s2/SESSION.md).
   return deterministic_config(problem);
 }
 

@@ -35,6 +35,12 @@ class Evaluator {
   virtual Evaluation evaluate(Config const& config, Problem const& problem) = 0;
   // A hint: `config` is likely to be evaluated soon; an evaluator may start compiling it now.
   virtual void prefetch(Config const& /*config*/, Problem const& /*problem*/) {}
+  // After an evaluation with context_lost: make the GPU usable again (a fresh context or worker process).
+  // True when the next candidate can run; false ends the run after the culprit.
+  virtual bool recover() { return false; }
+  // The median (ms) of the fastest config of this problem so far, before each evaluation: an evaluator may
+  // cut the timing of a candidate that is clearly slower (tuner/measure/early_stop.hpp).
+  virtual void hear_best(std::optional<double> /*best_ms*/) {}
 };
 
 }  // namespace fl::tuner

@@ -7,6 +7,7 @@
 #include "tuner/compile/compile_service.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/report/table.hpp"
+#include "tuner/tune/replay_backend.hpp"
 
 namespace fl::tuner {
 
@@ -53,7 +54,7 @@ ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::
   TextTable table(
       {"family", "problem", "config", "TFLOP/s", "ms", "measured on", "date", "source", "compiles here"});
   for (auto const& best : db::best_configs(database)) {
-    if (!runs_on(arch, best.gpu)) continue;
+    if (!runs_on(arch, best.gpu) || best.gpu.name.starts_with(kReplayGpuPrefix)) continue;  // not measured
     ++report.configs;
     std::string compiles = "unknown family";
     auto family = find_family(best.family);

@@ -7,25 +7,17 @@
 
 #include "db/schema.hpp"
 #include "numerics/precision.hpp"
-#include "runtime/compile_request.hpp"
-#include "tuner/compile/compile_config.hpp"
-#include "tuner/compile/compile_pool.hpp"
 #include "tuner/families/registry.hpp"
-#include "tuner/measure/gpu_telemetry.hpp"
+#include "tuner/report/table.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/tune/compile_only.hpp"
-#include "tuner/tune/gpu_evaluator.hpp"
-#include "tuner/tune/reference_cache.hpp"
 #include "tuner/tune/source_hash.hpp"
-#include "tuner/tune/tune_loop.hpp"
 
 namespace fl::tuner {
 
 namespace {
 constexpr std::int64_t kHeadlineTokens = 16384;  // b = tokens / n
 constexpr int kHeadlineWidth = 2048;             // h = width / d
-constexpr int kTimingWarmup = 5;
-constexpr int kTimingRuns = 30;  // >= 20 by the measurement protocol; 30 keeps p20/p80 stable
 // Candidates compiled ahead per compile worker. Exhaustive and random know their order: one compile in flight
 // and one queued per worker keeps every worker busy while the GPU thread takes them one by one. Annealing and
 // bayes only guess (neighbours, best expected improvement): one per worker, so guesses never queue in front
@@ -80,8 +72,7 @@ std::vector<Problem> selected_problems(TuneOptions const& options) {
 std::vector<std::string> default_tuning_families(TuneOptions const& options) {
   if (!options.families.empty()) return options.families;
   std::vector<std::string> names;
-  for (auto const& f : all_families())
-    if (f->name().starts_with("fa2")) names.emplace_back(f->name());
+  for (auto const& f : all_families()) names.emplace_back(f->name());
   return names;
 }
 
@@ -94,117 +85,225 @@ std::optional<std::string> arch_mismatch(runtime::TargetArch arch, runtime::Devi
          std::to_string(device.cc_minor) + ")";
 }
 
-db::GpuKey gpu_key(runtime::DeviceInfo const& device) {
-  auto const release = read_driver_release(device.ordinal);
-  return db::GpuKey{device.name,
-                    device.cc_major,
-                    device.cc_minor,
-                    device.sm_count,
-                    release.value_or(std::to_string(device.driver_version)),
-                    device.driver_version};
+namespace {
+
+// One (family, problem) pair of the run and its tuning state, alive from its default to its search.
+struct Unit {
+  std::unique_ptr<Family> family;
+  Problem problem;
+  std::size_t problem_index = 0;
+  std::unique_ptr<ParameterSpace> space;
+  std::unique_ptr<SearchStrategy> strategy;
+  std::unique_ptr<ProblemTuning> tuning;
+  Config fallback;
+};
+
+using Clock = std::chrono::steady_clock;
+
+// Now + an even share of the time left until `deadline` over `units` units (the deadline itself for 1).
+std::optional<Clock::time_point> share_of(std::optional<Clock::time_point> deadline, std::size_t units) {
+  if (!deadline) return std::nullopt;
+  auto const now = Clock::now();
+  if (now >= *deadline || units <= 1) return deadline;
+  return now + (*deadline - now) / static_cast<long>(units);
 }
 
-TuningReport run_tuning(TuneOptions const& options, runtime::TargetArch arch,
+std::string split_note(TuneOptions const& options, std::size_t units) {
+  std::string note;
+  auto const n = std::to_string(units);
+  if (options.budget)
+    note += "--budget " + std::to_string(*options.budget) + " evaluations in all, split over " + n +
+            " problems (about " +
+            std::to_string((*options.budget + int(units) - 1) / std::max(1, int(units))) +
+            " each; a share left unspent passes to the problems after it)";
+  if (options.time_limit_s)
+    note += std::string(note.empty() ? "" : "; ") + "--time-limit " + format_fixed(*options.time_limit_s, 0) +
+            " s in all, split over " + n + " problems (each gets the time left divided by the problems left)";
+  if (!note.empty()) note += "; every problem's default is measured first, before any problem searches";
+  return note;
+}
+
+TuneRow row_of(Unit const& unit, TuneOutcome&& outcome) {
+  TuneRow row;
+  row.family = std::string(unit.family->name());
+  row.problem = describe(unit.problem);
+  row.evaluated = outcome.evaluated;
+  row.resumed = outcome.resumed;
+  row.rejected = outcome.rejected;
+  row.space_size = unit.space->valid_points().size();
+  row.end = outcome.evaluated + outcome.resumed == 0 ? SearchEnd::not_reached : outcome.end;
+  // Its default was measured, then the run lost the GPU before this problem's search could start.
+  if (row.end == SearchEnd::not_reached && outcome.evaluated + outcome.resumed > 0)
+    row.end = SearchEnd::context_lost;
+  row.faults = outcome.faults;
+  row.wall_s = outcome.wall_s;
+  row.compile_wait_s = outcome.compile_wait_s;
+  row.verify_s = outcome.verify_s;
+  row.timing_s = outcome.timing_s;
+  row.compile_cpu_s = outcome.compile_cpu_s;
+  if (outcome.best) {
+    row.best_config = to_string(*outcome.best);
+    row.best_ms = outcome.best_stats->median_ms;
+    row.best_tflops = outcome.best_tflops;
+  }
+  row.default_config = to_string(unit.fallback);
+  row.default_verdict = row.end == SearchEnd::not_reached ? "not reached" : "not measured";
+  for (auto const& [config, m] : outcome.rows)
+    if (config == row.default_config) {
+      row.default_verdict = m.verdict;
+      row.default_diagnosis = m.diagnosis;
+      if (m.verdict == "ok") row.default_tflops = m.tflops.value_or(0.0);
+    }
+  row.candidates = std::move(outcome.rows);
+  row.costs = std::move(outcome.costs);
+  return row;
+}
+
+}  // namespace
+
+std::vector<ProblemWinner> winners_of(std::vector<TuneRow> const& rows) {
+  std::vector<ProblemWinner> winners;
+  for (auto const& row : rows) {
+    auto it = std::find_if(winners.begin(), winners.end(),
+                           [&](ProblemWinner const& w) { return w.problem == row.problem; });
+    if (it == winners.end()) {
+      ProblemWinner fresh;
+      fresh.problem = row.problem;
+      winners.push_back(std::move(fresh));
+      it = winners.end() - 1;
+    }
+    if (row.end != SearchEnd::not_reached) it->reached = true;
+    if (row.best_config.empty()) continue;
+    ++it->families_tried;
+    if (row.best_tflops > it->tflops) {
+      if (!it->family.empty()) {
+        it->runner_up_family = it->family;
+        it->runner_up_tflops = it->tflops;
+      }
+      it->family = row.family;
+      it->config = row.best_config;
+      it->tflops = row.best_tflops;
+      it->median_ms = row.best_ms;
+    } else if (row.best_tflops > it->runner_up_tflops) {
+      it->runner_up_family = row.family;
+      it->runner_up_tflops = row.best_tflops;
+    }
+  }
+  return winners;
+}
+
+TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
                         std::filesystem::path const& kernels_dir, std::filesystem::path const& db_path,
-                        runtime::DeviceInfo const& device) {
+                        std::function<int()> const& stop) {
   auto database = db::open_database(db_path);
-  CompilePool pool(options.jobs, db_path);  // creates and migrates the file before its workers open it
-  CompileService invalidator(db_path);
-  ReferenceCache references;
-  CompileSpec const spec{.arch = arch, .kernels_dir = kernels_dir, .mutant_switches = {}};
   TuningReport report;
-  report.gpu = gpu_key(device);
-  report.nvrtc_version = runtime::nvrtc_version();
-  report.compile_workers = pool.workers();
-  TuneLimits limits;
-  limits.budget = options.budget;
+  report.gpu = backend.gpu();
+  report.nvrtc_version = backend.nvrtc_version();
+  report.compile_workers = backend.compile_workers();
+  report.strategy = options.strategy;
   auto const kind = *parse_strategy(options.strategy);
   bool const exact_order = kind == StrategyKind::exhaustive || kind == StrategyKind::random;
-  limits.lookahead =
-      (exact_order ? kExactLookaheadPerWorker : kGuessLookaheadPerWorker) * std::size_t(pool.workers());
+  std::size_t const lookahead = (exact_order ? kExactLookaheadPerWorker : kGuessLookaheadPerWorker) *
+                                std::size_t(std::max(0, backend.compile_workers()));
+  std::optional<Clock::time_point> deadline;
   if (options.time_limit_s)
-    limits.deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                               std::chrono::duration<double>(*options.time_limit_s));
+    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(*options.time_limit_s));
+  auto const stopped = [&] {
+    if (stop && report.stop_signal == 0) report.stop_signal = stop();
+    return report.stop_signal != 0;
+  };
 
-  for (int run = 1; run <= options.noise_runs && !report.context_lost; ++run) {
+  for (int run = 1; run <= options.noise_runs && !report.context_lost && !stopped(); ++run) {
     auto const run_id = db::begin_tuning_run(
         database, options.command_line,
         run == 1 ? std::nullopt : std::optional<std::int64_t>(report.run_ids.front()), run);
     report.run_ids.push_back(run_id);
-    limits.run_id = run_id;
-    if (run > 1) limits.remeasure_run = run_id;
-    std::size_t row_index = 0;
-    for (auto const& family_name : default_tuning_families(options)) {
-      auto family = find_family(family_name);
-      if (!family) continue;  // validated by the caller
-      for (auto const& problem : selected_problems(options)) {
-        if (report.context_lost) break;
-        if (family->unsupported(problem)) continue;
-        auto hash = family_source_hash(*family, problem, kernels_dir);
-        if (!hash) throw std::runtime_error(hash.error().one_line());
-        TuneStore const store{&database, report.gpu, report.nvrtc_version, hash.value()};
-        auto const space = family_space(*family, problem);
-        auto strategy = make_strategy(kind, space, options.seed);
-        GpuEvaluator evaluator(*family, pool, invalidator, spec, device, {kTimingWarmup, kTimingRuns},
-                               references);
-        // The default first: every row gets its baseline, measured while the GPU state is fresh.
-        Config const fallback = family->default_config(problem);
-        limits.first = {fallback};
-        if (options.warm_start)
-          for (auto const& c : warm_start_configs(database, report.gpu, std::string(family->name()), problem))
-            if (c != fallback) limits.first.push_back(c);
-        std::string const label = std::string(family->name()) + " " + describe(problem) +
-                                  (options.noise_runs > 1 ? " run " + std::to_string(run) : "");
-        Progress progress(label, space.valid_points().size());
-        auto outcome = tune_problem(*family, problem, *strategy, space, evaluator, store, limits, &progress);
-        progress.finish();
-        if (outcome.context_lost) report.context_lost = outcome.context_lost;
+    TuneLimits base;
+    base.run_id = run_id;
+    if (run > 1) base.remeasure_run = run_id;
+    base.lookahead = lookahead;
+    base.stop = stopped;
 
-        if (run > 1) {
-          if (row_index < report.rows.size()) {
-            auto comparison = compare_runs(report.rows[row_index].candidates, outcome.rows, run);
-            comparison.wall_s = outcome.wall_s;
-            comparison.compile_wait_s = outcome.compile_wait_s;
-            comparison.verify_s = outcome.verify_s;
-            comparison.timing_s = outcome.timing_s;
-            comparison.compile_cpu_s = outcome.compile_cpu_s;
-            report.rows[row_index].noise.push_back(std::move(comparison));
-          }
-          ++row_index;
-          continue;
-        }
-        TuneRow row;
-        row.family = std::string(family->name());
-        row.problem = describe(problem);
-        row.evaluated = outcome.evaluated;
-        row.resumed = outcome.resumed;
-        row.rejected = outcome.rejected;
-        row.wall_s = outcome.wall_s;
-        row.compile_wait_s = outcome.compile_wait_s;
-        row.verify_s = outcome.verify_s;
-        row.timing_s = outcome.timing_s;
-        row.compile_cpu_s = outcome.compile_cpu_s;
-        if (outcome.best) {
-          row.best_config = to_string(*outcome.best);
-          row.best_ms = outcome.best_stats->median_ms;
-          row.best_tflops = outcome.best_tflops;
-        }
-        row.default_config = to_string(fallback);
-        row.default_verdict = "not measured";
-        for (auto const& [config, m] : outcome.rows)
-          if (config == row.default_config) {
-            row.default_verdict = m.verdict;
-            row.default_diagnosis = m.diagnosis;
-            if (m.verdict == "ok") row.default_tflops = m.tflops.value_or(0.0);
-          }
-        row.candidates = std::move(outcome.rows);
-        report.rows.push_back(std::move(row));
-        ++row_index;
+    // Problem-major: every family of problem 1, then of problem 2, ... (the order of the table).
+    std::vector<Unit> units;
+    auto const problems = selected_problems(options);
+    for (std::size_t p = 0; p < problems.size(); ++p)
+      for (auto const& family_name : default_tuning_families(options)) {
+        auto family = find_family(family_name);
+        if (!family || family->unsupported(problems[p]) || !backend.can_measure(*family, problems[p]))
+          continue;  // names validated by the caller
+        auto hash = family_source_hash(*family, problems[p], kernels_dir);
+        if (!hash) throw std::runtime_error(hash.error().one_line());
+        Unit unit;
+        unit.problem = problems[p];
+        unit.problem_index = p;
+        unit.space = std::make_unique<ParameterSpace>(family_space(*family, problems[p]));
+        unit.strategy = make_strategy(kind, *unit.space, options.seed);
+        unit.fallback = family->default_config(problems[p]);
+        TuneStore const store{&database, report.gpu, report.nvrtc_version, hash.value()};
+        unit.tuning = std::make_unique<ProblemTuning>(*family, problems[p], *unit.strategy, *unit.space,
+                                                      backend.evaluator_for(*family), store, nullptr);
+        unit.family = std::move(family);
+        units.push_back(std::move(unit));
       }
+    if (run == 1) report.split_note = split_note(options, units.size());
+    auto const spent = [&] {
+      int total = 0;
+      for (auto const& u : units) total += u.tuning->spent();
+      return total;
+    };
+    auto const budget_left = [&]() -> std::optional<int> {
+      if (!options.budget) return std::nullopt;
+      return std::max(0, *options.budget - spent());
+    };
+
+    // Every problem's default first: a small budget or time limit still gives each its baseline.
+    for (auto& unit : units) {
+      TuneLimits limits = base;
+      limits.deadline = deadline;
+      limits.first = {unit.fallback};
+      auto const left = budget_left();
+      limits.budget = unit.tuning->spent() + std::min(1, left.value_or(1));
+      unit.tuning->evaluate_first(limits);
+      if (unit.tuning->end() == SearchEnd::context_lost) break;
+    }
+    // Then each problem's search under its share of what is left.
+    for (std::size_t k = 0; k < units.size(); ++k) {
+      auto& unit = units[k];
+      std::size_t const units_left = units.size() - k;
+      TuneLimits limits = base;
+      limits.deadline = share_of(deadline, units_left);
+      if (auto const left = budget_left())
+        limits.budget = unit.tuning->spent() + int((std::size_t(*left) + units_left - 1) / units_left);
+      if (options.warm_start)
+        for (auto const& c :
+             warm_start_configs(database, report.gpu, std::string(unit.family->name()), unit.problem))
+          if (c != unit.fallback) limits.first.push_back(c);
+      if (!report.context_lost) {
+        unit.tuning->evaluate_first(limits);
+        unit.tuning->search(limits);
+      }
+      auto outcome = unit.tuning->finish(limits);
+      if (outcome.context_lost && !report.context_lost) report.context_lost = outcome.context_lost;
+
+      if (run > 1) {
+        if (k < report.rows.size()) {
+          auto comparison = compare_runs(report.rows[k].candidates, outcome.rows, run);
+          comparison.wall_s = outcome.wall_s;
+          comparison.compile_wait_s = outcome.compile_wait_s;
+          comparison.verify_s = outcome.verify_s;
+          comparison.timing_s = outcome.timing_s;
+          comparison.compile_cpu_s = outcome.compile_cpu_s;
+          report.rows[k].noise.push_back(std::move(comparison));
+        }
+        continue;
+      }
+      report.rows.push_back(row_of(unit, std::move(outcome)));
     }
   }
-  report.reference_s = references.seconds_spent();
+  report.winners = winners_of(report.rows);
+  report.reference_s = backend.reference_seconds();
   return report;
 }
 

@@ -1,5 +1,6 @@
 #include "tuner/tune/tune_loop.hpp"
 
+#include <chrono>
 #include <map>
 
 #include "numerics/precision.hpp"
@@ -45,28 +46,60 @@ std::optional<double> cost_of(db::Measurement const& m) {
   return m.median_ms;
 }
 
-// One tuning run of one problem: the loop's state between candidates.
-class Run {
- public:
-  Run(Family const& family, Problem const& problem, Evaluator& evaluator, TuneStore const& store,
-      TuneLimits const& limits, Progress* progress)
-      : problem_(problem),
-        evaluator_(evaluator),
-        store_(store),
-        limits_(limits),
-        progress_(progress),
-        key_{store.gpu, store.nvrtc_version, store.source_hash, std::string(family.name()),
-             "",        problem_key(problem)} {}
+}  // namespace
 
-  bool may_continue() const {
-    if (outcome_.context_lost) return false;
-    if (limits_.budget && outcome_.evaluated + outcome_.resumed >= *limits_.budget) return false;
-    return !limits_.deadline || std::chrono::steady_clock::now() < *limits_.deadline;
+std::string_view name(SearchEnd end) {
+  switch (end) {
+    case SearchEnd::not_reached:
+      return "not reached";
+    case SearchEnd::exhausted:
+      return "space done";
+    case SearchEnd::budget:
+      return "budget share spent";
+    case SearchEnd::time:
+      return "time share spent";
+    case SearchEnd::stopped:
+      return "stopped";
+    case SearchEnd::context_lost:
+      return "context lost";
   }
+  return "?";
+}
+
+// One tuning run of one problem: the loop's state between candidates.
+class ProblemTuning::Run {
+ public:
+  Run(Family const& family, Problem problem, SearchStrategy& strategy, ParameterSpace const& space,
+      Evaluator& evaluator, TuneStore store, Progress* progress)
+      : family_(family),
+        problem_(std::move(problem)),
+        strategy_(strategy),
+        space_(space),
+        evaluator_(evaluator),
+        store_(std::move(store)),
+        progress_(progress),
+        key_{store_.gpu, store_.nvrtc_version, store_.source_hash, std::string(family.name()),
+             "",         problem_key(problem_)} {}
+
+  // Whether another candidate may start; when not, records why in the outcome.
+  bool may_continue(TuneLimits const& limits) {
+    if (outcome_.context_lost) return stop_because(SearchEnd::context_lost);
+    if (limits.stop && limits.stop()) return stop_because(SearchEnd::stopped);
+    if (limits.budget && spent() >= *limits.budget) return stop_because(SearchEnd::budget);
+    if (limits.deadline && std::chrono::steady_clock::now() >= *limits.deadline)
+      return stop_because(SearchEnd::time);
+    return true;
+  }
+  bool stop_because(SearchEnd end) {
+    outcome_.end = end;
+    return false;
+  }
+  int spent() const { return outcome_.evaluated + outcome_.resumed; }
+  SearchEnd outcome_end() const { return outcome_.end; }
 
   // Whether the store already answers `config` (asked once per config: only this run adds rows for it).
-  bool stored(Config const& config) {
-    if (limits_.remeasure_run) return false;
+  bool stored(Config const& config, TuneLimits const& limits) {
+    if (limits.remeasure_run) return false;
     auto key = key_;
     key.config = to_string(config);
     auto [it, inserted] = stored_.try_emplace(key.config, false);
@@ -74,24 +107,93 @@ class Run {
     return it->second;
   }
 
+  void evaluate_first(TuneLimits const& limits) {
+    std::vector<std::pair<Config, std::optional<PointIndex>>> first;
+    for (auto const& config : limits.first) first.emplace_back(config, space_.point_of(config));
+    for (std::size_t i = 0; i < first.size() && may_continue(limits); ++i) {
+      auto const& [config, point] = first[i];
+      if (point && answered_.contains(*point)) continue;
+      for (std::size_t j = i + 1; j < first.size() && j <= i + limits.lookahead; ++j)
+        if (!stored(first[j].first, limits)) evaluator_.prefetch(first[j].first, problem_);
+      // The strategy's first proposals too (exhaustive, random and bayes know them before any report).
+      prefetch_upcoming(limits);
+      auto const cost = answer(config, limits);
+      if (point) {
+        answered_[*point] = cost;
+        strategy_.report(*point, cost);
+      }
+    }
+  }
+
+  void search(TuneLimits const& limits) {
+    while (may_continue(limits)) {
+      auto point = strategy_.next();
+      if (!point) {
+        outcome_.end = SearchEnd::exhausted;
+        break;
+      }
+      if (auto it = answered_.find(*point); it != answered_.end()) {
+        strategy_.report(*point, it->second);
+        continue;
+      }
+      prefetch_upcoming(limits);
+      auto const cost = answer(space_.config_of(*point), limits);
+      answered_[*point] = cost;
+      strategy_.report(*point, cost);
+    }
+  }
+
+  TuneOutcome finish(TuneLimits const& limits) {
+    if (outcome_.best && outcome_.best_stats && !limits.remeasure_run) {
+      db::store_best_config(
+          *store_.database,
+          db::BestConfig{store_.gpu, problem_key(problem_), std::string(family_.name()),
+                         to_string(*outcome_.best), outcome_.best_stats->median_ms, outcome_.best_tflops,
+                         "measured", store_.nvrtc_version, store_.source_hash, ""});
+    }
+    outcome_.wall_s = wall_s_;
+    return std::move(outcome_);
+  }
+
+  // Wall time is summed over the steps, so that the time between them (other problems' steps) is not
+  // counted against this problem.
+  template <typename Step>
+  void timed(Step&& step) {
+    auto const begin = std::chrono::steady_clock::now();
+    step();
+    wall_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  }
+
+ private:
+  void prefetch_upcoming(TuneLimits const& limits) {
+    if (limits.lookahead == 0) return;
+    for (auto const& ahead : strategy_.upcoming(limits.lookahead)) {
+      auto const config = space_.config_of(ahead);
+      if (!answered_.contains(ahead) && !stored(config, limits)) evaluator_.prefetch(config, problem_);
+    }
+  }
+
   // The cost of `config` (nullopt: rejected): from the store, or measured now and committed at once.
-  std::optional<double> answer(Config const& config) {
+  std::optional<double> answer(Config const& config, TuneLimits const& limits) {
     key_.config = to_string(config);
     db::Measurement row;
     std::optional<db::Measurement> found;
-    if (!limits_.remeasure_run) found = db::find_measurement(*store_.database, key_);
+    if (!limits.remeasure_run) found = db::find_measurement(*store_.database, key_);
+    cost_ = {};
     if (found) {
       row = *found;
       ++outcome_.resumed;
     } else {
-      row = measure(config);
-      if (limits_.remeasure_run)
-        db::store_remeasurement(*store_.database, key_, *limits_.remeasure_run, row);
+      row = measure(config, limits);
+      if (limits.remeasure_run)
+        db::store_remeasurement(*store_.database, key_, *limits.remeasure_run, row);
       else
         db::store_measurement(*store_.database, key_, row);  // committed before anything else happens
       ++outcome_.evaluated;
     }
+    stored_[key_.config] = true;
     outcome_.rows.emplace_back(key_.config, row);
+    outcome_.costs.push_back(cost_);
     auto const cost = cost_of(row);
     if (!cost) ++outcome_.rejected;
     if (cost && (!outcome_.best_stats || *cost < outcome_.best_stats->median_ms)) {
@@ -110,23 +212,34 @@ class Run {
     return cost;
   }
 
-  TuneOutcome& outcome() { return outcome_; }
-
- private:
   Evaluation evaluate(Config const& config) {
+    evaluator_.hear_best(outcome_.best_stats ? std::optional<double>(outcome_.best_stats->median_ms)
+                                             : std::nullopt);
     Evaluation e = evaluator_.evaluate(config, problem_);
+    cost_.compile_wait_ms += e.compile_wait_ms;
+    cost_.compile_ms += e.compile_ms;
+    cost_.verify_ms += e.verify_ms;
+    cost_.timing_ms += e.timing_ms;
     outcome_.compile_wait_s += e.compile_wait_ms * 1e-3;
     outcome_.compile_cpu_s += e.compile_ms * 1e-3;
     outcome_.verify_s += e.verify_ms * 1e-3;
     outcome_.timing_s += e.timing_ms * 1e-3;
-    if (e.context_lost) outcome_.context_lost = key_.config + ": " + e.diagnosis;
+    if (e.context_lost) {
+      // The culprit is stored as failed either way; the run goes on only if the GPU is usable again.
+      std::string const culprit = key_.config + ": " + e.diagnosis;
+      if (evaluator_.recover())
+        outcome_.faults.push_back(culprit);
+      else
+        outcome_.context_lost = culprit;
+    }
     return e;
   }
 
-  db::Measurement measure(Config const& config) {
+  db::Measurement measure(Config const& config, TuneLimits const& limits) {
     Evaluation evaluation = evaluate(config);
     // A candidate much faster than the best so far is measured again; the slower median counts.
-    if (evaluation.stats && outcome_.best_stats && needs_remeasure(*evaluation.stats, outcome_.best_stats)) {
+    if (!evaluation.context_lost && evaluation.stats && outcome_.best_stats &&
+        needs_remeasure(*evaluation.stats, outcome_.best_stats)) {
       Evaluation again = evaluate(config);
       if (again.stats) {
         double const flops = evaluation.tflops * evaluation.stats->median_ms;
@@ -136,73 +249,57 @@ class Run {
       }
     }
     auto row = to_row(evaluation);
-    row.run_id = limits_.remeasure_run ? limits_.remeasure_run : limits_.run_id;
+    row.run_id = limits.remeasure_run ? limits.remeasure_run : limits.run_id;
     return row;
   }
 
-  Problem const& problem_;
+  Family const& family_;
+  Problem problem_;
+  SearchStrategy& strategy_;
+  ParameterSpace const& space_;
   Evaluator& evaluator_;
-  TuneStore const& store_;
-  TuneLimits const& limits_;
+  TuneStore store_;
   Progress* progress_;
+  double wall_s_ = 0.0;
   db::MeasurementKey key_;
   TuneOutcome outcome_;
+  CandidateCost cost_;  // of the candidate being answered
   std::map<std::string, bool> stored_;
+  // Costs of the points answered here: a point the strategy proposes again (exhaustive and random reach the
+  // first configs in their own order) is reported again, not evaluated or counted twice.
+  std::map<PointIndex, std::optional<double>> answered_;
 };
 
-}  // namespace
+ProblemTuning::ProblemTuning(Family const& family, Problem problem, SearchStrategy& strategy,
+                             ParameterSpace const& space, Evaluator& evaluator, TuneStore store,
+                             Progress* progress)
+    : run_(std::make_unique<Run>(family, std::move(problem), strategy, space, evaluator, std::move(store),
+                                 progress)) {}
+ProblemTuning::~ProblemTuning() = default;
+
+void ProblemTuning::evaluate_first(TuneLimits const& limits) {
+  run_->timed([&] { run_->evaluate_first(limits); });
+}
+void ProblemTuning::search(TuneLimits const& limits) {
+  run_->timed([&] { run_->search(limits); });
+}
+int ProblemTuning::spent() const {
+  return run_->spent();
+}
+SearchEnd ProblemTuning::end() const {
+  return run_->outcome_end();
+}
+TuneOutcome ProblemTuning::finish(TuneLimits const& limits) {
+  return run_->finish(limits);
+}
 
 TuneOutcome tune_problem(Family const& family, Problem const& problem, SearchStrategy& strategy,
                          ParameterSpace const& space, Evaluator& evaluator, TuneStore const& store,
                          TuneLimits const& limits, Progress* progress) {
-  auto const started = std::chrono::steady_clock::now();
-  Run run(family, problem, evaluator, store, limits, progress);
-  // Costs of the points answered in this call: a point the strategy proposes again (exhaustive and random
-  // reach the first configs in their own order) is reported again, not evaluated or counted twice.
-  std::map<PointIndex, std::optional<double>> answered;
-  std::vector<std::pair<Config, std::optional<PointIndex>>> first;
-  for (auto const& config : limits.first) first.emplace_back(config, space.point_of(config));
-  for (std::size_t i = 0; i < first.size() && run.may_continue(); ++i) {
-    auto const& [config, point] = first[i];
-    if (point && answered.contains(*point)) continue;
-    for (std::size_t j = i + 1; j < first.size() && j <= i + limits.lookahead; ++j)
-      if (!run.stored(first[j].first)) evaluator.prefetch(first[j].first, problem);
-    // The strategy's first proposals too (exhaustive, random and bayes know them before any report).
-    if (limits.lookahead > 0)
-      for (auto const& ahead : strategy.upcoming(limits.lookahead))
-        if (!run.stored(space.config_of(ahead))) evaluator.prefetch(space.config_of(ahead), problem);
-    auto const cost = run.answer(config);
-    if (point) {
-      answered[*point] = cost;
-      strategy.report(*point, cost);
-    }
-  }
-  while (run.may_continue()) {
-    auto point = strategy.next();
-    if (!point) break;
-    if (auto it = answered.find(*point); it != answered.end()) {
-      strategy.report(*point, it->second);
-      continue;
-    }
-    if (limits.lookahead > 0)
-      for (auto const& ahead : strategy.upcoming(limits.lookahead)) {
-        auto const config = space.config_of(ahead);
-        if (!answered.contains(ahead) && !run.stored(config)) evaluator.prefetch(config, problem);
-      }
-    auto const cost = run.answer(space.config_of(*point));
-    answered[*point] = cost;
-    strategy.report(*point, cost);
-  }
-  auto& outcome = run.outcome();
-  if (outcome.best && outcome.best_stats && !limits.remeasure_run) {
-    db::store_best_config(
-        *store.database,
-        db::BestConfig{store.gpu, problem_key(problem), std::string(family.name()), to_string(*outcome.best),
-                       outcome.best_stats->median_ms, outcome.best_tflops, "measured", store.nvrtc_version,
-                       store.source_hash, ""});
-  }
-  outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return std::move(outcome);
+  ProblemTuning tuning(family, problem, strategy, space, evaluator, store, progress);
+  tuning.evaluate_first(limits);
+  tuning.search(limits);
+  return tuning.finish(limits);
 }
 
 }  // namespace fl::tuner

@@ -6,8 +6,11 @@
 // While candidate i is measured, the strategy's next candidates are handed to the evaluator as prefetch
 // hints (the GPU evaluator compiles them on its pool), so compiling overlaps the GPU work.
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,8 +31,12 @@ struct TuneStore {
 };
 
 struct TuneLimits {
-  std::optional<int> budget;  // evaluations (measured now or resumed) per problem
+  std::optional<int>
+      budget;  // evaluations (measured now or resumed) of this problem, the first configs included
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Asked before each new candidate: true stops the problem there (Ctrl-C). The candidate in flight is
+  // finished and stored first; nothing is cut in the middle.
+  std::function<bool()> stop;
   // Evaluated before the strategy's first proposal (the family default, so that every run has its
   // baseline measured while the GPU state is fresh; warm starts from neighbouring problems). They count
   // against the budget, and a strategy hears their cost as if it had proposed them.
@@ -42,6 +49,22 @@ struct TuneLimits {
   std::optional<std::int64_t> run_id;  // the run id stored with new measurements
 };
 
+// Why a problem's search ended.
+enum class SearchEnd {
+  not_reached,   // nothing evaluated: the run's budget, time or a stop ended before this problem
+  exhausted,     // the strategy had nothing more to propose
+  budget,        // its share of --budget was spent
+  time,          // its share of --time-limit was spent
+  stopped,       // a signal (Ctrl-C) stopped the run
+  context_lost,  // the GPU context was lost and could not be restored
+};
+std::string_view name(SearchEnd end);
+
+// Where one candidate's time went (ms; all 0 for one answered from the store).
+struct CandidateCost {
+  double compile_wait_ms = 0.0, compile_ms = 0.0, verify_ms = 0.0, timing_ms = 0.0;
+};
+
 struct TuneOutcome {
   std::optional<Config> best;
   std::optional<TimingStats> best_stats;
@@ -52,8 +75,12 @@ struct TuneOutcome {
   int remeasured = 0;  // suspicious speedups measured a second time
   // Every candidate of this run (first configs included) with the row it was answered with, in order.
   std::vector<std::pair<std::string, db::Measurement>> rows;
-  // Set when the CUDA context was lost (a sticky error): the config that caused it and the error.
+  std::vector<CandidateCost> costs;  // parallel to rows
+  // Set when the CUDA context was lost (a sticky error) and could not be restored: the config that caused
+  // it and the error. Faults the evaluator recovered from are in `faults` (the culprits, stored as failed).
   std::optional<std::string> context_lost;
+  std::vector<std::string> faults;
+  SearchEnd end = SearchEnd::not_reached;
   // Wall time on the calling thread, seconds: waiting for compiles, verifying, timing; and NVRTC time spent
   // by the compile workers on the candidates measured (a sum over workers, so it can exceed wall time).
   double compile_wait_s = 0.0, verify_s = 0.0, timing_s = 0.0, compile_cpu_s = 0.0, wall_s = 0.0;
@@ -61,6 +88,32 @@ struct TuneOutcome {
 
 db::ProblemKey problem_key(Problem const& problem);
 
+// One problem's tuning, in steps that a run over many problems interleaves: first every problem's first
+// configs (the default: each problem gets its baseline before any problem searches), then each problem's
+// search under its share of the budget and time. The strategy, the store's answers and the counts persist
+// between the steps; each step's limits count what the problem evaluated in earlier steps.
+class ProblemTuning {
+ public:
+  ProblemTuning(Family const& family, Problem problem, SearchStrategy& strategy, ParameterSpace const& space,
+                Evaluator& evaluator, TuneStore store, Progress* progress = nullptr);
+  ~ProblemTuning();
+  ProblemTuning(ProblemTuning const&) = delete;
+  ProblemTuning& operator=(ProblemTuning const&) = delete;
+
+  void evaluate_first(TuneLimits const& limits);  // limits.first, in order
+  void search(TuneLimits const& limits);          // the strategy's proposals
+  // Evaluations so far (measured now or answered from the store).
+  int spent() const;
+  SearchEnd end() const;
+  // Stores the best config found (unless a --noise-runs repeat) and returns the outcome.
+  TuneOutcome finish(TuneLimits const& limits);
+
+ private:
+  class Run;
+  std::unique_ptr<Run> run_;
+};
+
+// evaluate_first, search and finish under one set of limits.
 TuneOutcome tune_problem(Family const& family, Problem const& problem, SearchStrategy& strategy,
                          ParameterSpace const& space, Evaluator& evaluator, TuneStore const& store,
                          TuneLimits const& limits, Progress* progress = nullptr);

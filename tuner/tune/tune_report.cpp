@@ -40,21 +40,57 @@ std::string driver_text(db::GpuKey const& gpu) {
 
 }  // namespace
 
+namespace {
+
+std::string best_cell(TuneRow const& r) {
+  if (!r.best_config.empty()) return r.best_config;
+  return r.end == SearchEnd::not_reached ? "(not reached)" : "(none passed)";
+}
+
+std::string versus_default(TuneRow const& r) {
+  if (r.default_tflops > 0) return format_fixed(r.best_tflops / r.default_tflops, 2) + "x";
+  return "default " + r.default_verdict;
+}
+
+std::string margin_text(ProblemWinner const& w) {
+  if (w.runner_up_family.empty()) return w.families_tried == 1 ? "only family that ran" : "";
+  return format_fixed(w.tflops / w.runner_up_tflops, 2) + "x over " + w.runner_up_family;
+}
+
+}  // namespace
+
 std::string render_tuning(TuningReport const& report) {
-  TextTable table(
-      {"family", "problem", "best config", "ms", "TFLOP/s", "vs default", "measured", "resumed", "rejected"});
+  TextTable table({"family", "problem", "best config", "ms", "TFLOP/s", "vs default", "searched", "ended",
+                   "measured", "resumed", "rejected"});
   for (auto const& r : report.rows)
-    table.add_row({r.family, r.problem, r.best_config.empty() ? "(none passed)" : r.best_config,
-                   format_fixed(r.best_ms, 3), format_fixed(r.best_tflops, 1),
-                   r.default_tflops > 0 ? format_fixed(r.best_tflops / r.default_tflops, 2) + "x"
-                                        : "default " + r.default_verdict,
-                   std::to_string(r.evaluated), std::to_string(r.resumed), std::to_string(r.rejected)});
+    table.add_row({r.family, r.problem, best_cell(r), r.best_config.empty() ? "" : format_fixed(r.best_ms, 3),
+                   r.best_config.empty() ? "" : format_fixed(r.best_tflops, 1), versus_default(r),
+                   std::to_string(r.evaluated + r.resumed) + "/" + std::to_string(r.space_size),
+                   std::string(name(r.end)), std::to_string(r.evaluated), std::to_string(r.resumed),
+                   std::to_string(r.rejected)});
   std::string out = "GPU " + report.gpu.name + ", driver " + driver_text(report.gpu) + ", NVRTC " +
-                    report.nvrtc_version + "\n" + table.render();
+                    report.nvrtc_version + ", strategy " + report.strategy + "\n";
+  if (!report.split_note.empty()) out += report.split_note + "\n";
+  out += table.render();
+  // The best family per problem, when more than one family was tried anywhere.
+  bool several = false;
+  for (auto const& w : report.winners) several = several || w.families_tried > 1;
+  if (several) {
+    TextTable winners({"problem", "best family", "config", "TFLOP/s", "margin"});
+    for (auto const& w : report.winners)
+      winners.add_row({w.problem,
+                       w.family.empty() ? (w.reached ? "(none passed)" : "(not reached)") : w.family,
+                       w.config, w.family.empty() ? "" : format_fixed(w.tflops, 1), margin_text(w)});
+    out += "best family per problem:\n" + winners.render();
+  }
   for (auto const& r : report.rows) {
+    if (r.end == SearchEnd::not_reached) continue;
     if (r.default_verdict != "ok")
       out += r.family + " " + r.problem + ": default " + r.default_config + " " + r.default_verdict +
              (r.default_diagnosis.empty() ? "" : ": " + r.default_diagnosis) + "\n";
+    for (auto const& fault : r.faults)
+      out += r.family + " " + r.problem + ": the GPU context was lost after " + fault +
+             "; stored as failed, context restored, tuning went on\n";
     // Compile and timing separately (issue 6 item 9): the GPU thread's wall time split, and the NVRTC time
     // the workers spent, which overlaps the GPU work.
     out += r.family + " " + r.problem + ": " + format_fixed(r.wall_s, 1) + " s wall: waited for compiles " +
@@ -67,38 +103,64 @@ std::string render_tuning(TuningReport const& report) {
          " s (once per problem, shared by every candidate)\n";
   if (report.context_lost)
     out += "fa-tune: the GPU context was lost after " + *report.context_lost +
-           "; that candidate is stored as failed, nothing after it was measured; rerun to resume\n";
+           " and could not be restored; that candidate is stored as failed, nothing after it was measured; "
+           "rerun to resume\n";
+  if (report.stop_signal)
+    out +=
+        "fa-tune: stopped by signal " + std::to_string(report.stop_signal) +
+        " after the candidate in flight (stored); the table is what was measured so far; rerun to resume\n";
   return out;
 }
 
-std::string tuning_json(TuningReport const& report, runtime::DeviceInfo const& device) {
+std::string tuning_json(TuningReport const& report, std::string const& gpu_identity) {
   std::string out =
-      "{\n  \"gpu\": " + quoted(device.identity()) + ",\n  \"gpu_name\": " + quoted(report.gpu.name) +
+      "{\n  \"gpu\": " + quoted(gpu_identity) + ",\n  \"gpu_name\": " + quoted(report.gpu.name) +
       ",\n  \"driver\": " + quoted(report.gpu.driver_version) +
       ",\n  \"cuda_driver_api\": " + std::to_string(report.gpu.cuda_driver_api) +
       ",\n  \"nvrtc\": " + quoted(report.nvrtc_version) + ",\n  \"date\": " + quoted(db::utc_timestamp()) +
+      ",\n  \"strategy\": " + quoted(report.strategy) + ",\n  \"split\": " + quoted(report.split_note) +
       ",\n  \"compile_workers\": " + std::to_string(report.compile_workers) +
       ",\n  \"reference_s\": " + format_fixed(report.reference_s, 3) +
       ",\n  \"context_lost\": " + (report.context_lost ? quoted(*report.context_lost) : "null") +
-      ",\n  \"results\": [\n";
+      ",\n  \"stop_signal\": " + std::to_string(report.stop_signal) + ",\n  \"results\": [\n";
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
     auto const& r = report.rows[i];
-    std::string noise;
+    std::string noise, faults;
     for (std::size_t k = 0; k < r.noise.size(); ++k) noise += (k ? ", " : "") + noise_json(r.noise[k]);
+    for (std::size_t k = 0; k < r.faults.size(); ++k) faults += (k ? ", " : "") + quoted(r.faults[k]);
     out += "    {\"family\": " + quoted(r.family) + ", \"problem\": " + quoted(r.problem) +
-           ", \"best_config\": " + quoted(r.best_config) + ", \"median_ms\": " + format_fixed(r.best_ms, 5) +
-           ", \"tflops\": " + format_fixed(r.best_tflops, 2) +
+           ", \"best_config\": " + (r.best_config.empty() ? "null" : quoted(r.best_config)) +
+           ", \"median_ms\": " + format_fixed(r.best_ms, 5) +
+           ", \"tflops\": " + format_fixed(r.best_tflops, 2) + ", \"vs_default\": " +
+           (r.default_tflops > 0 ? format_fixed(r.best_tflops / r.default_tflops, 4) : std::string("null")) +
            ", \"default_config\": " + quoted(r.default_config) +
            ", \"default_tflops\": " + format_fixed(r.default_tflops, 2) +
            ", \"default_verdict\": " + quoted(r.default_verdict) +
            ", \"default_diagnosis\": " + quoted(r.default_diagnosis) +
+           ", \"searched\": " + std::to_string(r.evaluated + r.resumed) +
+           ", \"space_size\": " + std::to_string(r.space_size) +
+           ", \"ended\": " + quoted(std::string(name(r.end))) +
            ", \"measured\": " + std::to_string(r.evaluated) + ", \"resumed\": " + std::to_string(r.resumed) +
-           ", \"rejected\": " + std::to_string(r.rejected) + ", \"wall_s\": " + format_fixed(r.wall_s, 3) +
+           ", \"rejected\": " + std::to_string(r.rejected) + ", \"faults\": [" + faults + "]" +
+           ", \"wall_s\": " + format_fixed(r.wall_s, 3) +
            ", \"compile_wait_s\": " + format_fixed(r.compile_wait_s, 3) +
            ", \"verify_s\": " + format_fixed(r.verify_s, 3) +
            ", \"timing_s\": " + format_fixed(r.timing_s, 3) +
            ", \"compile_cpu_s\": " + format_fixed(r.compile_cpu_s, 3) + ", \"noise\": [" + noise + "]}" +
            (i + 1 < report.rows.size() ? "," : "") + "\n";
+  }
+  out += "  ],\n  \"best_per_problem\": [\n";
+  for (std::size_t i = 0; i < report.winners.size(); ++i) {
+    auto const& w = report.winners[i];
+    out += "    {\"problem\": " + quoted(w.problem) + ", \"reached\": " + (w.reached ? "true" : "false") +
+           ", \"family\": " + (w.family.empty() ? "null" : quoted(w.family)) +
+           ", \"config\": " + (w.family.empty() ? "null" : quoted(w.config)) +
+           ", \"tflops\": " + format_fixed(w.tflops, 2) + ", \"median_ms\": " + format_fixed(w.median_ms, 5) +
+           ", \"families_tried\": " + std::to_string(w.families_tried) +
+           ", \"runner_up_family\": " + (w.runner_up_family.empty() ? "null" : quoted(w.runner_up_family)) +
+           ", \"runner_up_tflops\": " + format_fixed(w.runner_up_tflops, 2) + ", \"margin\": " +
+           (w.runner_up_tflops > 0 ? format_fixed(w.tflops / w.runner_up_tflops, 4) : std::string("null")) +
+           "}" + (i + 1 < report.winners.size() ? "," : "") + "\n";
   }
   return out + "  ]\n}\n";
 }
@@ -109,13 +171,19 @@ std::string measurements_tsv(TuningReport const& report, std::string const& comm
                     std::to_string(report.gpu.cc_minor) + " " + std::to_string(report.gpu.sm_count) +
                     " SMs, driver " + driver_text(report.gpu) + ", NVRTC " + report.nvrtc_version + ", " +
                     db::utc_timestamp() + "\n# command: " + one_field(command) +
-                    "\nfamily\tproblem\tconfig\tverdict\tmedian_ms\tp20_ms\tp80_ms\ttflops\tdiagnosis\n";
+                    "\nfamily\tproblem\tconfig\tverdict\tmedian_ms\tp20_ms\tp80_ms\ttflops\tdiagnosis"
+                    "\tcompile_wait_ms\tcompile_ms\tverify_ms\ttiming_ms\n";
   for (auto const& r : report.rows)
-    for (auto const& [config, m] : r.candidates)
+    for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+      auto const& [config, m] = r.candidates[i];
+      auto const cost = i < r.costs.size() ? r.costs[i] : CandidateCost{};
       out += r.family + "\t" + r.problem + "\t" + config + "\t" + m.verdict + "\t" +
              optional_fixed(m.median_ms, 5) + "\t" + optional_fixed(m.p20_ms, 5) + "\t" +
              optional_fixed(m.p80_ms, 5) + "\t" + optional_fixed(m.tflops, 2) + "\t" +
-             one_field(m.diagnosis) + "\n";
+             one_field(m.diagnosis) + "\t" + format_fixed(cost.compile_wait_ms, 1) + "\t" +
+             format_fixed(cost.compile_ms, 1) + "\t" + format_fixed(cost.verify_ms, 1) + "\t" +
+             format_fixed(cost.timing_ms, 1) + "\n";
+    }
   return out;
 }
 

@@ -1,0 +1,111 @@
+#include "numerics/stability_study.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "numerics/emulator/emulator.hpp"
+#include "numerics/metrics.hpp"
+#include "numerics/precision_recipe.hpp"
+#include "numerics/quantized_operands.hpp"
+#include "numerics/reference.hpp"
+#include "numerics/seeded_random.hpp"
+#include "numerics/standard_attention.hpp"
+
+namespace fl::numerics {
+
+namespace {
+
+void validate(StabilityOptions const& o) {
+  if (o.block_m < 1 || o.sampled_rows < o.block_m || o.sampled_rows % o.block_m != 0)
+    throw std::invalid_argument("sampled rows " + std::to_string(o.sampled_rows) +
+                                " must be a positive multiple of kBlockM = " + std::to_string(o.block_m));
+  for (int n : o.seqlens)
+    if (n < 1 || (n > o.full_rows_limit && n < 2 * o.sampled_rows))
+      throw std::invalid_argument("n = " + std::to_string(n) + " is too small to sample " +
+                                  std::to_string(o.sampled_rows) + " rows from");
+  for (int bn : o.block_ns)
+    if (bn < 1 || bn > 1024)
+      throw std::invalid_argument("kBlockN = " + std::to_string(bn) + " outside 1..1024");
+}
+
+// Rows of one problem: all, or sampled_rows contiguous rows starting at a seeded multiple of block_m.
+RowSample rows_of(StabilityOptions const& o, AttentionShape const& shape, int n) {
+  if (n <= o.full_rows_limit) return RowSample::all(shape, false);
+  SeededRandom rng(o.seed + std::uint64_t(n));
+  int const blocks = (n - o.sampled_rows) / o.block_m;
+  int const first = rng.integer(0, blocks) * o.block_m;
+  RowSample sample;
+  for (int i = first; i < first + o.sampled_rows; ++i) sample.query_rows.push_back(std::size_t(i));
+  return sample;
+}
+
+}  // namespace
+
+std::vector<StabilityRow> run_stability_study(StabilityOptions const& o,
+                                              std::function<void(StabilityRow const&)> const& progress) {
+  validate(o);
+  std::vector<StabilityRow> rows;
+  auto emit = [&](StabilityRow row, std::vector<double> const& out, std::vector<double> const& ref,
+                  std::chrono::steady_clock::time_point t0) {
+    ErrorMetrics const m = compute_metrics(out, ref);
+    row.max_abs = m.max_abs;
+    row.rmse = m.rmse;
+    row.rel_frobenius = m.rel_frobenius;
+    row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    rows.push_back(row);
+    if (progress) progress(rows.back());
+  };
+  auto const d = std::size_t(o.head_dim);
+  for (InputFamily family : o.families)
+    for (Precision precision : o.precisions)
+      for (int n : o.seqlens) {
+        FamilyRequest request;
+        request.shape.seqlen_q = n;
+        request.shape.seqlen_k = n;
+        request.shape.head_dim = o.head_dim;
+        request.seed = o.seed;
+        request.precision = precision;  // values exact in the claimed precision: only the arithmetic deviates
+        request.with_backward = false;
+        AttentionInputs const in = generate_family(family, request).inputs;
+        SampledOutputs const ref = reference_sampled(in, rows_of(o, in.shape, n), {o.threads});
+        for (Precision output : {precision, Precision::fp32}) {
+          PrecisionRecipe recipe = recipe_for(precision);
+          recipe.outputs = output;
+          StabilityRow base;
+          base.family = family;
+          base.precision = precision;
+          base.output = output;
+          base.seqlen = n;
+          base.rows = ref.sample.query_rows.size();
+
+          auto t0 = std::chrono::steady_clock::now();
+          StabilityRow standard = base;
+          standard.method = "standard";
+          emit(standard, standard_attention_sampled(in, recipe, ref.sample, o.threads).o, ref.o, t0);
+
+          QuantizedOperands const ops = quantize_operands(in, recipe);
+          std::vector<std::uint8_t> selection(std::size_t(n), 0);
+          for (std::size_t r : ref.sample.query_rows) selection[r] = 1;
+          for (int block_n : o.block_ns) {
+            t0 = std::chrono::steady_clock::now();
+            emulator::EmulatorConfig config;
+            config.precision = precision;
+            config.tiles = {o.block_m, block_n};
+            config.threads = o.threads;
+            emulator::ForwardResult const f = emulator::emulate_forward(ops, recipe, config, selection);
+            std::vector<double> out;
+            out.reserve(ref.sample.query_rows.size() * d);
+            for (std::size_t r : ref.sample.query_rows)
+              for (std::size_t e = 0; e < d; ++e) out.push_back(f.o[r * d + e]);
+            StabilityRow tiled = base;
+            tiled.method = "tiled";
+            tiled.block_n = block_n;
+            emit(tiled, out, ref.o, t0);
+          }
+          if (precision == Precision::fp32) break;  // fp32 output is the claimed one
+        }
+      }
+  return rows;
+}
+
+}  // namespace fl::numerics

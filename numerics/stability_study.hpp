@@ -1,0 +1,53 @@
+#pragma once
+// The stability study of experiments/stability, after Golden et al. 2024 ("Is Flash Attention Stable?"):
+// how far the tiled FlashAttention forward (the CPU emulator, FA-2 order) lands from the float64 reference,
+// against standard attention in the same precision (numerics/standard_attention: untiled, S and softmax in
+// fp32, P rounded), as n and the key block size kBlockN vary. Golden et al. report about an order of
+// magnitude more deviation for Flash Attention than for the baseline in bf16.
+//
+// Rows: every row up to full_rows_limit, above it one block of sampled_rows query rows at a seeded random
+// place (the reference and the baseline compute the same rows; every row of these non-causal problems is
+// statistically alike). kBlockM is fixed (block_m): the deviation comes from the key loop's rescaling.
+// Each is measured twice: with O rounded to the claimed precision (what a kernel writes) and with O kept in
+// fp32 (the recipe's outputs set to fp32), which separates the algorithm's own deviation from the final
+// rounding that dominates the first.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "numerics/input_families.hpp"
+#include "numerics/precision.hpp"
+
+namespace fl::numerics {
+
+struct StabilityOptions {
+  std::vector<int> seqlens = {256, 512, 1024, 2048, 4096, 8192, 16384};
+  std::vector<int> block_ns = {16, 32, 64, 128, 256};
+  std::vector<Precision> precisions = {Precision::bf16, Precision::fp16};
+  std::vector<InputFamily> families = {InputFamily::normal, InputFamily::fa3_outliers};
+  int head_dim = 64;
+  int block_m = 64;
+  int full_rows_limit = 1024;
+  int sampled_rows = 128;  // a multiple of block_m
+  std::uint64_t seed = 1;
+  int threads = 0;
+};
+
+struct StabilityRow {
+  InputFamily family = InputFamily::normal;
+  Precision precision = Precision::bf16;
+  std::string method;                  // "standard" or "tiled"
+  Precision output = Precision::bf16;  // what O was rounded to: the claimed precision, or fp32
+  int block_n = 0;                     // tiled only (0 for standard)
+  int seqlen = 0;
+  std::size_t rows = 0;
+  double max_abs = 0, rmse = 0, rel_frobenius = 0;  // O against the float64 reference
+  double seconds = 0;
+};
+
+// Throws std::invalid_argument for a block size, row count or n the study cannot use (naming it).
+std::vector<StabilityRow> run_stability_study(StabilityOptions const& options,
+                                              std::function<void(StabilityRow const&)> const& progress = {});
+
+}  // namespace fl::numerics

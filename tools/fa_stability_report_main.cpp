@@ -1,0 +1,115 @@
+// fa-stability-report: experiments/stability's CPU part (numerics/stability_study): the deviation of the
+// tiled FlashAttention forward from the float64 reference against standard attention in the same
+// precision, over n and kBlockN. Writes results.csv into --out (plots: experiments/stability/plot.sh).
+#include <boost/program_options.hpp>
+
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "common/atomic_file.hpp"
+#include "common/cli_lists.hpp"
+#include "common/exit_codes.hpp"
+#include "numerics/stability_study.hpp"
+
+namespace po = boost::program_options;
+using namespace fl::numerics;
+
+namespace {
+
+std::vector<int> int_list(po::variables_map const& vm, char const* option) {
+  std::string const text = vm[option].as<std::string>();
+  auto const values = fl::common::parse_positive_int_list(text);
+  if (!values)
+    throw po::error(std::string("--") + option + " " + text + ": expected comma-separated positive integers");
+  return *values;
+}
+
+template <class T, class Parse>
+std::vector<T> word_list(po::variables_map const& vm, char const* option, Parse parse, char const* allowed) {
+  std::string const text = vm[option].as<std::string>();
+  auto const words = fl::common::parse_word_list(text);
+  if (!words) throw po::error(std::string("--") + option + " " + text + ": expected a comma-separated list");
+  std::vector<T> out;
+  for (std::string const& w : *words) {
+    auto const v = parse(w);
+    if (!v) throw po::error(std::string("--") + option + " " + w + ": unknown; use " + allowed);
+    out.push_back(*v);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description options(
+      "fa-stability-report: how far the tiled FlashAttention forward (CPU emulator) and standard attention "
+      "land "
+      "from the float64 reference in the same precision, against n and kBlockN (after Golden et al. 2024, "
+      "\"Is "
+      "Flash Attention Stable?\"). Writes results.csv.\n\nOptions");
+  options.add_options()                                                                                   //
+      ("help,h", "print this help")                                                                       //
+      ("out", po::value<std::string>()->default_value("experiments/stability/results"), "output folder")  //
+      ("seqlens", po::value<std::string>()->default_value("256,512,1024,2048,4096,8192,16384"),
+       "n (= N_q = N_k)")  //
+      ("block-n", po::value<std::string>()->default_value("16,32,64,128,256"),
+       "kBlockN of the tiled runs")                                                                   //
+      ("precisions", po::value<std::string>()->default_value("bf16,fp16"), "claimed precisions")      //
+      ("families", po::value<std::string>()->default_value("normal,fa3_outliers"), "input families")  //
+      ("head-dim", po::value<int>()->default_value(64), "head dimension")                             //
+      ("seed", po::value<std::uint64_t>()->default_value(1), "input seed")                            //
+      ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)");
+  po::variables_map vm;
+  StabilityOptions study;
+  try {
+    po::store(po::parse_command_line(argc, argv, options), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+      std::cout << options << "\n";
+      return fl::common::kExitOk;
+    }
+    study.seqlens = int_list(vm, "seqlens");
+    study.block_ns = int_list(vm, "block-n");
+    study.precisions = word_list<Precision>(
+        vm, "precisions", [](std::string const& w) { return parse_precision(w); }, "fp32, fp16, bf16");
+    for (Precision p : study.precisions)
+      if (is_fp8(p))
+        throw po::error("--precisions " + std::string(name(p)) + ": FP8 is experiments/fp8_error_analysis");
+    study.families = word_list<InputFamily>(
+        vm, "families", [](std::string const& w) { return parse_input_family(w); },
+        "fa-check's input family names");
+    study.head_dim = vm["head-dim"].as<int>();
+    if (study.head_dim < 2)
+      throw po::error("--head-dim " + std::to_string(study.head_dim) + ": must be >= 2");
+    study.seed = vm["seed"].as<std::uint64_t>();
+    study.threads = vm["threads"].as<int>();
+    std::filesystem::path const out = vm["out"].as<std::string>();
+    std::vector<StabilityRow> const rows = run_stability_study(study, [](StabilityRow const& r) {
+      std::cerr << name(r.family) << " " << name(r.precision) << " (O in " << name(r.output) << ") n"
+                << r.seqlen << " " << r.method;
+      if (r.block_n) std::cerr << " kBlockN " << r.block_n;
+      std::cerr << ": max |O - ref| " << std::scientific << std::setprecision(3) << r.max_abs << ", rmse "
+                << r.rmse << std::defaultfloat << " (" << r.rows << " rows)\n";
+    });
+    std::ostringstream csv;
+    csv << std::setprecision(9)
+        << "family,precision,output,method,block_n,seqlen,head_dim,rows,max_abs,rmse,rel_frobenius,seconds\n";
+    for (StabilityRow const& r : rows)
+      csv << name(r.family) << "," << name(r.precision) << "," << name(r.output) << "," << r.method << ","
+          << r.block_n << "," << r.seqlen << "," << study.head_dim << "," << r.rows << "," << r.max_abs << ","
+          << r.rmse << "," << r.rel_frobenius << "," << r.seconds << "\n";
+    std::filesystem::create_directories(out);
+    fl::common::write_file_atomically(out / "results.csv", csv.str());
+    std::cout << "fa-stability-report: " << rows.size() << " rows -> " << (out / "results.csv").string()
+              << "\n";
+  } catch (po::error const& e) {
+    std::cerr << "fa-stability-report: " << e.what() << "\n";
+    return fl::common::kExitBadInput;
+  } catch (std::invalid_argument const& e) {
+    std::cerr << "fa-stability-report: " << e.what() << "\n";
+    return fl::common::kExitBadInput;
+  }
+  return fl::common::kExitOk;
+}

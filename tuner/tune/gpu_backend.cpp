@@ -1,0 +1,39 @@
+#include "tuner/tune/gpu_backend.hpp"
+
+#include "runtime/compile_request.hpp"
+#include "tuner/families/registry.hpp"
+#include "tuner/measure/gpu_telemetry.hpp"
+
+namespace fl::tuner {
+
+db::GpuKey gpu_key(runtime::DeviceInfo const& device) {
+  auto const release = read_driver_release(device.ordinal);
+  return db::GpuKey{device.name,
+                    device.cc_major,
+                    device.cc_minor,
+                    device.sm_count,
+                    release.value_or(std::to_string(device.driver_version)),
+                    device.driver_version};
+}
+
+GpuBackend::GpuBackend(int jobs, runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
+                       std::filesystem::path const& db_path, runtime::DeviceInfo device)
+    : pool_(jobs, db_path),  // creates and migrates the file before its workers open it
+      invalidator_(db_path),
+      spec_{.arch = arch, .kernels_dir = kernels_dir, .mutant_switches = {}},
+      device_(std::move(device)),
+      gpu_(gpu_key(device_)),
+      nvrtc_version_(runtime::nvrtc_version()) {}
+
+Evaluator& GpuBackend::evaluator_for(Family const& family) {
+  auto& slot = evaluators_[std::string(family.name())];
+  if (!slot.evaluator) {
+    slot.family = find_family(family.name());
+    slot.evaluator =
+        std::make_unique<GpuEvaluator>(*slot.family, pool_, invalidator_, spec_, device_,
+                                       TimingOptions{kTuningWarmupRuns, kTuningTimedRuns}, references_);
+  }
+  return *slot.evaluator;
+}
+
+}  // namespace fl::tuner

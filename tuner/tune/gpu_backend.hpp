@@ -1,0 +1,53 @@
+#pragma once
+// The tuning backend on the GPU: one compile pool (NVRTC workers, SQLite compile cache first), one
+// reference cache shared by every candidate, one GpuEvaluator per family.
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "runtime/device.hpp"
+#include "runtime/target_arch.hpp"
+#include "tuner/compile/compile_pool.hpp"
+#include "tuner/compile/compile_service.hpp"
+#include "tuner/tune/gpu_evaluator.hpp"
+#include "tuner/tune/reference_cache.hpp"
+#include "tuner/tune/tuning_backend.hpp"
+
+namespace fl::tuner {
+
+// The timing protocol of fa-tune's candidates: warm-up runs, then the median of this many (>= 20 by the
+// measurement protocol; 30 keeps p20/p80 stable).
+constexpr int kTuningWarmupRuns = 5;
+constexpr int kTuningTimedRuns = 30;
+
+class GpuBackend final : public TuningBackend {
+ public:
+  GpuBackend(int jobs, runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
+             std::filesystem::path const& db_path, runtime::DeviceInfo device);
+  db::GpuKey gpu() const override { return gpu_; }
+  std::string nvrtc_version() const override { return nvrtc_version_; }
+  int compile_workers() const override { return pool_.workers(); }
+  Evaluator& evaluator_for(Family const& family) override;
+  double reference_seconds() const override { return references_.seconds_spent(); }
+
+ private:
+  CompilePool pool_;
+  CompileService invalidator_;
+  ReferenceCache references_;
+  CompileSpec spec_;
+  runtime::DeviceInfo device_;
+  db::GpuKey gpu_;
+  std::string nvrtc_version_;
+  struct FamilyEvaluator {
+    std::unique_ptr<Family> family;  // the backend's own copy: the evaluator refers to it
+    std::unique_ptr<GpuEvaluator> evaluator;
+  };
+  std::map<std::string, FamilyEvaluator> evaluators_;
+};
+
+// The GPU as measurements are keyed: name, compute capability, SMs, the driver release nvidia-smi prints
+// (the API version when nvidia-smi does not answer) and the CUDA driver API version.
+db::GpuKey gpu_key(runtime::DeviceInfo const& device);
+
+}  // namespace fl::tuner

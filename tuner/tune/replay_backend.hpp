@@ -1,0 +1,44 @@
+#pragma once
+// `fa-tune --replay TSV`: the tuning backend that answers every candidate from a recorded run (the TSV of
+// --export-measurements) instead of the GPU: verdict, median, p20/p80, TFLOP/s and, where recorded, the
+// time each stage took. A candidate the recording lacks is 'failed' with "not in the recording". The run
+// is keyed under a GPU named after the recording, so replayed rows never mix with measured ones.
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "tuner/tune/recorded_measurements.hpp"
+#include "tuner/tune/tuning_backend.hpp"
+
+namespace fl::tuner {
+
+// The GPU name of replayed rows: "replay of <recording file>". The shipped-config listing skips them.
+constexpr char const* kReplayGpuPrefix = "replay of ";
+
+class RecordedEvaluator final : public Evaluator {
+ public:
+  RecordedEvaluator(Recording const& recording, std::string family);
+  Evaluation evaluate(Config const& config, Problem const& problem) override;
+
+ private:
+  Recording const& recording_;
+  std::string family_;
+};
+
+class ReplayBackend final : public TuningBackend {
+ public:
+  explicit ReplayBackend(std::filesystem::path const& recording);
+  db::GpuKey gpu() const override { return gpu_; }
+  std::string nvrtc_version() const override { return "replay"; }
+  int compile_workers() const override { return 0; }
+  Evaluator& evaluator_for(Family const& family) override;
+  bool can_measure(Family const& family, Problem const& problem) const override;
+
+ private:
+  Recording recording_;
+  db::GpuKey gpu_;
+  std::map<std::string, std::unique_ptr<RecordedEvaluator>> evaluators_;
+};
+
+}  // namespace fl::tuner
