@@ -238,12 +238,19 @@ CREATE TABLE remeasurements (
 ALTER TABLE gpus ADD COLUMN cuda_driver_api INTEGER CHECK (cuda_driver_api > 0);  -- NULL: unknown
 )sql";
 
+// Version 6: numerics_runs (version 3) was created for fa-check and never written: fa-check's record is its
+// JSON report. Dropped rather than kept empty, so that every table in the schema has a writer in db/.
+constexpr std::string_view kDropNumericsRuns = R"sql(
+DROP TABLE numerics_runs;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "compile cache", kCompileCache},
     {2, "tuning: gpus, problems, measurements, best configs", kTuning},
     {3, "verifier runs: numerics and mutation", kVerifierRuns},
     {4, "mutation results may be not_applicable", kNotApplicableMutants},
     {5, "tuning runs, re-measurements, CUDA driver API version", kTuningRuns},
+    {6, "drop numerics_runs (never written)", kDropNumericsRuns},
 };
 
 }  // namespace

@@ -33,6 +33,7 @@
 #include "numerics/campaign/verifier_judge.hpp"
 #ifdef FL_FA_MUTATE_WITH_GPU  // fa-mutate links fl_tuner (tools/CMakeLists.txt); fl_numerics never does
 #include "tuner/mutants/gpu_mutant_target.hpp"
+#include "tuner/tune/gpu_backend.hpp"
 #endif
 
 namespace po = boost::program_options;
@@ -229,6 +230,7 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<mut::MutantRunner>> runners;  // of the chosen target
     std::vector<std::vector<Precision>> runner_precisions;    // per runner (gpu: those its family runs)
     std::string device = "cpu";                               // what ran them, for the JSON report
+    std::optional<fl::db::GpuKey> gpu_key;                    // the GPU, recorded with the runs (--db)
     if (target == "gpu") {
 #ifdef FL_FA_MUTATE_WITH_GPU
       fl::tuner::GpuTargetRequest request;
@@ -246,6 +248,7 @@ int main(int argc, char** argv) {
       }
       gpu = std::move(std::get<std::unique_ptr<fl::tuner::GpuMutantTarget>>(opened));
       device = gpu->device().name;
+      gpu_key = fl::tuner::gpu_key(gpu->device());
       std::cout << "fa-mutate --target gpu on " << device << "\n";
       for (auto& run : gpu->runs()) {
         for (auto const& line : run.skipped) std::cout << run.runner->family() << ": " << line << "\n";
@@ -311,7 +314,7 @@ int main(int argc, char** argv) {
     if (dump_dir)
       std::cout << "failures written under " << dump_dir->string() << " (each with fa-check.sh)\n";
     if (vm.count("db")) {
-      auto const ids = mut::store_mutation_runs(vm["db"].as<std::string>(), command_line, results);
+      auto const ids = mut::store_mutation_runs(vm["db"].as<std::string>(), command_line, results, gpu_key);
       std::cout << "stored " << ids.size() << " mutation run(s) in " << vm["db"].as<std::string>() << "\n";
     }
     std::cout << (ok ? "every mutant killed and named; no false positive" : "FAILED: see the table above")

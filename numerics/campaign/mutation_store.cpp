@@ -1,29 +1,11 @@
 #include "numerics/campaign/mutation_store.hpp"
 
-#include <stdexcept>
-
-#include <algorithm>
-#include <chrono>
-#include <ctime>
-
+#include "db/mutation_store.hpp"
 #include "db/schema.hpp"
-#include "db/transaction.hpp"
 
 namespace fl::numerics::mutants {
 
 namespace {
-
-std::string utc_now() {
-  auto const now = std::chrono::system_clock::now();
-  std::time_t const t = std::chrono::system_clock::to_time_t(now);
-  auto const ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", std::gmtime(&t));
-  char out[40];
-  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms));
-  return out;
-}
 
 std::string join(std::vector<std::string> const& ids) {
   std::string out;
@@ -46,56 +28,38 @@ CampaignResult slice(CampaignResult const& all, Precision precision) {
 }  // namespace
 
 std::vector<long long> store_mutation_runs(std::filesystem::path const& database, std::string const& command,
-                                           std::vector<CampaignResult> const& results) {
-  db::Database db = db::open_database(database);
-  db::Transaction transaction(db);
-  std::string const started = utc_now();
-  auto run = db.prepare(
-      "INSERT INTO mutation_runs (started_at, command, target, family, dtype, gpu_id, mutation_score, "
-      "passed) "
-      "VALUES (?, ?, ?, ?, ?, NULL, ?, ?)");
-  auto result_row = db.prepare(
-      "INSERT INTO mutation_results (run_id, mutant_id, outcome, killing_input_family, diagnosis, "
-      "named_correctly, match_error, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-  std::vector<long long> ids;
+                                           std::vector<CampaignResult> const& results,
+                                           std::optional<db::GpuKey> const& gpu) {
+  std::vector<db::MutationRunRow> runs;
   for (CampaignResult const& campaign : results) {
-    std::vector<Precision> precisions;
-    for (auto const& b : campaign.baseline) precisions.push_back(b.precision);
-    for (Precision precision : precisions) {
-      CampaignResult const part = slice(campaign, precision);
-      run.reset();
-      run.bind_text(1, started).bind_text(2, command).bind_text(3, part.target).bind_text(4, part.family);
-      run.bind_text(5, name(precision)).bind_double(6, part.score()).bind_int64(7, part.ok() ? 1 : 0);
-      run.run();
-      long long const run_id = db.last_insert_rowid();
-      ids.push_back(run_id);
+    for (auto const& b : campaign.baseline) {
+      CampaignResult const part = slice(campaign, b.precision);
+      db::MutationRunRow run;
+      run.target = part.target;
+      run.family = part.family;
+      run.dtype = name(b.precision);
+      if (part.target == "gpu") run.gpu = gpu;
+      run.mutation_score = part.score();
+      run.passed = part.ok();
       for (MutantOutcome const& o : part.outcomes) {
         bool const killed = o.status == MutantStatus::killed;
-        result_row.reset();
-        result_row.bind_int64(1, run_id).bind_text(2, info(o.id).name);
+        db::MutationResultRow row;
+        row.mutant_id = info(o.id).name;
         // The schema spells it not_applicable; the table printout says "not applicable".
-        result_row.bind_text(
-            3, o.status == MutantStatus::not_applicable ? "not_applicable" : status_name(o.status));
-        if (killed)
-          result_row.bind_text(4, o.killed_by->describe());
-        else
-          result_row.bind_null(4);
-        result_row.bind_text(5, join(o.diagnosis));
-        if (killed)
-          result_row.bind_int64(6, o.named_correctly ? 1 : 0);
-        else
-          result_row.bind_null(6);
-        if (killed && !o.diagnosis.empty())
-          result_row.bind_double(7, o.match_error);
-        else
-          result_row.bind_null(7);
-        result_row.bind_text(8, killed ? o.evidence : o.reason);
-        result_row.run();
+        row.outcome = o.status == MutantStatus::not_applicable ? "not_applicable" : status_name(o.status);
+        if (killed) row.killing_input_family = o.killed_by->describe();
+        row.diagnosis = join(o.diagnosis);
+        if (killed) row.named_correctly = o.named_correctly;
+        if (killed && !o.diagnosis.empty()) row.match_error = o.match_error;
+        row.note = killed ? o.evidence : o.reason;
+        run.results.push_back(std::move(row));
       }
+      runs.push_back(std::move(run));
     }
   }
-  transaction.commit();
-  return ids;
+  db::Database db = db::open_database(database);
+  auto const ids = db::store_mutation_runs(db, command, runs);
+  return {ids.begin(), ids.end()};
 }
 
 }  // namespace fl::numerics::mutants

@@ -67,3 +67,30 @@ TEST_CASE("fa-mutate runs are stored in one transaction, one row per catalogued 
   CHECK_FALSE(rows.step());
   std::filesystem::remove(path);
 }
+
+TEST_CASE("a GPU campaign's rows name the GPU it ran on; a CPU campaign's name none", "[mutants][db]") {
+  auto const path = std::filesystem::temp_directory_path() /
+                    ("fl_mutation_store_gpu_" + std::to_string(::getpid()) + ".sqlite");
+  std::filesystem::remove(path);
+  mut::CampaignResult on_gpu = small_result();
+  on_gpu.target = "gpu";
+  on_gpu.family = "fa2_sm80";
+  fl::db::GpuKey const h200{"NVIDIA H200", 9, 0, 132, "580.159.04", 13000};
+  auto const ids = mut::store_mutation_runs(path, "fa-mutate --target gpu", {on_gpu, small_result()}, h200);
+  REQUIRE(ids.size() == 2);
+  fl::db::Database db = fl::db::open_database(path);
+  auto gpu = db.prepare(
+      "SELECT g.name, g.sm_count, g.driver_version FROM mutation_runs r JOIN gpus g USING (gpu_id) "
+      "WHERE r.run_id = ?");
+  gpu.bind_int64(1, ids[0]);
+  REQUIRE(gpu.step());
+  CHECK(gpu.column_text(0) == "NVIDIA H200");
+  CHECK(gpu.column_int64(1) == 132);
+  CHECK(gpu.column_text(2) == "580.159.04");
+  auto cpu = db.prepare("SELECT target, gpu_id IS NULL FROM mutation_runs WHERE run_id = ?");
+  cpu.bind_int64(1, ids[1]);
+  REQUIRE(cpu.step());
+  CHECK(cpu.column_text(0) == "cpu");
+  CHECK(cpu.column_int64(1) == 1);
+  std::filesystem::remove(path);
+}
