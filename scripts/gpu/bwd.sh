@@ -30,12 +30,12 @@ for fam in fa2_sm80_bwd fa1_bwd; do
 done
 
 seqlens=1024,2048,4096,8192,16384
-# The family default (the deterministic dQ pass) at d 64 and 128, then the atomic-dQ mode at the d 64 tiles
-# picked from ptxas (tuner/families/fa2_sm80_bwd.cpp: 237 registers, no spills); ATOMIC_D128 (a --config)
-# adds the atomic mode at d 128. One fa-bench per run, so a run cut by its limit loses only itself.
+# The family default (the deterministic dQ pass) at d 64 and 128, then the atomic-dQ mode at the tiles
+# picked from ptxas (tuner/families/fa2_sm80_bwd.cpp, tests/tuner/backward_families_test.cpp). One fa-bench
+# per run, so a run cut by its limit loses only itself.
 atomic_d64=kBlockM=64,kBlockN=128,kNWarps=8,kStages=2,kDqAtomic=1,kQBlockM=64,kQBlockN=32
-runs="default:64,128: atomic_d64:64:$atomic_d64"
-[ -n "${ATOMIC_D128:-}" ] && runs="$runs atomic_d128:128:$ATOMIC_D128"
+atomic_d128=kBlockM=32,kBlockN=128,kNWarps=8,kStages=1,kDqAtomic=1,kQBlockM=64,kQBlockN=32
+runs="default:64,128: atomic_d64:64:$atomic_d64 atomic_d128:128:$atomic_d128"
 for run in $runs; do
   IFS=: read -r name dims config <<<"$run"
   enough "timing $name" || continue
@@ -48,6 +48,6 @@ enough "peers" &&
   timeout "$(cap 90)" python3 experiments/peers/peers.py --bwd --out "$dir/peers_bwd.csv" --dtype bf16,fp16 \
     --head-dim 64,128 --seqlen $seqlens >"$dir/peers_bwd.txt" 2>&1
 note "peers rc=$?"
-# One table, ours beside the peers (bench_bwd_atomic_d64.csv rows first, then bench_bwd_default.csv).
+# One table, ours beside the peers (the atomic rows first, then the default's).
 python3 experiments/peers/compare.py "$dir" >"$dir/table.md" 2>&1 && cat "$dir/table.md"
 true
