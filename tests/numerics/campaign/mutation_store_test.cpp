@@ -68,7 +68,7 @@ TEST_CASE("fa-mutate runs are stored in one transaction, one row per catalogued 
   std::filesystem::remove(path);
 }
 
-TEST_CASE("a GPU campaign's rows name the GPU it ran on; a CPU campaign's name none", "[mutants][db]") {
+TEST_CASE("a GPU campaign's rows name the GPU it ran on, a CPU campaign's name none", "[mutants][db]") {
   auto const path = std::filesystem::temp_directory_path() /
                     ("fl_mutation_store_gpu_" + std::to_string(::getpid()) + ".sqlite");
   std::filesystem::remove(path);
