@@ -69,11 +69,7 @@ numerics::CheckOptions check_options(Problem const& problem, std::size_t sample_
   options.claimed = problem.dtype;
   if (numerics::is_fp8(problem.dtype)) {
     // The bound allows any FP8 scaling; the recipe says which one the kernel used (reports, diagnosis).
-    options.recipe = numerics::recipe_for(problem.dtype);
-    options.recipe.fp8_scaling = problem.fp8.scaling;
-    options.recipe.fp8_block_rows = problem.fp8.block_rows;
-    options.recipe.incoherent = problem.fp8.incoherent;
-    options.recipe.incoherent_seed = problem.fp8.incoherent_seed;
+    options.recipe = recipe_of(problem);
     options.use_custom_recipe = true;
   }
   options.sample_rows = sample_rows;
