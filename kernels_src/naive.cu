@@ -1,55 +1,80 @@
 // naive: standard attention as the textbook writes it, in three launches that go through device memory:
 //   step 0: S = Q K^T * scale  -> scratch_s (B, H_q, N_q, N_k) fp32, masked entries -inf
-//   step 1: P = softmax(S)     -> scratch_p (same shape) fp32, and the LSE of each row
+//   step 1: P = softmax(S)     -> scratch_p (same shape) fp32 (values of the input type), and the LSE
 //   step 2: O = P V            -> o (B, H_q, N_q, D)
 // The baseline for speed, memory (2 * N_q * N_k floats per head) and traffic against the fused families.
-// SIMT fp32 FMAs on kTile x kTile shared-memory tiles: no tensor cores, on purpose (the lesson's version).
+// The two GEMMs run on tensor cores (mma.sync m16n8k16, fp32 accumulators), as cuBLAS would run them, so
+// that the comparison with the fused kernels measures the memory traffic of S and P, not SIMT arithmetic
+// (the SIMT version measured 6.1 TFLOP/s at d 128 on the H200, 2026-11-29). What keeps it "standard
+// attention" is that S and P make the round trip through device memory.
 #include "fa_epilogue.cuh"
 #include "fa_mask.cuh"
+#include "fa_mma.cuh"
 #include "fa_params.h"
 #include "fa_softmax.cuh"
 #include "fa_types.cuh"
 
 namespace naive {
 
+// One CTA computes a kTile x kTile block of C = A B over k in chunks of kChunk: kTile / 16 warps, each
+// 16 rows x kTile columns (kTile / 8 mma n-tiles). Operands are staged in shared memory as 16-bit values,
+// A as [row][k] and B as [col][k] (the "col" operand of mma.row.col), rows padded to kStride elements so
+// that the eight rows one fragment load touches fall in distinct banks.
+constexpr int kChunk = 16;
+constexpr int kStride = kChunk + 8;  // 48 bytes per row: word offsets 12 g + c cover 32 banks
+
 template <typename Element>
-__device__ __forceinline__ float to_float(Element x) {
-  return static_cast<float>(x);
+__device__ __forceinline__ Element to_element(float x) {
+  return Element(x);
 }
 
-// C (rows x cols) = A (rows x kdim) * B, tiled kTile x kTile; A row-major with stride lda; B is either
-// (cols x kdim) row-major (b_transposed: the K of S = Q K^T) or (kdim x cols) row-major (the V of O = P V).
-template <int kTile, typename AType, typename BType, bool b_transposed, typename Store>
-__device__ __forceinline__ void gemm_tile(const AType* a, long long lda, const BType* b, long long ldb,
-                                          int rows, int cols, int kdim, Store&& store) {
-  __shared__ float a_tile[kTile][kTile + 1];  // +1: column reads hit distinct banks
-  __shared__ float b_tile[kTile][kTile + 1];
-  const int tx = threadIdx.x % kTile, ty = threadIdx.x / kTile;
-  const int row = blockIdx.x * kTile + ty, col = blockIdx.y * kTile + tx;
-  float acc = 0.f;
-  for (int k0 = 0; k0 < kdim; k0 += kTile) {
-    const int ar = blockIdx.x * kTile + ty, ac = k0 + tx;
-    a_tile[ty][tx] = (ar < rows && ac < kdim) ? to_float(a[ar * lda + ac]) : 0.f;
-    const int bc = blockIdx.y * kTile + ty, bk = k0 + tx;  // b_tile[n][k]
-    if (b_transposed) {
-      b_tile[ty][tx] = (bc < cols && bk < kdim) ? to_float(b[bc * ldb + bk]) : 0.f;
-    } else {
-      const int bk2 = k0 + ty, bc2 = blockIdx.y * kTile + tx;  // b_tile[k][n] read as [tx][ty] below
-      b_tile[tx][ty] = (bk2 < kdim && bc2 < cols) ? to_float(b[bk2 * ldb + bc2]) : 0.f;
+template <int kTile, typename Element, typename LoadA, typename LoadB, typename Store>
+__device__ __forceinline__ void mma_gemm_tile(int kdim, LoadA&& load_a, LoadB&& load_b, Store&& store) {
+  constexpr int kWarps = kTile / 16, kThreads = kWarps * 32, kNT = kTile / 8;
+  __shared__ __align__(16) Element a_s[kTile][kStride];
+  __shared__ __align__(16) Element b_s[kTile][kStride];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, c = lane % 4;
+  float acc[kNT][4];
+#pragma unroll
+  for (int j = 0; j < kNT; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
+  const unsigned* a32 = reinterpret_cast<const unsigned*>(&a_s[0][0]);
+  const unsigned* b32 = reinterpret_cast<const unsigned*>(&b_s[0][0]);
+  constexpr int kWords = kStride / 2;
+  const int row0 = warp * 16;
+  for (int k0 = 0; k0 < kdim; k0 += kChunk) {
+    // Each thread stages kTile * kChunk / kThreads elements of each operand (zero past the edges).
+    for (int i = threadIdx.x; i < kTile * kChunk; i += kThreads) {
+      const int r = i / kChunk, k = i % kChunk;
+      a_s[r][k] = load_a(r, k0 + k);
+      b_s[r][k] = load_b(r, k0 + k);
     }
     __syncthreads();
+    unsigned a[4];
+    a[0] = a32[(row0 + g) * kWords + c];
+    a[1] = a32[(row0 + g + 8) * kWords + c];
+    a[2] = a32[(row0 + g) * kWords + 4 + c];
+    a[3] = a32[(row0 + g + 8) * kWords + 4 + c];
 #pragma unroll
-    for (int kk = 0; kk < kTile; ++kk) acc = fmaf(a_tile[ty][kk], b_tile[tx][kk], acc);
+    for (int j = 0; j < kNT; ++j)
+      fa::mma_16816<Element>(acc[j], a, b32[(j * 8 + g) * kWords + c], b32[(j * 8 + g) * kWords + 4 + c]);
     __syncthreads();
   }
-  if (row < rows && col < cols) store(row, col, acc);
+#pragma unroll
+  for (int j = 0; j < kNT; ++j) {
+    const int col = j * 8 + 2 * c;
+    store(row0 + g, col, acc[j][0]);
+    store(row0 + g, col + 1, acc[j][1]);
+    store(row0 + g + 8, col, acc[j][2]);
+    store(row0 + g + 8, col + 1, acc[j][3]);
+  }
 }
 
 }  // namespace naive
 
-// Step 0: grid (ceil(N_q / kTile), ceil(N_k / kTile), B * H_q), kTile^2 threads.
+// Step 0: grid (ceil(N_q / kTile), ceil(N_k / kTile), B * H_q), kTile / 16 warps.
 template <typename Element, int kTile, bool Is_causal>
-__global__ void __launch_bounds__(kTile* kTile) naive_scores(const __grid_constant__ fa::AttentionParams p) {
+__global__ void __launch_bounds__(kTile / 16 * 32)
+    naive_scores(const __grid_constant__ fa::AttentionParams p) {
   const int bh = blockIdx.z, batch = bh / p.heads_q, head = bh % p.heads_q;
   const int kv_head = head / (p.heads_q / p.heads_kv);
   const Element* q = static_cast<const Element*>(p.q) + batch * p.q_batch_stride + head * p.q_head_stride;
@@ -57,10 +82,25 @@ __global__ void __launch_bounds__(kTile* kTile) naive_scores(const __grid_consta
   float* s = p.scratch_s + static_cast<long long>(bh) * p.seqlen_q * p.seqlen_k;
   const float scale = fa::scale_log2_of(p) * fa::kLn2;  // softmax_scale, through the shared switch
   const int offset = p.seqlen_k - p.seqlen_q;
-  naive::gemm_tile<kTile, Element, Element, true>(
-      q, p.q_row_stride, k, p.k_row_stride, p.seqlen_q, p.seqlen_k, p.head_dim, [&](int r, int c, float acc) {
-        const bool masked = c >= fa::key_limit<Is_causal>(r, p.seqlen_k, offset);
-        s[static_cast<long long>(r) * p.seqlen_k + c] = masked ? fa::neg_inf() : acc * scale;
+  const int r0 = blockIdx.x * kTile, c0 = blockIdx.y * kTile;
+  const Element zero = naive::to_element<Element>(0.f);
+  naive::mma_gemm_tile<kTile, Element>(
+      p.head_dim,
+      [&](int r, int d) {
+        const int row = r0 + r;
+        return row < p.seqlen_q && d < p.head_dim ? q[static_cast<long long>(row) * p.q_row_stride + d]
+                                                  : zero;
+      },
+      [&](int n, int d) {
+        const int col = c0 + n;
+        return col < p.seqlen_k && d < p.head_dim ? k[static_cast<long long>(col) * p.k_row_stride + d]
+                                                  : zero;
+      },
+      [&](int r, int n, float acc) {
+        const int row = r0 + r, col = c0 + n;
+        if (row >= p.seqlen_q || col >= p.seqlen_k) return;
+        const bool masked = col >= fa::key_limit<Is_causal>(row, p.seqlen_k, offset);
+        s[static_cast<long long>(row) * p.seqlen_k + col] = masked ? fa::neg_inf() : acc * scale;
       });
 }
 
@@ -101,19 +141,39 @@ __global__ void __launch_bounds__(kThreads) naive_softmax(const __grid_constant_
   sum = block_reduce(sum, false);
   const float inv = sum == 0.f ? 0.f : 1.f / sum;
   for (int j = threadIdx.x; j < p.seqlen_k; j += kThreads)
-    out[j] = naive::to_float(Element(weight(s[j]) * inv));
+    out[j] = static_cast<float>(Element(weight(s[j]) * inv));
   if (threadIdx.x == 0) p.lse[row] = fa::row_lse(m, sum, fa::kLog2e);
 }
 
-// Step 2: grid (ceil(N_q / kTile), ceil(D / kTile), B * H_q), kTile^2 threads.
+// Step 2: grid (ceil(N_q / kTile), ceil(D / kTile), B * H_q), kTile / 16 warps. P holds values of the input
+// type (step 1 rounded them), so converting it back to Element for the tensor cores is exact.
 template <typename Element, int kTile>
-__global__ void __launch_bounds__(kTile* kTile) naive_output(const __grid_constant__ fa::AttentionParams p) {
+__global__ void __launch_bounds__(kTile / 16 * 32)
+    naive_output(const __grid_constant__ fa::AttentionParams p) {
   const int bh = blockIdx.z, batch = bh / p.heads_q, head = bh % p.heads_q;
   const int kv_head = head / (p.heads_q / p.heads_kv);
   const float* prob = p.scratch_p + static_cast<long long>(bh) * p.seqlen_q * p.seqlen_k;
   const Element* v = static_cast<const Element*>(p.v) + batch * p.v_batch_stride + kv_head * p.v_head_stride;
   Element* o = static_cast<Element*>(p.o) + batch * p.o_batch_stride + head * p.o_head_stride;
-  naive::gemm_tile<kTile, float, Element, false>(
-      prob, p.seqlen_k, v, p.v_row_stride, p.seqlen_q, p.head_dim, p.seqlen_k,
-      [&](int r, int c, float acc) { o[static_cast<long long>(r) * p.o_row_stride + c] = Element(acc); });
+  const int r0 = blockIdx.x * kTile, d0 = blockIdx.y * kTile;
+  const Element zero = naive::to_element<Element>(0.f);
+  naive::mma_gemm_tile<kTile, Element>(
+      p.seqlen_k,
+      [&](int r, int key) {
+        const int row = r0 + r;
+        return row < p.seqlen_q && key < p.seqlen_k
+                   ? naive::to_element<Element>(prob[static_cast<long long>(row) * p.seqlen_k + key])
+                   : zero;
+      },
+      // B as [col][k]: V read transposed, (d0 + n, key) = V[key][d0 + n].
+      [&](int n, int key) {
+        const int col = d0 + n;
+        return col < p.head_dim && key < p.seqlen_k ? v[static_cast<long long>(key) * p.v_row_stride + col]
+                                                    : zero;
+      },
+      [&](int r, int n, float acc) {
+        const int row = r0 + r, col = d0 + n;
+        if (row < p.seqlen_q && col < p.head_dim)
+          o[static_cast<long long>(row) * p.o_row_stride + col] = Element(acc);
+      });
 }

@@ -100,8 +100,12 @@ BaselineCrossCheck cross_check_baseline(AttentionInputs const& in, PrecisionReci
 std::string causal_convention(AttentionShape const& s) {
   if (!s.causal) return "non-causal (every query sees every key)";
   std::ostringstream out;
-  out << "causal, bottom-right aligned: query i sees key j when j <= i + (N_k - N_q) = i + "
-      << s.causal_offset();
+  if (s.causal_top_left)
+    out << "causal, top-left aligned (--causal-align top-left, PyTorch's is_causal=True): query i sees key j "
+           "when j <= i";
+  else
+    out << "causal, bottom-right aligned: query i sees key j when j <= i + (N_k - N_q) = i + "
+        << s.causal_offset();
   if (s.causal_offset() < 0)
     out << "; query rows 0.." << -s.causal_offset() - 1 << " see no key (O = 0, LSE = -inf)";
   return out.str();

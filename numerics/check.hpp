@@ -19,11 +19,17 @@
 
 namespace fl::numerics {
 
-// One named suspect: a catalogued bug whose emulation reproduces the observed output.
+// One named suspect: a catalogued bug, or an interface mistake, whose model reproduces the observed output.
 struct DiagnosisEntry {
-  std::string id;            // catalogue id, e.g. "unrescaled-o"
+  std::string id;            // catalogue id ("unrescaled-o") or interface mistake ("causal-top-left")
   std::string evidence;      // one or two lines: what matched, what the failing rows share
-  double match_error = 0.0;  // how far the mutant's output is from the observed one (smaller = better)
+  double match_error = 0.0;  // how far the suspect's output is from the observed one (smaller = better)
+  std::string kind = "bug";  // "bug" (numerics/mutants catalogue) or "interface"
+  std::string fix = {};      // one line: what to change (empty when there is nothing to say beyond the id)
+  // How many times closer the suspect reproduces the observation than the correct algorithm does (its
+  // worst row against the correct algorithm's worst row); infinite when it reproduces NaN/inf rows the
+  // correct algorithm cannot.
+  double strength = 0.0;
 };
 
 struct DiagnosisRequest {

@@ -117,7 +117,11 @@ std::string check_json(CheckResult const& r, AttentionShape const& s, CheckConte
   j.key("diagnosis").begin_array();
   for (DiagnosisEntry const& d : r.diagnosis) {
     j.begin_object();
-    j.field("id", d.id).field("evidence", d.evidence).field("match_error", d.match_error);
+    j.field("id", d.id)
+        .field("kind", d.kind)
+        .field("evidence", d.evidence)
+        .field("match_error", d.match_error);
+    j.field("strength", d.strength).field("fix", d.fix);
     j.end_object();
   }
   j.end_array();
@@ -157,8 +161,10 @@ void print_check_summary(std::ostream& out, CheckResult const& r, AttentionShape
         out << "    " << w.output << " max |err| " << sci(w.max_error) << " = " << sci(w.ratio)
             << " x bound; " << w.properties << "\n";
     if (r.diagnosis.empty()) out << "  diagnosis: no known signature\n";
-    for (DiagnosisEntry const& d : r.diagnosis)
+    for (DiagnosisEntry const& d : r.diagnosis) {
       out << "  diagnosis: " << d.id << " (match error " << sci(d.match_error) << "): " << d.evidence << "\n";
+      if (!d.fix.empty()) out << "    fix: " << d.fix << "\n";
+    }
   }
   for (std::string const& n : r.notes) out << "  note: " << n << "\n";
 }
@@ -315,7 +321,8 @@ ReportOutcome write_check_report(std::filesystem::path const& dir, CheckResult c
   else if (r.diagnosis.empty())
     md << "No known signature.\n";
   for (DiagnosisEntry const& d : r.diagnosis)
-    md << "- **" << d.id << "** (match error " << sci(d.match_error) << "): " << d.evidence << "\n";
+    md << "- **" << d.id << "** (match error " << sci(d.match_error) << "): " << d.evidence
+       << (d.fix.empty() ? "" : "\n  - fix: " + d.fix) << "\n";
   if (!r.notes.empty()) {
     md << "\n## Notes\n\n";
     for (std::string const& n : r.notes) md << "- " << n << "\n";

@@ -167,15 +167,7 @@ Precision storage_precision(Precision claimed) {
   return is_fp8(claimed) ? Precision::bf16 : claimed;
 }
 
-FamilyInputs generate_family(InputFamily family, FamilyRequest const& request) {
-  FamilyInputs out;
-  out.family = family;
-  AttentionInputs& in = out.inputs;
-  in.shape = request.shape;
-  AttentionShape& s = in.shape;
-  if (s.head_dim < 2 || s.seqlen_q < 1 || s.seqlen_k < 1 || s.heads_kv < 1 || s.heads_q % s.heads_kv != 0)
-    throw std::invalid_argument(
-        "generate_family: need head_dim >= 2, n >= 1, heads_q a multiple of heads_kv");
+AttentionShape family_shape(InputFamily family, AttentionShape s) {
   if (family == InputFamily::fully_masked_rows) {
     s.causal = true;
     s.seqlen_q = std::max(s.seqlen_q, 2);
@@ -185,6 +177,19 @@ FamilyInputs generate_family(InputFamily family, FamilyRequest const& request) {
     s.seqlen_q = ragged_length(s.seqlen_q);
     s.seqlen_k = ragged_length(s.seqlen_k);
   }
+  return s;
+}
+
+FamilyInputs generate_family(InputFamily family, FamilyRequest const& request) {
+  FamilyInputs out;
+  out.family = family;
+  AttentionInputs& in = out.inputs;
+  in.shape = request.shape;
+  AttentionShape& s = in.shape;
+  if (s.head_dim < 2 || s.seqlen_q < 1 || s.seqlen_k < 1 || s.heads_kv < 1 || s.heads_q % s.heads_kv != 0)
+    throw std::invalid_argument(
+        "generate_family: need head_dim >= 2, n >= 1, heads_q a multiple of heads_kv");
+  s = family_shape(family, s);
   // One stream per family and seed; the family's id is mixed in so families never share tensors.
   SeededRandom rng(request.seed * 0x9E3779B97F4A7C15ull + std::uint64_t(family) + 1);
   fill_normal(in.q, s.q_elements(), rng);

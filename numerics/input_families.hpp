@@ -78,6 +78,9 @@ constexpr int kFirstBlockKeys = 16;
 // The precision the generated values are stored in: the claimed one, bf16 for FP8 claims.
 Precision storage_precision(Precision claimed);
 
+// The shape a family's inputs get from the requested one (fully_masked_rows and ragged_tail adjust it).
+AttentionShape family_shape(InputFamily family, AttentionShape requested);
+
 FamilyInputs generate_family(InputFamily family, FamilyRequest const& request);
 
 }  // namespace fl::numerics

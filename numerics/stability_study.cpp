@@ -1,9 +1,12 @@
 #include "numerics/stability_study.hpp"
 
 #include <chrono>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 
 #include "numerics/emulator/emulator.hpp"
+#include "numerics/emulator/prepared_problem.hpp"
 #include "numerics/metrics.hpp"
 #include "numerics/precision_recipe.hpp"
 #include "numerics/quantized_operands.hpp"
@@ -13,9 +16,7 @@
 
 namespace fl::numerics {
 
-namespace {
-
-void validate(StabilityOptions const& o) {
+void validate_stability_options(StabilityOptions const& o) {
   if (o.block_m < 1 || o.sampled_rows < o.block_m || o.sampled_rows % o.block_m != 0)
     throw std::invalid_argument("sampled rows " + std::to_string(o.sampled_rows) +
                                 " must be a positive multiple of kBlockM = " + std::to_string(o.block_m));
@@ -24,12 +25,13 @@ void validate(StabilityOptions const& o) {
       throw std::invalid_argument("n = " + std::to_string(n) + " is too small to sample " +
                                   std::to_string(o.sampled_rows) + " rows from");
   for (int bn : o.block_ns)
-    if (bn < 1 || bn > 1024)
-      throw std::invalid_argument("kBlockN = " + std::to_string(bn) + " outside 1..1024");
+    if (bn < 1 || bn > emulator::kMaxTile)
+      throw std::invalid_argument("kBlockN = " + std::to_string(bn) + " outside 1.." +
+                                  std::to_string(emulator::kMaxTile));
 }
 
 // Rows of one problem: all, or sampled_rows contiguous rows starting at a seeded multiple of block_m.
-RowSample rows_of(StabilityOptions const& o, AttentionShape const& shape, int n) {
+RowSample stability_rows(StabilityOptions const& o, AttentionShape const& shape, int n) {
   if (n <= o.full_rows_limit) return RowSample::all(shape, false);
   SeededRandom rng(o.seed + std::uint64_t(n));
   int const blocks = (n - o.sampled_rows) / o.block_m;
@@ -39,11 +41,33 @@ RowSample rows_of(StabilityOptions const& o, AttentionShape const& shape, int n)
   return sample;
 }
 
-}  // namespace
+AttentionInputs stability_inputs(StabilityOptions const& o, InputFamily family, Precision precision, int n) {
+  FamilyRequest request;
+  request.shape.seqlen_q = n;
+  request.shape.seqlen_k = n;
+  request.shape.head_dim = o.head_dim;
+  request.seed = o.seed;
+  request.precision = precision;  // values exact in the claimed precision: only the arithmetic deviates
+  request.with_backward = false;
+  return generate_family(family, request).inputs;
+}
+
+std::string stability_csv_header() {
+  return "family,precision,output,method,block_n,seqlen,head_dim,rows,max_abs,rmse,rel_frobenius,seconds,"
+         "source\n";
+}
+
+std::string stability_csv_line(StabilityRow const& r, int head_dim, std::string const& source) {
+  std::ostringstream line;
+  line << std::setprecision(9) << name(r.family) << "," << name(r.precision) << "," << name(r.output) << ","
+       << r.method << "," << r.block_n << "," << r.seqlen << "," << head_dim << "," << r.rows << ","
+       << r.max_abs << "," << r.rmse << "," << r.rel_frobenius << "," << r.seconds << "," << source << "\n";
+  return line.str();
+}
 
 std::vector<StabilityRow> run_stability_study(StabilityOptions const& o,
                                               std::function<void(StabilityRow const&)> const& progress) {
-  validate(o);
+  validate_stability_options(o);
   std::vector<StabilityRow> rows;
   auto emit = [&](StabilityRow row, std::vector<double> const& out, std::vector<double> const& ref,
                   std::chrono::steady_clock::time_point t0) {
@@ -59,15 +83,8 @@ std::vector<StabilityRow> run_stability_study(StabilityOptions const& o,
   for (InputFamily family : o.families)
     for (Precision precision : o.precisions)
       for (int n : o.seqlens) {
-        FamilyRequest request;
-        request.shape.seqlen_q = n;
-        request.shape.seqlen_k = n;
-        request.shape.head_dim = o.head_dim;
-        request.seed = o.seed;
-        request.precision = precision;  // values exact in the claimed precision: only the arithmetic deviates
-        request.with_backward = false;
-        AttentionInputs const in = generate_family(family, request).inputs;
-        SampledOutputs const ref = reference_sampled(in, rows_of(o, in.shape, n), {o.threads});
+        AttentionInputs const in = stability_inputs(o, family, precision, n);
+        SampledOutputs const ref = reference_sampled(in, stability_rows(o, in.shape, n), {o.threads});
         for (Precision output : {precision, Precision::fp32}) {
           PrecisionRecipe recipe = recipe_for(precision);
           recipe.outputs = output;

@@ -16,8 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "numerics/attention_tensors.hpp"
 #include "numerics/input_families.hpp"
 #include "numerics/precision.hpp"
+#include "numerics/reference.hpp"
 
 namespace fl::numerics {
 
@@ -49,5 +51,16 @@ struct StabilityRow {
 // Throws std::invalid_argument for a block size, row count or n the study cannot use (naming it).
 std::vector<StabilityRow> run_stability_study(StabilityOptions const& options,
                                               std::function<void(StabilityRow const&)> const& progress = {});
+void validate_stability_options(StabilityOptions const& options);
+
+// The study's problem for (family, precision, n) and the rows it evaluates: the GPU runner
+// (tuner/run/stability_gpu_study) takes both from here, so its rows compare with the CPU rows one to one.
+AttentionInputs stability_inputs(StabilityOptions const& options, InputFamily family, Precision precision,
+                                 int n);
+RowSample stability_rows(StabilityOptions const& options, AttentionShape const& shape, int n);
+
+// results.csv: the header and one row's line (source: where it ran, empty on the CPU).
+std::string stability_csv_header();
+std::string stability_csv_line(StabilityRow const& row, int head_dim, std::string const& source);
 
 }  // namespace fl::numerics

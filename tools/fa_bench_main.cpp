@@ -33,6 +33,7 @@
 #include "tuner/run/family_runner.hpp"
 #include "tuner/run/fp8_error_study.hpp"
 #include "tuner/run/run_once.hpp"
+#include "tuner/run/stability_gpu_study.hpp"
 
 namespace po = boost::program_options;
 using namespace fl;
@@ -147,6 +148,27 @@ int error_study_main(BenchOptions const& opt, Family const& family, CompileSpec 
   return common::kExitOk;
 }
 
+// --stability-study PATH: experiments/stability's rows measured on this GPU (tuner/run/stability_gpu_study).
+int stability_study_main(BenchOptions const& opt, Family const& family, CompileSpec const& spec,
+                         runtime::DeviceInfo const& device, runtime::TargetArch arch) {
+  numerics::StabilityOptions options;
+  options.precisions = opt.dtypes;  // fp16 and bf16: validate_bench_plan
+  std::string const source =
+      device.name + " " + std::string(runtime::arch_name(arch)) + " " + opt.family + " " + today();
+  auto csv = run_stability_gpu_study(family, spec, options, source, [](std::string const& line) {
+    std::printf("  %s", line.c_str());
+    std::fflush(stdout);
+  });
+  if (!csv) {
+    std::fprintf(stderr, "%s\n%s\n", csv.error().one_line().c_str(), csv.error().log.c_str());
+    return common::kExitCheckFailed;
+  }
+  if (!write_or_false(opt.stability_study, csv.value()))
+    bench_bad_input("cannot write --stability-study " + opt.stability_study);
+  std::printf("wrote %s\n", opt.stability_study.c_str());
+  return common::kExitOk;
+}
+
 int main(int argc, char** argv) {
   common::install_stop_handlers(common::OnStop::exit_now);
   BenchOptions const opt = parse_bench_options(argc, argv);
@@ -158,7 +180,7 @@ int main(int argc, char** argv) {
   auto context = runtime::PrimaryContext::retain(0);
   if (!context) runtime::exit_no_gpu(context.error());
   auto const& device = context->info();
-  if (opt.error_study.empty())
+  if (opt.error_study.empty() && opt.stability_study.empty())
     if (auto too_big = device_fit_problem(opt, *family, device.memory_bytes)) bench_bad_input(*too_big);
   runtime::TargetArch arch = runtime::TargetArch::sm_90a;
   if (opt.arch) {
@@ -172,6 +194,7 @@ int main(int argc, char** argv) {
   std::printf("device %s, sm %d, driver %d, arch %s, %s\n", device.name.c_str(), device.sm_count,
               device.driver_version, std::string(runtime::arch_name(arch)).c_str(), today().c_str());
   if (!opt.error_study.empty()) return error_study_main(opt, *family, spec, device, arch);
+  if (!opt.stability_study.empty()) return stability_study_main(opt, *family, spec, device, arch);
 
   std::vector<BenchRow> rows;
   bool all_pass = true;

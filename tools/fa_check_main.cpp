@@ -67,7 +67,11 @@ int main(int argc, char** argv) {
        "precision the implementation claims: fp16, bf16, fp8_e4m3, fp8_e5m2 or fp32")  //
       ("causal", po::bool_switch(),
        "causal mask, bottom-right aligned when N_q != N_k (query i sees key j when j <= i + N_k - N_q)")  //
-      ("scale", po::value<double>(), "softmax scale (default 1/sqrt(D))")                                 //
+      ("causal-align", po::value<std::string>()->default_value("bottom-right"),
+       "with --causal: bottom-right (FlashAttention 2.1+, the default) or top-left (PyTorch's "
+       "is_causal=True: "
+       "query i sees key j when j <= i)")                                  //
+      ("scale", po::value<double>(), "softmax scale (default 1/sqrt(D))")  //
       ("json", po::value<std::string>(),
        "write the JSON report here (verdict, metrics per output, worst rows, diagnosis)")  //
       ("report", po::value<std::string>(),
@@ -115,6 +119,11 @@ int main(int argc, char** argv) {
     std::cerr << "fa-check: --scale " << scale << " is not allowed (a positive finite number)\n";
     return fl::common::kExitBadInput;
   }
+  std::string const align = vm["causal-align"].as<std::string>();
+  if (align != "bottom-right" && align != "top-left") {
+    std::cerr << "fa-check: --causal-align " << align << " is not allowed (bottom-right or top-left)\n";
+    return fl::common::kExitBadInput;
+  }
   if (auto complaint = fl::common::out_of_range(fl::common::kThreads, vm["threads"].as<int>())) {
     std::cerr << "fa-check: " << *complaint << "\n";
     return fl::common::kExitBadInput;
@@ -155,7 +164,8 @@ int main(int argc, char** argv) {
   files.dv = optional_path(vm, "dv");
 
   try {
-    CheckProblem const problem = load_check_problem(files, vm["causal"].as<bool>(), scale);
+    CheckProblem problem = load_check_problem(files, vm["causal"].as<bool>(), scale);
+    problem.inputs.shape.causal_top_left = align == "top-left";
     CheckOptions check;
     check.claimed = *claimed;
     check.threads = vm["threads"].as<int>();

@@ -93,15 +93,10 @@ int main(int argc, char** argv) {
       std::cerr << ": max |O - ref| " << std::scientific << std::setprecision(3) << r.max_abs << ", rmse "
                 << r.rmse << std::defaultfloat << " (" << r.rows << " rows)\n";
     });
-    std::ostringstream csv;
-    csv << std::setprecision(9)
-        << "family,precision,output,method,block_n,seqlen,head_dim,rows,max_abs,rmse,rel_frobenius,seconds\n";
-    for (StabilityRow const& r : rows)
-      csv << name(r.family) << "," << name(r.precision) << "," << name(r.output) << "," << r.method << ","
-          << r.block_n << "," << r.seqlen << "," << study.head_dim << "," << r.rows << "," << r.max_abs << ","
-          << r.rmse << "," << r.rel_frobenius << "," << r.seconds << "\n";
+    std::string csv = stability_csv_header();
+    for (StabilityRow const& r : rows) csv += stability_csv_line(r, study.head_dim, "");
     std::filesystem::create_directories(out);
-    fl::common::write_file_atomically(out / "results.csv", csv.str());
+    fl::common::write_file_atomically(out / "results.csv", csv);
     std::cout << "fa-stability-report: " << rows.size() << " rows -> " << (out / "results.csv").string()
               << "\n";
   } catch (po::error const& e) {

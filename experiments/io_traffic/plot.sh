@@ -10,14 +10,16 @@ if [ -f "$dir/roofline_ceilings.txt" ] && grep -qv nan "$dir/roofline.dat"; then
   read -r bw peak <"$dir/roofline_ceilings.txt"
   families=$(grep '^# ' "$dir/roofline.dat" | cut -c3- | paste -sd' ')
   gnuplot <<GP
-set terminal svg size 760,480 dynamic enhanced font "sans,12" background "white"
+set terminal svg size 900,520 dynamic enhanced font "sans,12" background "white"
 set output '$dir/roofline.svg'
 set title 'Roofline: forward, bf16, d 128 (ceilings measured in the same run)' noenhanced
 set xlabel 'FLOP per DRAM byte' noenhanced
 set ylabel 'TFLOP/s' noenhanced
 set logscale xy
 set grid
-set key outside right top noenhanced
+set key inside right bottom noenhanced
+set format x "10^{%L}"
+set format y "10^{%L}"
 roof(x) = (x * $bw / 1e12 < $peak / 1e12) ? x * $bw / 1e12 : $peak / 1e12
 fams = "$families"
 plot [1:1e6] roof(x) with lines lw 2 lc rgb 'black' title sprintf('min(%.0f TFLOP/s, %.2f TB/s x intensity)', $peak/1e12, $bw/1e12), \

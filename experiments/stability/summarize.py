@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""stability: one results directory's results.csv (fa-stability-report) and gpu.csv (stability_gpu.py).
+"""stability: one results directory's results.csv (fa-stability-report), gpu_<family>.csv (fa-bench
+--stability-study: our kernels on the GPU, the same columns) and gpu.csv (stability_gpu.py: PyTorch).
 Prints Markdown: RMSE of O per n for standard attention and the tiled algorithm per kBlockN, and the ratio
 tiled / standard (Golden et al. report ~10x for Flash Attention in bf16). With --dat writes, per family and
 precision, vs_n_<family>_<precision>_<output>.dat and vs_block_n_<family>_<precision>.dat (n = 4096), and
 gpu_<dtype>.dat. Usage: summarize.py RESULTS_DIR [--dat]"""
 import csv
+import glob
 import os
 import sys
 
@@ -24,35 +26,61 @@ def write_dat(path, header, lines):
     os.replace(path + ".tmp", path)
 
 
+def column_name(method, block_n):
+    if method == "standard":
+        return "standard"
+    if method == "tiled":
+        return f"tiled kBlockN {block_n}"
+    return f"GPU {method}" + (f" kBlockN {block_n}" if block_n else "")
+
+
+def column_order(key):
+    method, block_n = key
+    return ({"standard": 0, "tiled": 1}.get(method, 2), method, block_n)
+
+
 def main():
     run_dir = sys.argv[1]
     dat = "--dat" in sys.argv
-    path = os.path.join(run_dir, "results.csv")
-    if os.path.exists(path):
-        data = rows(path)
+    data = []
+    for path in [os.path.join(run_dir, "results.csv")] + sorted(glob.glob(os.path.join(run_dir, "gpu_*.csv"))):
+        if os.path.exists(path):
+            data += rows(path)
+    if data:
         groups = sorted({(r["family"], r["precision"], r["output"]) for r in data})
         for fam, prec, out in groups:
             sel = [r for r in data if (r["family"], r["precision"], r["output"]) == (fam, prec, out)]
             ns = sorted({int(r["seqlen"]) for r in sel})
-            bns = sorted({int(r["block_n"]) for r in sel if r["method"] == "tiled"})
+            cols = sorted({(r["method"], int(r["block_n"])) for r in sel}, key=column_order)
             val = {(r["method"], int(r["block_n"]), int(r["seqlen"])): float(r["rmse"]) for r in sel}
+            tiled = [c for c in cols if c[0] == "tiled"]
+            gpu_tiled = [c for c in cols if c[0] not in ("standard", "tiled", "naive")]
             print(f"\n### {fam}, {prec}, O stored in {out}: RMSE of O against float64\n")
-            print("| n | standard | " + " | ".join(f"tiled kBlockN {b}" for b in bns) + " | tiled / standard |")
-            print("|---|---|" + "---|" * len(bns) + "---|")
+            header = [column_name(*c) for c in cols] + ["tiled / standard"]
+            if ("naive", 0) in cols and gpu_tiled:
+                header.append("GPU tiled / GPU naive")
+            print("| n | " + " | ".join(header) + " |")
+            print("|---|" + "---|" * len(header))
             lines = []
             for n in ns:
+                cells = [val.get((m, b, n)) for m, b in cols]
                 std = val.get(("standard", 0, n))
-                tiled = [val.get(("tiled", b, n)) for b in bns]
-                ratios = [t / std for t in tiled if t and std]
+                ratios = [val[(m, b, n)] / std for m, b in tiled if (m, b, n) in val and std]
                 span = f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios else "—"
-                print(f"| {n} | {std:.3e} | " + " | ".join(f"{t:.3e}" for t in tiled) + f" | {span} |")
-                lines.append([str(n), f"{std:.6e}"] + [f"{t:.6e}" for t in tiled])
+                row = [f"{c:.3e}" if c is not None else "—" for c in cells] + [span]
+                if ("naive", 0) in cols and gpu_tiled:
+                    base = val.get(("naive", 0, n))
+                    g = [val[(m, b, n)] / base for m, b in gpu_tiled if (m, b, n) in val and base]
+                    row.append(f"{min(g):.2f}-{max(g):.2f}" if g else "—")
+                print(f"| {n} | " + " | ".join(row) + " |")
+                lines.append([str(n)] + [f"{c:.6e}" if c is not None else "NaN" for c in cells])
             if dat:
                 write_dat(os.path.join(run_dir, f"vs_n_{fam}_{prec}_{out}.dat"),
-                          ["n", "standard"] + [f"tiled_kBlockN_{b}" for b in bns], lines)
+                          ["n"] + [column_name(*c).replace(" ", "_") for c in cols], lines)
         if dat:
             for fam, prec in sorted({(g[0], g[1]) for g in groups}):
-                sel = [r for r in data if r["family"] == fam and r["precision"] == prec and int(r["seqlen"]) == BLOCK_N_AT]
+                sel = [r for r in data if r["family"] == fam and r["precision"] == prec
+                       and int(r["seqlen"]) == BLOCK_N_AT and r["method"] in ("tiled", "standard")]
                 outs = sorted({r["output"] for r in sel})
                 bns = sorted({int(r["block_n"]) for r in sel if r["method"] == "tiled"})
                 if not bns:

@@ -12,6 +12,13 @@
 
 namespace fl::numerics::mutants {
 
+// The largest query and key tiles the kernels a runner runs use (forward and backward): the campaign's
+// problems are made large enough that each kernel walks at least two of each (mutation_campaign.hpp).
+struct CampaignTiles {
+  int block_m = 0;  // 0: no requirement
+  int block_n = 0;
+};
+
 class MutantRunner {
  public:
   virtual ~MutantRunner() = default;
@@ -36,6 +43,9 @@ class MutantRunner {
   // warp layout, key-block order, ...): recorded with each failure so that it can be replayed offline.
   virtual std::string config_json(std::optional<MutantId> mutant, AttentionShape const& shape,
                                   Precision precision) const = 0;
+  // The tiles of the configs `run` uses for problems like `base` in this precision. The default (no
+  // requirement) keeps the campaign's shape as given, as the CPU target's callers choose it with its tiles.
+  virtual CampaignTiles largest_tiles(Precision, AttentionShape const&) const { return {}; }
 };
 
 }  // namespace fl::numerics::mutants

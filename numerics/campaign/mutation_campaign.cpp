@@ -14,16 +14,18 @@ struct PreparedInput {
   PreparedJudge judge;
 };
 
-std::vector<PreparedInput> prepare_inputs(Precision precision, CampaignOptions const& options,
-                                          JudgeFactory const& judge) {
+std::vector<PreparedInput> prepare_inputs(MutantRunner const& runner, Precision precision,
+                                          CampaignOptions const& options, JudgeFactory const& judge) {
   std::span<InputFamily const> families = options.families.empty() ? all_input_families() : options.families;
+  AttentionShape const base =
+      campaign_shape(options.shape, runner.largest_tiles(precision, options.shape), families);
   std::vector<PreparedInput> out;
   for (InputFamily family : families)
     for (bool causal : options.causal) {
       // fully_masked_rows is causal by construction: its non-causal case would repeat the causal one.
       if (family == InputFamily::fully_masked_rows && !causal) continue;
       FamilyRequest request;
-      request.shape = options.shape;
+      request.shape = base;
       request.shape.causal = causal;
       request.seed = options.seed;
       request.precision = precision;
@@ -180,6 +182,26 @@ std::optional<std::string> equivalence_argument(MutantId, std::string const&, Pr
   return std::nullopt;
 }
 
+AttentionShape campaign_shape(AttentionShape base, CampaignTiles tiles,
+                              std::span<InputFamily const> families) {
+  auto fits = [&](AttentionShape const& s) {
+    for (InputFamily family : families) {
+      AttentionShape const f = family_shape(family, s);
+      if (f.seqlen_k < 2 * tiles.block_n + 1 || f.seqlen_q < 2 * tiles.block_m + 1) return false;
+    }
+    return true;
+  };
+  // Raise both lengths together (the families derive N_k from N_q or round both), one step at a time:
+  // ragged_tail's rounding is not monotone, so the first length that fits is found by walking.
+  constexpr int kMaxSeqlen = 1 << 16;
+  AttentionShape s = base;
+  while (!fits(s) && std::max(s.seqlen_q, s.seqlen_k) < kMaxSeqlen) {
+    ++s.seqlen_q;
+    ++s.seqlen_k;
+  }
+  return s;
+}
+
 CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, CampaignOptions const& options) {
   CampaignResult result;
   result.target = std::string(runner.target());
@@ -188,7 +210,7 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
   if (ids.empty())
     for (auto const& m : kCatalogue) ids.push_back(m.id);
   for (Precision precision : options.precisions) {
-    std::vector<PreparedInput> const inputs = prepare_inputs(precision, options, judge);
+    std::vector<PreparedInput> const inputs = prepare_inputs(runner, precision, options, judge);
     BaselineOutcome baseline{precision, inputs.size(), {}};
     for (PreparedInput const& input : inputs) {
       AttentionOutputs const observed = runner.run(std::nullopt, input.inputs, precision);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,16 @@ struct CampaignResult {
 // A mutant that no input can distinguish from the correct algorithm in this configuration, with the
 // argument; nullopt when none is known (then a surviving mutant is a survivor, not an equivalent).
 std::optional<std::string> equivalence_argument(MutantId id, std::string const& family, Precision precision);
+
+// The campaign's base shape for a runner's tiles: N_q and N_k raised (never lowered) until every input
+// family's shape (family_shape) has N_k >= 2 kBlockN + 1 and N_q >= 2 kBlockM + 1: at least two full key
+// blocks and a partial tail, so that a bug that acts when the running max rises between blocks
+// (unrescaled-o, unrescaled-l, normalize-in-loop, stale-max) or in the tail can act, and more than one
+// query block per head (masked rows mixing with visible ones, dK and dV summed over query blocks).
+// fa2_fp8's defaults (kBlockM 128, kBlockN 128 at d = 64) took the n = 100 problems to one key block each,
+// where those three survived on the H200 (2026-12-01).
+AttentionShape campaign_shape(AttentionShape base, CampaignTiles tiles,
+                              std::span<InputFamily const> families);
 
 CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, CampaignOptions const& options);
 

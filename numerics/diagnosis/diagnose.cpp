@@ -31,16 +31,26 @@ struct Workbench {
   std::vector<std::uint8_t> row_selection;  // forward: one flag per query row
 };
 
-std::vector<std::size_t> rows_to_compare(std::size_t total, std::vector<std::size_t> failing) {
+}  // namespace
+
+std::vector<std::size_t> compared_query_rows(std::size_t total, std::vector<std::size_t> failing,
+                                             std::size_t max_failing) {
   std::sort(failing.begin(), failing.end());
   failing.erase(std::unique(failing.begin(), failing.end()), failing.end());
-  std::vector<std::size_t> rows = failing;
+  std::vector<std::size_t> rows;
+  if (failing.size() <= max_failing) {
+    rows = failing;
+  } else {
+    for (std::size_t i = 0; i < max_failing; ++i) rows.push_back(failing[i * failing.size() / max_failing]);
+  }
   std::size_t const step = std::max<std::size_t>(1, total / kPassingRowsCompared);
   for (std::size_t r = step / 2; r < total; r += step)
     if (!std::binary_search(failing.begin(), failing.end(), r)) rows.push_back(r);
   std::sort(rows.begin(), rows.end());
   return rows;
 }
+
+namespace {
 
 MatchError match_candidate(Workbench const& w, std::optional<MutantId> mutant, Walk const& walk,
                            TileConfig tiles) {
@@ -214,11 +224,15 @@ Diagnosis diagnose_pass(AttentionInputs const& in, AttentionOutputs const& obser
   result.backward = backward;
   Workbench w{in, observed, recipe, quantize_operands(in, recipe), options, claimed, result.backward, {}, {}};
   if (!w.backward) {
-    w.compared_rows = rows_to_compare(query_rows(in.shape), failing.forward);
+    w.compared_rows = compared_query_rows(query_rows(in.shape), failing.forward);
     w.row_selection.assign(query_rows(in.shape), 0);
     for (std::size_t r : w.compared_rows) w.row_selection[r] = 1;
   }
-  std::vector<MutantId> const mutants = candidate_mutants(claimed, w.backward);
+  std::vector<MutantId> mutants = candidate_mutants(claimed, w.backward);
+  std::erase_if(mutants, [&](MutantId id) {
+    return std::find(options.excluded.begin(), options.excluded.end(), id) != options.excluded.end();
+  });
+  if (mutants.empty()) return result;  // nothing left to try
   std::size_t const runs = ((mutants.size() + 1) * options.block_n_candidates.size() +
                             kStageTwoCandidates * options.block_m_candidates.size()) *
                            std::max<std::size_t>(1, options.walks.size());
@@ -266,7 +280,8 @@ Diagnosis diagnose_pass(AttentionInputs const& in, AttentionOutputs const& obser
     std::string const shared = rows.shared(candidate.tiles.block_n, candidate.tiles.block_m);
     result.entries.push_back(
         {std::string(mutants::info(*candidate.mutant).name), evidence_for(candidate, result.correct, shared),
-         candidate.error.worst_row_error, candidate.error.mismatched_rows, candidate.walk, candidate.tiles});
+         candidate.error.worst_row_error, candidate.error.mismatched_rows,
+         lead_over(candidate.error, result.correct.error), candidate.walk, candidate.tiles});
     result.entries.back().match_error = ranking_error(candidate.error);
   }
   std::stable_sort(result.entries.begin(), result.entries.end(),

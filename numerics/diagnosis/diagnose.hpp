@@ -61,6 +61,8 @@ struct DiagnosisOptions {
   // missing rescale depends on the order the running max rises in, so on the key-block order).
   std::vector<Walk> walks = default_walks();
   int threads = 0;
+  // Mutants left out of the search (fa-check leaves out those its float64 models already tried).
+  std::vector<mutants::MutantId> excluded;
 };
 
 // Rows that failed the check: flat query rows of O or LSE, of dQ, and flat key rows of dK or dV.
@@ -75,6 +77,7 @@ struct DiagnosisEntry {
   std::string evidence;  // one line
   double match_error = 0.0;
   std::size_t mismatched_rows = 0;
+  double strength = 0.0;  // lead_over the correct algorithm's closest match
   Walk walk;
   emulator::TileConfig tiles;
 };
@@ -106,6 +109,11 @@ Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, 
 // The same with the recipe the check used (FP8 per-block scaling, incoherent processing).
 Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, PrecisionRecipe const& recipe,
                    FailingRows const& failing, DiagnosisOptions const& options = {});
+
+// The query rows a forward diagnosis compares: the failing rows (thinned evenly to at most max_failing) plus
+// kPassingRowsCompared evenly spread passing rows, sorted.
+std::vector<std::size_t> compared_query_rows(std::size_t total, std::vector<std::size_t> failing,
+                                             std::size_t max_failing = static_cast<std::size_t>(-1));
 
 // One number per named entry, the order of Diagnosis::entries: the worst row error plus one per row whose
 // NaN/inf the mutant does not reproduce (such a row counts as a row that is 100% off).

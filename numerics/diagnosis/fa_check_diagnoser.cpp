@@ -4,12 +4,28 @@
 #include <string>
 
 #include "numerics/check_problem.hpp"
+#include "numerics/diagnosis/block_models.hpp"
+#include "numerics/diagnosis/bug_fixes.hpp"
+#include "numerics/diagnosis/interface_mistakes.hpp"
 
 namespace fl::numerics::diagnosis {
 
 namespace {
 void add_unique(std::vector<int>& list, int value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+// One entry per id: the better match, keeping a fix line either side had.
+void merge_entry(std::vector<fl::numerics::DiagnosisEntry>& out, fl::numerics::DiagnosisEntry e) {
+  auto same = std::find_if(out.begin(), out.end(), [&](auto const& x) { return x.id == e.id; });
+  if (same == out.end()) {
+    out.push_back(std::move(e));
+    return;
+  }
+  if (e.match_error < same->match_error) {
+    if (e.fix.empty()) e.fix = same->fix;
+    *same = std::move(e);
+  }
 }
 }  // namespace
 
@@ -35,14 +51,44 @@ Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes, int
         options.walks.push_back(walk);
     }
   }
-  return [options](DiagnosisRequest const& request) {
+  DiagnosisOptions fallback = options;
+  fallback.excluded = modelled_bugs();
+  return [options, fallback, extra_block_sizes](DiagnosisRequest const& request) {
     // fa-check reports failing query rows of O, LSE and dQ together: the forward pass compares them on O and
     // LSE, the backward pass (tried when the forward names nothing) on dQ, dK and dV.
     FailingRows const failing{request.failing_query_rows, request.failing_query_rows,
                               request.failing_key_rows};
-    Diagnosis const d = diagnose(request.inputs, request.observed, request.recipe, failing, options);
-    std::vector<fl::numerics::DiagnosisEntry> out;
-    for (auto const& e : d.entries) out.push_back({e.id, e.evidence, e.match_error});
+    // Exact models first, which hold for any implementation: interface mistakes, then the catalogued bugs'
+    // float64 block models (forward; the backward's when no forward bug explains the output). The emulator
+    // search, which reproduces a bug to the bit only in the walks it knows, is the fallback for the bugs
+    // the models do not express (m-init-zero, masked-row-nan, the FP8 ones) and rounding-level effects.
+    std::vector<fl::numerics::DiagnosisEntry> out =
+        diagnose_interface(request.inputs, request.observed, request.failing_query_rows, options.threads);
+    ModelOptions const models{extra_block_sizes, options.threads};
+    for (auto& e : model_forward_bugs(request.inputs, request.observed, request.failing_query_rows, models))
+      merge_entry(out, std::move(e));
+    bool const forward_named =
+        std::any_of(out.begin(), out.end(), [](auto const& e) { return e.id != "dropout-on"; });
+    if (!forward_named)
+      for (auto& e : model_backward_bugs(request.inputs, request.observed, models))
+        merge_entry(out, std::move(e));
+    bool const named =
+        std::any_of(out.begin(), out.end(), [](auto const& e) { return e.id != "dropout-on"; });
+    Diagnosis const d =
+        named ? Diagnosis{} : diagnose(request.inputs, request.observed, request.recipe, failing, fallback);
+    for (auto const& e : d.entries) {
+      fl::numerics::DiagnosisEntry entry;
+      entry.id = e.id;
+      entry.evidence = e.evidence;
+      entry.match_error = e.match_error;
+      entry.kind = "bug";
+      entry.fix = std::string(fix_for_bug(e.id));
+      entry.strength = e.strength;
+      merge_entry(out, std::move(entry));
+    }
+    // Dropout is the one statistical hypothesis: it stands only where nothing deterministic explains the
+    // output.
+    if (out.size() > 1) std::erase_if(out, [](auto const& e) { return e.id == "dropout-on"; });
     return out;
   };
 }

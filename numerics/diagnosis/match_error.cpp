@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <sstream>
 
 namespace fl::numerics::diagnosis {
 
-namespace {
-
-// Both non-finite and the same (NaN and NaN, or the same infinity), or both finite.
 bool same_class(double observed, double candidate) {
   bool const fo = std::isfinite(observed);
   bool const fc = std::isfinite(static_cast<double>(candidate));
@@ -17,7 +16,13 @@ bool same_class(double observed, double candidate) {
   return observed == candidate;
 }
 
-// RMS row norm of the observed tensor over its finite values; 1 when it is all zero or non-finite.
+std::string scientific(double x) {
+  std::ostringstream out;
+  out.precision(2);
+  out << std::scientific << x;
+  return out.str();
+}
+
 double typical_row_norm(std::span<double const> observed, std::size_t width) {
   double sum = 0;
   std::size_t count = 0;
@@ -30,8 +35,6 @@ double typical_row_norm(std::span<double const> observed, std::size_t width) {
   return std::sqrt(sum / static_cast<double>(count) * static_cast<double>(width));
 }
 
-}  // namespace
-
 MatchError combine(MatchError const& a, MatchError const& b) {
   MatchError out;
   out.mismatched_rows = a.mismatched_rows + b.mismatched_rows;
@@ -40,7 +43,11 @@ MatchError combine(MatchError const& a, MatchError const& b) {
   return out;
 }
 
-MatchError match_rows(std::span<double const> observed, std::span<float const> candidate, std::size_t width,
+namespace {
+
+// candidate(i, e): element e of the candidate's row for compared row i.
+template <typename Candidate>
+MatchError match_with(std::span<double const> observed, Candidate candidate, std::size_t width,
                       std::span<std::size_t const> rows, bool absolute) {
   MatchError out;
   double const norm = absolute ? 1.0 : typical_row_norm(observed, width);
@@ -52,7 +59,7 @@ MatchError match_rows(std::span<double const> observed, std::span<float const> c
     double sum = 0;
     for (std::size_t e = 0; e < width; ++e) {
       double const o = observed[row * width + e];
-      double const c = static_cast<double>(candidate[row * width + e]);
+      double const c = candidate(i, row, e);
       if (!same_class(o, c)) {
         mismatch = true;
         break;
@@ -72,12 +79,37 @@ MatchError match_rows(std::span<double const> observed, std::span<float const> c
   return out;
 }
 
+}  // namespace
+
+MatchError match_rows(std::span<double const> observed, std::span<float const> candidate, std::size_t width,
+                      std::span<std::size_t const> rows, bool absolute) {
+  return match_with(
+      observed,
+      [&](std::size_t, std::size_t row, std::size_t e) {
+        return static_cast<double>(candidate[row * width + e]);
+      },
+      width, rows, absolute);
+}
+
+MatchError match_packed(std::span<double const> observed, std::span<double const> packed, std::size_t width,
+                        std::span<std::size_t const> rows, bool absolute) {
+  return match_with(
+      observed, [&](std::size_t i, std::size_t, std::size_t e) { return packed[i * width + e]; }, width, rows,
+      absolute);
+}
+
 bool far_better(MatchError const& mutant, MatchError const& correct) {
   if (mutant.mismatched_rows > correct.mismatched_rows) return false;
   if (mutant.mismatched_rows < correct.mismatched_rows)
     return mutant.worst_row_error <= kFarBetterRatio * correct.worst_row_error ||
            mutant.worst_row_error == 0.0;
   return mutant.worst_row_error * kFarBetterRatio <= correct.worst_row_error && correct.worst_row_error > 0.0;
+}
+
+double lead_over(MatchError const& named, MatchError const& correct) {
+  if (named.mismatched_rows < correct.mismatched_rows || named.worst_row_error == 0.0)
+    return std::numeric_limits<double>::infinity();
+  return correct.worst_row_error / named.worst_row_error;
 }
 
 }  // namespace fl::numerics::diagnosis

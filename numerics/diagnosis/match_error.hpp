@@ -9,6 +9,7 @@
 // a row where they are not counts as a mismatch, which outranks any finite error.
 #include <cstddef>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace fl::numerics::diagnosis {
@@ -25,6 +26,16 @@ struct MatchError {
   }
 };
 
+// RMS row norm of an observed (rows, width) tensor over its finite values; 1 when it is all zero or
+// non-finite. Row errors are divided by it.
+double typical_row_norm(std::span<double const> observed, std::size_t width);
+
+// Both non-finite and the same (NaN and NaN, or the same infinity), or both finite.
+bool same_class(double observed, double candidate);
+
+// A match error as the evidence lines print it: two significant digits, scientific ("1.2e-03").
+std::string scientific(double x);
+
 // Combined over several tensors (O and LSE, or dQ, dK and dV): mismatches add, the worst row is the worst.
 MatchError combine(MatchError const& a, MatchError const& b);
 
@@ -32,6 +43,11 @@ MatchError combine(MatchError const& a, MatchError const& b);
 // `rows` is empty). width 1 with absolute = true for LSE.
 MatchError match_rows(std::span<double const> observed, std::span<float const> candidate, std::size_t width,
                       std::span<std::size_t const> rows, bool absolute);
+
+// The same with the candidate packed: its row i is compared with observed row rows[i] (a reference computed
+// on sampled rows only).
+MatchError match_packed(std::span<double const> observed, std::span<double const> packed, std::size_t width,
+                        std::span<std::size_t const> rows, bool absolute);
 
 // "far better": how much closer a mutant must reproduce the observation than the correct algorithm does
 // before it is named. See numerics/diagnosis/README.md for the derivation of the constant.
@@ -41,5 +57,9 @@ inline constexpr double kFarBetterRatio = 4.0;
 // non-finite rows and either strictly more of them (with finite rows no worse than kFarBetterRatio times
 // the correct algorithm's) or a worst row error kFarBetterRatio times smaller.
 bool far_better(MatchError const& mutant, MatchError const& correct);
+
+// The strength of a name: how many times smaller its worst row error is than the correct algorithm's;
+// infinite when it reproduces NaN/inf rows the correct algorithm does not (or matches exactly).
+double lead_over(MatchError const& named, MatchError const& correct);
 
 }  // namespace fl::numerics::diagnosis

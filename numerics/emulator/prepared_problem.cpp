@@ -6,7 +6,6 @@
 namespace fl::numerics::emulator {
 
 namespace {
-constexpr int kMaxTile = 1024;  // far above any kernel's tile (256); guards against garbage configs
 
 void expect_size(char const* what, std::size_t got, std::size_t want) {
   if (got != want)

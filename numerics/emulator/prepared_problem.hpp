@@ -9,6 +9,10 @@
 
 namespace fl::numerics::emulator {
 
+// The largest kBlockM or kBlockN the emulator takes: far above any kernel's tile (256); guards against
+// garbage configs.
+inline constexpr int kMaxTile = 1024;
+
 class PreparedProblem {
  public:
   // Non-owning: `ops` must outlive this object.

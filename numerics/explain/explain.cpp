@@ -2,16 +2,13 @@
 
 #include <stdexcept>
 
+#include "numerics/emulator/prepared_problem.hpp"
 #include "numerics/reference.hpp"
 
 namespace fl::numerics::explain {
 
 using mutants::MutantId;
 using mutants::MutantKind;
-
-namespace {
-constexpr int kMaxBlock = 1024;  // the emulator's own limit on a tile (prepared_problem.cpp)
-}  // namespace
 
 std::optional<std::string> why_not_explainable(MutantId id, Precision precision, bool given_scores) {
   mutants::MutantInfo const& m = mutants::info(id);
@@ -43,9 +40,9 @@ std::vector<MutantId> explainable_mutants(Precision precision, bool given_scores
 
 Explanation explain_row(RowProblem const& problem, int block, std::vector<MutantId> const& mutant_ids,
                         emulator::TraceArithmetic arithmetic, emulator::KeyOrder key_order) {
-  if (block < 1 || block > kMaxBlock)
+  if (block < 1 || block > emulator::kMaxTile)
     throw std::invalid_argument("--block " + std::to_string(block) + ": must be 1.." +
-                                std::to_string(kMaxBlock));
+                                std::to_string(emulator::kMaxTile));
   for (MutantId id : mutant_ids)
     if (auto why = why_not_explainable(id, problem.recipe.claimed, problem.given_scores))
       throw std::invalid_argument("--mutant " + *why);

@@ -73,6 +73,11 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "error-study", po::value<std::string>(),
       "FP8 families: measure the RMSE of O over experiments/fp8_error_analysis's inputs, rows and variants "
       "on the GPU, write them as CSV (results.csv's columns + source) to this file, and exit")(
+      "stability-study", po::value<std::string>(),
+      "16-bit families: measure the deviation of O from float64 over experiments/stability's grid (n "
+      "256..16384, "
+      "each kBlockN of the family's space, normal and fa3_outliers, d 64) in the --dtype precisions, write "
+      "results.csv's columns + source to this file, and exit")(
       "compile-space",
       "compile every config of the family's space for each dtype/head dim/mask and print its "
       "registers and spills (no GPU needed; --arch defaults to sm_90a)");
@@ -110,6 +115,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   o.fp8.block_rows = fp8_block_rows;
   o.fp8.incoherent = vm.count("incoherent") > 0;
   if (vm.count("error-study")) o.error_study = vm["error-study"].as<std::string>();
+  if (vm.count("stability-study")) o.stability_study = vm["stability-study"].as<std::string>();
   auto const dims = common::parse_positive_int_list(head_dims);
   if (!dims) bench_bad_input("--head-dim '" + head_dims + "' is not a list of positive integers");
   o.head_dims = *dims;
@@ -194,8 +200,10 @@ Config bench_config(BenchOptions const& opt, Family const& family, Problem const
 }
 
 void validate_bench_plan(BenchOptions const& opt, Family const& family) {
-  for (auto const& [option, path] :
-       {std::pair{"--csv", &opt.csv}, {"--json", &opt.json}, {"--error-study", &opt.error_study}}) {
+  for (auto const& [option, path] : {std::pair{"--csv", &opt.csv},
+                                     {"--json", &opt.json},
+                                     {"--error-study", &opt.error_study},
+                                     {"--stability-study", &opt.stability_study}}) {
     if (path->empty()) continue;
     if (opt.compile_space)
       bench_bad_input(std::string(option) +
@@ -206,7 +214,12 @@ void validate_bench_plan(BenchOptions const& opt, Family const& family) {
   }
   if (opt.compile_space && opt.config)
     bench_bad_input("--config picks one config; --compile-space compiles every config of the space");
-  if (!opt.error_study.empty()) return;  // its own grid: checked by the study
+  if (!opt.stability_study.empty())
+    for (auto const dtype : opt.dtypes)
+      if (dtype != numerics::Precision::fp16 && dtype != numerics::Precision::bf16)
+        bench_bad_input("--stability-study runs fp16 and bf16 (FP8: --error-study), not " +
+                        std::string(numerics::name(dtype)));
+  if (!opt.error_study.empty() || !opt.stability_study.empty()) return;  // its own grid: checked by the study
   for (auto const& base : problem_classes(opt)) {
     if (auto why = family.unsupported(base)) bench_bad_input(*why);
     if (!opt.config) continue;

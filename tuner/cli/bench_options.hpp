@@ -31,7 +31,8 @@ struct BenchOptions {
   bool compile_space = false;
   Direction direction = Direction::forward;
   Fp8Options fp8;
-  std::string error_study;  // --error-study: CSV path
+  std::string error_study;      // --error-study: CSV path
+  std::string stability_study;  // --stability-study: CSV path
 };
 
 // "fa-bench: <line>" on stderr, exit code 2.

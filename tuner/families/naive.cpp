@@ -10,7 +10,7 @@ std::string bool_text(bool b) {
 }  // namespace
 
 std::vector<ParamSpec> NaiveFamily::parameters() const {
-  return {{"kTile", {16, 32}, "square GEMM tile (threads per block = kTile^2)"},
+  return {{"kTile", {32, 64}, "square GEMM tile on tensor cores (kTile / 16 warps, 16 rows each)"},
           {"kSoftmaxThreads", {128, 256, 512}, "threads per softmax row"}};
 }
 
@@ -25,19 +25,19 @@ std::optional<std::string> NaiveFamily::unsupported(Problem const& problem) cons
 
 std::optional<std::string> NaiveFamily::violates(Config const& config, Problem const&) const {
   int const tile = value_or(config, "kTile", 0), threads = value_or(config, "kSoftmaxThreads", 0);
-  if (tile != 16 && tile != 32) return "kTile is 16 or 32";
+  if (tile != 32 && tile != 64) return "kTile is 32 or 64";
   if (threads < kWarpSize || threads % kWarpSize != 0 || threads > 1024)
     return "kSoftmaxThreads: whole warps, <= 1024";
   return std::nullopt;
 }
 
 Config NaiveFamily::default_config(Problem const&) const {
-  return {{"kTile", 16}, {"kSoftmaxThreads", 256}};
+  return {{"kTile", 64}, {"kSoftmaxThreads", 256}};
 }
 
 std::vector<std::string> NaiveFamily::name_expressions(Config const& config, Problem const& problem) const {
   auto const el = element_type_name(problem.dtype);
-  auto const tile = std::to_string(value_or(config, "kTile", 16));
+  auto const tile = std::to_string(value_or(config, "kTile", 64));
   return {"naive_scores<" + el + ", " + tile + ", " + bool_text(problem.shape.causal) + ">",
           "naive_softmax<" + el + ", " + std::to_string(value_or(config, "kSoftmaxThreads", 256)) + ">",
           "naive_output<" + el + ", " + tile + ">"};
@@ -46,16 +46,17 @@ std::vector<std::string> NaiveFamily::name_expressions(Config const& config, Pro
 std::vector<LaunchStep> NaiveFamily::launches(Config const& config, Problem const& problem) const {
   auto const& s = problem.shape;
   auto const names = name_expressions(config, problem);
-  unsigned const tile = unsigned(value_or(config, "kTile", 16));
+  unsigned const tile = unsigned(value_or(config, "kTile", 64));
+  unsigned const threads = tile / 16 * kWarpSize;  // one warp per 16 rows of the tile
   auto const blocks = [tile](int n) { return unsigned((n + int(tile) - 1) / int(tile)); };
   unsigned const bh = unsigned(s.batch * s.heads_q);
-  LaunchStep scores{names[0], {blocks(s.seqlen_q), blocks(s.seqlen_k), bh}, {tile * tile, 1, 1}, 0, 0};
+  LaunchStep scores{names[0], {blocks(s.seqlen_q), blocks(s.seqlen_k), bh}, {threads, 1, 1}, 0, 0};
   LaunchStep softmax{names[1],
                      {unsigned(s.batch * s.heads_q * s.seqlen_q), 1, 1},
                      {unsigned(value_or(config, "kSoftmaxThreads", 256)), 1, 1},
                      0,
                      1};
-  LaunchStep output{names[2], {blocks(s.seqlen_q), blocks(s.head_dim), bh}, {tile * tile, 1, 1}, 0, 2};
+  LaunchStep output{names[2], {blocks(s.seqlen_q), blocks(s.head_dim), bh}, {threads, 1, 1}, 0, 2};
   return {scores, softmax, output};
 }
 

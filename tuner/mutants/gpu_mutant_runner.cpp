@@ -203,6 +203,24 @@ Config GpuMutantRunner::config_for(Problem const& problem) const {
   return family.violates(keys_only, problem) ? fallback : keys_only;
 }
 
+mut::CampaignTiles GpuMutantRunner::largest_tiles(Precision precision,
+                                                  numerics::AttentionShape const& base) const {
+  mut::CampaignTiles tiles;
+  auto widen = [&](Problem const& problem) {
+    if (family_for(problem).unsupported(problem)) return;  // not run at all: not_applicable says why
+    Config const config = config_for(problem);
+    auto value = [&](char const* key) {
+      auto const it = config.find(key);
+      return it == config.end() ? 0 : it->second;
+    };
+    tiles.block_m = std::max(tiles.block_m, value("kBlockM"));
+    tiles.block_n = std::max(tiles.block_n, value("kBlockN"));
+  };
+  widen(Problem{base, precision, Direction::forward});
+  if (backward_ && has_backward(precision)) widen(Problem{base, precision, Direction::backward});
+  return tiles;
+}
+
 std::optional<std::string> GpuMutantRunner::config_violation(Problem const& problem) const {
   if (problem.direction == Direction::backward && !backward_) return options_.family + " has no backward";
   Family const& family = family_for(problem);

@@ -67,6 +67,10 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   bool has_backward(numerics::Precision precision) const override { return !backward_unsupported(precision); }
   // {"family": ..., "arch": ..., "kBlockM": ..., ...}: the config run() compiles for this mutant and problem
   // (the backward family's for a backward mutant).
+  // kBlockM and kBlockN of the forward config (config_for) and, when the precision has a backward, of the
+  // backward's reproducible config, each the larger: the campaign sizes its problems from them.
+  numerics::mutants::CampaignTiles largest_tiles(numerics::Precision precision,
+                                                 numerics::AttentionShape const& base) const override;
   std::string config_json(std::optional<numerics::mutants::MutantId> mutant,
                           numerics::AttentionShape const& shape,
                           numerics::Precision precision) const override;

@@ -85,3 +85,30 @@ TEST_CASE("a race that shows on the campaign's own inputs is killed there", "[mu
   CHECK(o.verdict == "repeated runs disagree bit for bit");
   CHECK(o.killed_by->describe() == "normal, non-causal, seed 1");
 }
+
+TEST_CASE("campaign_shape raises N until every family's shape holds two key blocks and a tail",
+          "[mutants][campaign]") {
+  fl::numerics::AttentionShape base;
+  base.seqlen_q = base.seqlen_k = 100;
+  base.head_dim = 16;
+  std::span<fl::numerics::InputFamily const> const families = fl::numerics::all_input_families();
+  CHECK(mut::campaign_shape(base, {}, families).seqlen_q == 100);  // no requirement: the shape as given
+  CHECK(mut::campaign_shape(base, {16, 32}, families).seqlen_q == 100);
+  fl::numerics::AttentionShape const raised = mut::campaign_shape(base, {128, 128}, families);
+  CHECK(raised.seqlen_q > 100);
+  for (fl::numerics::InputFamily family : families) {
+    fl::numerics::AttentionShape const s = fl::numerics::family_shape(family, raised);
+    CHECK(s.seqlen_k >= 2 * 128 + 1);
+    CHECK(s.seqlen_q >= 2 * 128 + 1);
+  }
+  // The smallest such N: one less fails for some family (fully_masked_rows loses a quarter of its keys).
+  fl::numerics::AttentionShape smaller = raised;
+  --smaller.seqlen_q;
+  --smaller.seqlen_k;
+  bool some_family_short = false;
+  for (fl::numerics::InputFamily family : families)
+    some_family_short = some_family_short ||
+                        fl::numerics::family_shape(family, smaller).seqlen_k < 2 * 128 + 1 ||
+                        fl::numerics::family_shape(family, smaller).seqlen_q < 2 * 128 + 1;
+  CHECK(some_family_short);
+}

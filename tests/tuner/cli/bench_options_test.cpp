@@ -79,6 +79,14 @@ TEST_CASE("fa-bench: input is judged before the GPU is asked, and nothing is sil
   }
 }
 
+TEST_CASE("fa-bench --stability-study: 16-bit dtypes and a writable path, judged before the GPU",
+          "[tuner][cli]") {
+  for (char const* args : {"--family fa2_fp8 --dtype fp8_e4m3 --stability-study x.csv",
+                           "--stability-study /nonexistent/x.csv", "--compile-space --stability-study x.csv"})
+    check_refused(args);
+  CHECK(run("--help").output.find("--stability-study") != std::string::npos);
+}
+
 TEST_CASE("fa-bench: a problem that cannot fit in the GPU's memory is named with both byte counts",
           "[tuner][cli]") {
   std::vector<std::string> words = {"fa-bench", "--family", "naive",   "--head-dim", "128",

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""fa-check for PyTorch attention: runs any attention callable on generated inputs, saves the .npy files and
+runs fa-check on each case, one summary line per case.
+
+  python3 scripts/fa_check_torch.py MODULE:FUNCTION [--fa-check build/bin/fa-check] [--out DIR]
+      [--dtypes bf16,fp16] [--shapes quick|default] [--families normal,fa3_outliers,...] [--backward]
+      [--layout bhnd|bnhd] [--causal-align bottom-right|top-left]
+  python3 scripts/fa_check_torch.py --recheck DIR [--fa-check PATH]     (fa-check on saved cases; no torch)
+
+The callable is called as FUNCTION(q, k, v, causal=..., scale=...) with CUDA tensors (B, H, N, D) (or
+(B, N, H, D) with --layout bnhd, as flash_attn_func takes them); K and V carry H_kv heads (GQA when
+H_kv < H_q). It returns O, or (O, LSE) with LSE (B, H, N) in natural log. Built in: `sdpa` (PyTorch's
+scaled_dot_product_attention; its is_causal is top-left aligned, so its cases run with
+--causal-align top-left unless you say otherwise) and `sdpa_lower_right` (the bottom-right mask through
+torch.nn.attention.bias.causal_lower_right, FlashAttention's convention and fa-check's default).
+
+Each case folder holds q, k, v, o[, lse][, do, dq, dk, dv].npy and case.json (shape, dtype, causal, the
+alignment, the family, the command); --recheck reruns fa-check on every case folder under DIR, which is how
+this script's own test runs without torch. Exit 0 when every case passes, 1 when one fails, 2 on bad input.
+"""
+import argparse
+import importlib
+import json
+import math
+import os
+import subprocess
+import sys
+
+DTYPES = ("bf16", "fp16")
+FAMILIES = ("normal", "fa3_outliers", "max_in_last_block", "all_negative")
+# (batch, heads_q, heads_kv, n_q, n_k, head_dim, causal)
+SHAPES = {
+    "quick": [(1, 2, 2, 128, 128, 64, False), (1, 4, 2, 96, 160, 64, True)],
+    "default": [(2, 4, 4, 256, 256, 64, False), (2, 4, 4, 256, 256, 128, True), (1, 8, 2, 192, 320, 64, True),
+                (1, 4, 4, 320, 192, 128, True), (1, 2, 1, 257, 257, 256, False)],
+}
+
+
+def fail(message):
+    print(f"fa_check_torch: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+# ---- recheck: fa-check on saved case folders (no torch) ----
+
+def fa_check_command(fa_check, case_dir, case):
+    cmd = [fa_check, "--dtype", case["dtype"], "--json", os.path.join(case_dir, "fa-check.json")]
+    if case["causal"]:
+        cmd += ["--causal", "--causal-align", case.get("causal_align", "bottom-right")]
+    for name in ("q", "k", "v", "o", "lse", "do", "dq", "dk", "dv"):
+        path = os.path.join(case_dir, name + ".npy")
+        if os.path.exists(path):
+            cmd += ["--" + name, path]
+    return cmd
+
+
+def summary_line(name, report):
+    outputs = report.get("outputs", {})
+    worst = max((o.get("worst_error_over_bound", 0.0) for o in outputs.values()), default=0.0)
+    line = f"{name}: {report['verdict'].upper()} (worst error {worst:.3g} x bound)"
+    diagnosis = report.get("diagnosis", [])
+    if report["verdict"] == "fail":
+        if diagnosis:
+            first = diagnosis[0]
+            line += f"; diagnosis: {first['id']}"
+            if first.get("fix"):
+                line += f"; fix: {first['fix']}"
+        else:
+            line += "; diagnosis: no known signature"
+    return line
+
+
+def check_case(fa_check, case_dir):
+    with open(os.path.join(case_dir, "case.json")) as f:
+        case = json.load(f)
+    proc = subprocess.run(fa_check_command(fa_check, case_dir, case), capture_output=True, text=True)
+    if proc.returncode not in (0, 1):
+        return False, f"{case['name']}: fa-check exit {proc.returncode}: {proc.stderr.strip()}"
+    with open(os.path.join(case_dir, "fa-check.json")) as f:
+        report = json.load(f)
+    return report["verdict"] == "pass", summary_line(case["name"], report)
+
+
+def check_all(fa_check, root):
+    if not os.path.isdir(root):
+        fail(f"--recheck {root}: no such folder")
+    cases = sorted(d for d in os.listdir(root) if os.path.exists(os.path.join(root, d, "case.json")))
+    if not cases:
+        fail(f"--recheck {root}: no case folder (a folder with case.json) in it")
+    all_pass = True
+    for name in cases:
+        ok, line = check_case(fa_check, os.path.join(root, name))
+        print(line, flush=True)
+        all_pass = all_pass and ok
+    return 0 if all_pass else 1
+
+
+# ---- run: the callable on generated inputs (needs torch and a GPU) ----
+
+def builtin(name, torch):
+    import torch.nn.functional as F
+
+    def sdpa(q, k, v, causal=False, scale=None):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale,
+                                              enable_gqa=k.shape[1] != q.shape[1])
+
+    def sdpa_lower_right(q, k, v, causal=False, scale=None):
+        from torch.nn.attention.bias import causal_lower_right
+        mask = causal_lower_right(q.shape[2], k.shape[2]) if causal else None
+        if mask is not None and k.shape[1] != q.shape[1]:
+            group = q.shape[1] // k.shape[1]
+            k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale,
+                                              enable_gqa=k.shape[1] != q.shape[1])
+
+    return {"sdpa": sdpa, "sdpa_lower_right": sdpa_lower_right}.get(name)
+
+
+def load_callable(spec, torch):
+    fn = builtin(spec, torch)
+    if fn:
+        return fn
+    if ":" not in spec:
+        fail(f"{spec} is not allowed (MODULE:FUNCTION, or a built-in: sdpa, sdpa_lower_right)")
+    module, function = spec.split(":", 1)
+    sys.path.insert(0, os.getcwd())
+    try:
+        return getattr(importlib.import_module(module), function)
+    except (ImportError, AttributeError) as e:
+        fail(f"{spec}: {e}")
+
+
+def make_inputs(torch, family, shape, seed):
+    """Inputs of one family in float32 on the CPU (seeded), (B, H, N, D)."""
+    b, hq, hkv, nq, nk, d, causal = shape
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(b, hq, nq, d, generator=g)
+    k = torch.randn(b, hkv, nk, d, generator=g)
+    v = torch.randn(b, hkv, nk, d, generator=g)
+    if family == "fa3_outliers":  # FlashAttention-3's: N(0,1) + N(0,100) * Bernoulli(0.001)
+        for t in (q, k, v):
+            t += 10.0 * torch.randn(t.shape, generator=g) * (torch.rand(t.shape, generator=g) < 0.001)
+    elif family == "max_in_last_block":  # the maximum moves late: keys align with queries along the sequence
+        direction = torch.randn(d, generator=g)
+        direction /= direction.norm()
+        k += torch.linspace(0, 3 * math.sqrt(d), nk)[None, None, :, None] * direction
+        q += 0.8 * direction
+    elif family == "all_negative":  # every scaled score far below 0
+        a = math.sqrt(200.0 * math.sqrt(d))
+        q = 0.3 * q
+        q[..., 0] += a
+        k = 0.3 * k
+        k[..., 0] -= a
+    elif family != "normal":
+        fail(f"--families {family} is not allowed ({', '.join(FAMILIES)})")
+    return q, k, v, torch.randn(b, hq, nq, d, generator=g)
+
+
+def to_numpy(t):
+    import numpy as np
+    t = t.detach().float().cpu()
+    return t.numpy().astype(np.float32)
+
+
+def run_case(torch, fn, args, name, family, shape, dtype, seed):
+    import numpy as np
+    b, hq, hkv, nq, nk, d, causal = shape
+    torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
+    q, k, v, do = (t.to("cuda", torch_dtype) for t in make_inputs(torch, family, shape, seed))
+    if args.backward:
+        for t in (q, k, v):
+            t.requires_grad_(True)
+    to_callee = (lambda t: t.transpose(1, 2).contiguous()) if args.layout == "bnhd" else (lambda t: t)
+    scale = 1.0 / math.sqrt(d)
+    result = fn(to_callee(q), to_callee(k), to_callee(v), causal=causal, scale=scale)
+    o, lse = (result[0], result[1]) if isinstance(result, (tuple, list)) else (result, None)
+    if args.layout == "bnhd":
+        o = o.transpose(1, 2)
+    tensors = dict(q=q, k=k, v=v, o=o)
+    if lse is not None:
+        tensors["lse"] = lse
+    if args.backward:
+        o.backward(do)
+        tensors.update(do=do, dq=q.grad, dk=k.grad, dv=v.grad)
+    case_dir = os.path.join(args.out, name)
+    os.makedirs(case_dir, exist_ok=True)
+    for key, t in tensors.items():
+        a = to_numpy(t)
+        if dtype == "fp16" and key != "lse":
+            a = a.astype(np.float16)
+        np.save(os.path.join(case_dir, key + ".npy"), a)
+    align = args.causal_align or ("top-left" if args.callable == "sdpa" else "bottom-right")
+    case = dict(name=name, callable=args.callable, family=family, dtype=dtype, causal=causal,
+                causal_align=align, shape=dict(batch=b, heads_q=hq, heads_kv=hkv, seqlen_q=nq, seqlen_k=nk,
+                                               head_dim=d), seed=seed, command=" ".join(sys.argv))
+    with open(os.path.join(case_dir, "case.json"), "w") as f:
+        json.dump(case, f, indent=1)
+    return check_case(args.fa_check, case_dir)
+
+
+def run_all(args):
+    try:
+        import torch
+    except ImportError:
+        fail("torch is not installed here (run on the GPU machine, or --recheck saved cases)")
+    if not torch.cuda.is_available():
+        print("fa_check_torch: no CUDA device", file=sys.stderr)
+        return 3
+    fn = load_callable(args.callable, torch)
+    dtypes = args.dtypes.split(",")
+    for dt in dtypes:
+        if dt not in DTYPES:
+            fail(f"--dtypes {dt} is not allowed ({', '.join(DTYPES)})")
+    all_pass = True
+    seed = 0
+    for shape in SHAPES[args.shapes]:
+        for family in args.families.split(","):
+            for dtype in dtypes:
+                seed += 1
+                b, hq, hkv, nq, nk, d, causal = shape
+                name = f"{family}-{dtype}-b{b}h{hq}kv{hkv}-q{nq}k{nk}d{d}{'-causal' if causal else ''}"
+                ok, line = run_case(torch, fn, args, name, family, shape, dtype, seed)
+                print(line, flush=True)
+                all_pass = all_pass and ok
+    return 0 if all_pass else 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("callable", nargs="?", help="MODULE:FUNCTION, or sdpa / sdpa_lower_right")
+    parser.add_argument("--recheck", help="rerun fa-check on the case folders under this folder (no torch)")
+    parser.add_argument("--fa-check", default="build/bin/fa-check")
+    parser.add_argument("--out", default="fa-check-torch")
+    parser.add_argument("--dtypes", default="bf16,fp16")
+    parser.add_argument("--shapes", default="default", choices=sorted(SHAPES))
+    parser.add_argument("--families", default="normal,fa3_outliers,max_in_last_block")
+    parser.add_argument("--backward", action="store_true", help="also check dQ, dK, dV (autograd)")
+    parser.add_argument("--layout", default="bhnd", choices=["bhnd", "bnhd"])
+    parser.add_argument("--causal-align", choices=["bottom-right", "top-left"],
+                        help="the callable's causal convention (default: top-left for sdpa, else bottom-right)")
+    args = parser.parse_args()
+    if not os.path.exists(args.fa_check):
+        fail(f"--fa-check {args.fa_check}: no such file (build fa-check first)")
+    if args.recheck:
+        return check_all(args.fa_check, args.recheck)
+    if not args.callable:
+        fail("give MODULE:FUNCTION (or --recheck DIR)")
+    return run_all(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
