@@ -7,7 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "common/stop_signal.hpp"
+#include "common/temporary_files.hpp"
 
 namespace fl::common {
 

@@ -4,7 +4,7 @@
 // written the same way, so the link survives. A device, FIFO or socket (/dev/null, /dev/stdout) is
 // written in place: renaming over it would replace the device with a regular file. A folder is refused.
 // The temporary file never outlives the call, whatever ends it (an error, SIGINT, SIGTERM: see
-// common/stop_signal.hpp).
+// common/temporary_files.hpp).
 #include <filesystem>
 #include <optional>
 #include <string>

@@ -4,6 +4,8 @@
 
 #include <atomic>
 
+#include "common/temporary_files.hpp"
+
 namespace fl::common {
 
 namespace {
@@ -15,7 +17,11 @@ struct sigaction g_previous_int {
 
 extern "C" void on_stop_signal(int signal_number) {
   int expected = 0;
-  g_received.compare_exchange_strong(expected, signal_number);
+  if (g_received.compare_exchange_strong(expected, signal_number) || expected != signal_number) return;
+  // The second of the same kind: end now, as the default action would, but without leaving a temporary
+  // file of an atomic write behind (it was SA_RESETHAND, which skipped that).
+  remove_temporary_files();
+  _exit(exit_code_after_signal(signal_number));
 }
 }  // namespace
 
@@ -24,9 +30,9 @@ StopOnSignals::StopOnSignals() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
-  // SA_RESETHAND: the second signal gets the default action (the process ends). No SA_RESTART: a blocking
-  // read of a compile worker's pipe is interrupted and retried by its caller, which then sees the request.
-  action.sa_flags = SA_RESETHAND;
+  // No SA_RESTART: a blocking read of a compile worker's pipe is interrupted and retried by its caller,
+  // which then sees the request. The second signal of the same kind ends the process (on_stop_signal).
+  action.sa_flags = 0;
   sigaction(SIGINT, &action, &g_previous_int);
   sigaction(SIGTERM, &action, &g_previous_term);
 }

@@ -1,5 +1,6 @@
 #pragma once
 // The one exception type of db/: a failed SQLite call, carrying what SQLite said and the SQL that failed.
+// what() is one line without the SQL (users read it); sql() keeps the statement for debugging.
 #include <stdexcept>
 #include <string>
 

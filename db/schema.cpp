@@ -2,12 +2,15 @@
 
 #include <string>
 
+#include "db/integrity.hpp"
+
 namespace fl::db {
 
 SchemaTooNewError::SchemaTooNewError(std::filesystem::path const& path, int found_version, int known_version)
-    : std::runtime_error("database " + path.string() + " has schema version " +
-                         std::to_string(found_version) + ", newer than the " + std::to_string(known_version) +
-                         " this FlashLab knows: update FlashLab or pass --db with another file"),
+    : UnusableDatabaseError("database " + path.string() + " has schema version " +
+                            std::to_string(found_version) + ", newer than the " +
+                            std::to_string(known_version) +
+                            " this FlashLab knows: update FlashLab or pass --db with another file"),
       found_version_(found_version),
       known_version_(known_version) {}
 
@@ -49,7 +52,15 @@ void migrate(Database& database) {
 }
 
 Database open_database(std::filesystem::path const& path, DatabaseOptions const& options) {
-  Database database(path, options);
+  bool const in_memory = path.empty() || path == ":memory:";
+  if (!options.read_only && !in_memory) ensure_intact(path);
+  Database database = [&] {
+    try {
+      return Database(path, options);
+    } catch (DatabaseError const& e) {  // a file that cannot hold a database at all: one line, no SQL
+      throw unusable_database(path, e);
+    }
+  }();
   if (options.read_only) {
     int const found = schema_version(database);
     if (found > current_schema_version()) throw SchemaTooNewError(path, found, current_schema_version());

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "db/database.hpp"
+#include "db/integrity.hpp"
 
 namespace fl::db {
 
@@ -28,7 +29,7 @@ std::span<Migration const> migrations();
 // The version this code creates and understands.
 int current_schema_version();
 
-class SchemaTooNewError : public std::runtime_error {
+class SchemaTooNewError : public UnusableDatabaseError {
  public:
   SchemaTooNewError(std::filesystem::path const& path, int found_version, int known_version);
   int found_version() const noexcept { return found_version_; }
@@ -49,7 +50,9 @@ int schema_version(Database& database);
 void migrate(Database& database, int target_version);
 void migrate(Database& database);
 
-// A connection with its schema at the current version: what every command opens.
+// A connection with its schema at the current version: what every command opens. Opened for writing, the
+// file is checked first (db/integrity.hpp: a damaged one is salvaged, an unusable one throws
+// UnusableDatabaseError, one line naming it).
 Database open_database(std::filesystem::path const& path, DatabaseOptions const& options = {});
 
 // The schema as canonical text: every table, index, view and trigger from sqlite_master (SQLite's

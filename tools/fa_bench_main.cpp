@@ -17,7 +17,7 @@
 #include "common/atomic_file.hpp"
 #include "common/cli_lists.hpp"
 #include "common/exit_codes.hpp"
-#include "common/stop_signal.hpp"
+#include "common/temporary_files.hpp"
 #include "numerics/precision.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
@@ -170,7 +170,7 @@ int stability_study_main(BenchOptions const& opt, Family const& family, CompileS
 }
 
 int main(int argc, char** argv) {
-  common::install_stop_handlers(common::OnStop::exit_now);
+  common::exit_on_signals();
   BenchOptions const opt = parse_bench_options(argc, argv);
   auto const family = find_family(opt.family);
   validate_bench_plan(opt, *family);  // before the device: bad input is exit 2 with or without a GPU

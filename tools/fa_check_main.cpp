@@ -12,7 +12,7 @@
 #include "common/exit_codes.hpp"
 #include "common/gnuplot.hpp"
 #include "common/input_limits.hpp"
-#include "common/stop_signal.hpp"
+#include "common/temporary_files.hpp"
 #include "common/strict_command_line.hpp"
 #include "numerics/check.hpp"
 #include "numerics/check_problem.hpp"
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
        "merged at the end (fa2_sm80's kWarpsN > 1), in both key-block orders")  //
       ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot),
        "gnuplot command for the report's plots");
-  fl::common::install_stop_handlers(fl::common::OnStop::exit_now);
+  fl::common::exit_on_signals();
   po::variables_map vm;
   try {
     vm = fl::common::parse_strictly(argc, argv, options);

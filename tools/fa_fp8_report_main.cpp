@@ -15,7 +15,7 @@
 #include "common/exit_codes.hpp"
 #include "common/gnuplot.hpp"
 #include "common/input_limits.hpp"
-#include "common/stop_signal.hpp"
+#include "common/temporary_files.hpp"
 #include "common/strict_command_line.hpp"
 #include "numerics/check_report.hpp"
 #include "numerics/fp8_study.hpp"
@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
       ("seed", po::value<std::string>()->default_value("1"), "input seed")              //
       ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
       ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot), "gnuplot command");
-  fl::common::install_stop_handlers(fl::common::OnStop::exit_now);
+  fl::common::exit_on_signals();
   po::variables_map vm;
   Fp8StudyOptions study;
   try {

@@ -22,7 +22,7 @@
 #include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
 #include "common/input_limits.hpp"
-#include "common/stop_signal.hpp"
+#include "common/temporary_files.hpp"
 #include "common/strict_command_line.hpp"
 #include "db/schema.hpp"
 #include "numerics/campaign/campaign_report.hpp"
@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
     ("db", po::value<std::string>(), "store the runs in this SQLite database");
   // clang-format on
   try {
-    fl::common::install_stop_handlers(fl::common::OnStop::exit_now);
+    fl::common::exit_on_signals();
     po::variables_map const vm = fl::common::parse_strictly(argc, argv, opts);
     if (vm.count("help")) {
       std::cout
@@ -211,8 +211,10 @@ int main(int argc, char** argv) {
     if (vm.count("db")) {
       try {
         (void)fl::db::open_database(vm["db"].as<std::string>());
-      } catch (std::exception const& e) {
-        throw BadInput("--db " + vm["db"].as<std::string>() + ": cannot be used (" + e.what() + ")");
+      } catch (fl::db::UnusableDatabaseError const& e) {
+        throw BadInput(std::string("--db: ") + e.what());
+      } catch (fl::db::DatabaseError const& e) {
+        throw BadInput(std::string("--db: ") + e.what());
       }
     }
     options.diagnosis.threads = threads;

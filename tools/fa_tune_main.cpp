@@ -70,6 +70,8 @@ int run(int argc, char const* const argv[]) {
   }
   std::filesystem::path const db_path =
       options.db_path.empty() ? db::default_database_path() : std::filesystem::path(options.db_path);
+  // Checked (and salvaged when damaged, db/integrity.hpp) before any work: an unusable one is exit 2.
+  (void)db::open_database(db_path);
 
   if (options.compile_only) {
     try {
@@ -78,10 +80,20 @@ int run(int argc, char const* const argv[]) {
       std::fprintf(stderr, "fa-tune: %s\n", e.what());
       return common::kExitBadInput;
     }
+    // Ctrl-C / SIGTERM: the rows finished so far are printed (their programs are cached: a rerun resumes).
+    common::StopOnSignals const stop_on_signals;
     auto const report =
-        tuner::run_compile_only(options, arch, kernels_dir.value(), db_path, tuner::limits_for(arch));
+        tuner::run_compile_only(options, arch, kernels_dir.value(), db_path, tuner::limits_for(arch),
+                                [] { return common::StopOnSignals::received(); });
     std::fputs(tuner::render_compile_only(report).c_str(), stdout);
     std::printf("database: %s\n", db_path.string().c_str());
+    if (report.stop_signal) {
+      std::printf(
+          "fa-tune: stopped by signal %d after %zu configs; the programs compiled are cached (a rerun "
+          "resumes)\n",
+          report.stop_signal, report.rows.size());
+      return common::exit_code_after_signal(report.stop_signal);
+    }
     return common::kExitOk;
   }
 
@@ -169,6 +181,12 @@ int run(int argc, char const* const argv[]) {
 int main(int argc, char* argv[]) {
   try {
     return run(argc, argv);
+  } catch (fl::db::UnusableDatabaseError const& e) {  // the file named cannot hold our data
+    std::fprintf(stderr, "fa-tune: %s\n", e.what());
+    return fl::common::kExitBadInput;
+  } catch (fl::db::DatabaseError const& e) {  // failed during the run: disk full, I/O error, a lock held
+    std::fprintf(stderr, "fa-tune: %s\n", e.what());
+    return fl::common::kExitBadInput;
   } catch (std::exception const& e) {
     std::fprintf(stderr, "fa-tune: %s\n", e.what());
     return 1;

@@ -21,6 +21,8 @@ namespace {
 constexpr double kMinDropoutRatio = 0.003, kMaxDropoutRatio = 1.5;  // p from 0.3% to 60%
 constexpr double kDropoutRowSpread = 3.0;  // median of the per-row estimates within 3x of the pooled one
 constexpr std::size_t kMinDropoutRows = 8;
+// Multiply-adds the wrong-head hypothesis may spend on references (about 2 s on this machine's cores).
+constexpr double kMaxWrongHeadWork = 2e9;
 // |sum of the rows' errors|^2 over the sum of their squared norms: about 1 for independent errors (its spread
 // is ~sqrt(2/D)), about the number of rows for a systematic one.
 constexpr double kMaxDropoutCoherence = 2.0;
@@ -109,6 +111,9 @@ void try_wrong_head(Comparison const& c, std::vector<fl::numerics::DiagnosisEntr
   for (std::size_t r : c.rows) positions.push_back(int(r % nq));
   std::sort(positions.begin(), positions.end());
   positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+  // Every head's reference at these positions: skipped where that would take long (a sampled check of a
+  // long sequence), as the other hypotheses' references cost one row set each.
+  if (double(heads) * double(positions.size()) * s.seqlen_k * s.head_dim > kMaxWrongHeadWork) return;
   std::vector<std::size_t> all_rows;
   for (std::size_t bh = 0; bh < heads; ++bh)
     for (int p : positions) all_rows.push_back(bh * nq + std::size_t(p));

@@ -1,11 +1,25 @@
 #include "tuner/compile/compile_service.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <mutex>
 
 #include "common/sha256.hpp"
 #include "db/schema.hpp"
 
 namespace fl::tuner {
+
+namespace {
+// A cache that fails in the middle of a run (a page damaged after the open-time check, a full disk) is
+// said once, and the run goes on compiling without it: a config is judged by its compile, never
+// "rejected: cache: database disk image is malformed".
+void cache_failed(std::string const& what) {
+  static std::once_flag said;
+  std::call_once(said, [&] {
+    std::fprintf(stderr, "compile cache unusable, compiling without it: %s\n", what.c_str());
+  });
+}
+}  // namespace
 
 CompileService::CompileService(std::filesystem::path const& db_path) {
   if (!db_path.empty()) {
@@ -20,21 +34,31 @@ runtime::Result<CompileResult> CompileService::compile(runtime::CompileRequest c
   CompileResult result;
   result.cache_key = key;
   if (cache_) {
-    auto hit = cache_->lookup_with_reason(key);
-    result.cache_note = hit.discarded_because;
-    if (hit.record) {
-      result.program = from_record(*hit.record, request.arch);
-      result.from_cache = true;
-      result.elapsed_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      return result;
+    try {
+      auto hit = cache_->lookup_with_reason(key);
+      result.cache_note = hit.discarded_because;
+      if (hit.record) {
+        result.program = from_record(*hit.record, request.arch);
+        result.from_cache = true;
+        result.elapsed_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        return result;
+      }
+    } catch (db::DatabaseError const& e) {
+      cache_failed(e.what());
     }
   }
   auto compiled = runtime::compile(request);
   if (!compiled) return compiled.error();
   result.program = std::move(compiled).value();
   result.elapsed_ms = result.program.compile_ms;
-  if (cache_) cache_->store(key, to_record(result.program, request));
+  if (cache_) {
+    try {
+      cache_->store(key, to_record(result.program, request));
+    } catch (db::DatabaseError const& e) {
+      cache_failed(e.what());
+    }
+  }
   return result;
 }
 

@@ -83,7 +83,8 @@ void finish_row(PendingConfig& pending, ArchLimits const& limits) {
 
 CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetArch arch,
                                    std::filesystem::path const& kernels_dir,
-                                   std::filesystem::path const& db_path, ArchLimits const& limits) {
+                                   std::filesystem::path const& db_path, ArchLimits const& limits,
+                                   std::function<int()> const& stop) {
   auto const start = std::chrono::steady_clock::now();
   CompilePool pool(options.jobs, db_path);
   CompileSpec const spec{.arch = arch, .kernels_dir = kernels_dir, .mutant_switches = {}};
@@ -126,12 +127,14 @@ CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetAr
   CompileOnlyReport report;
   Progress progress("compile", pending.size());
   for (auto& p : pending) {
+    if (stop && (report.stop_signal = stop()) != 0) break;
     if (p.compiled.valid()) finish_row(p, limits);
     progress.advance();
     report.rows.push_back(std::move(p.row));
   }
   progress.finish();
   for (auto& [key, future] : submitted) {
+    if (report.stop_signal && future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) continue;
     auto const& result = future.get();
     if (result) (result->from_cache ? report.cache_hits : report.compiled)++;
   }

@@ -3,6 +3,7 @@
 // is derivable, compile the rest in the pool (SQLite cache first), prune on ptxas resources, and report
 // one row per config. Needs no GPU.
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct CompileOnlyReport {
   int cache_hits = 0;
   int compiled = 0;
   double wall_s = 0.0;
+  int stop_signal = 0;  // the signal that stopped the run early, 0 when it ran to the end
 };
 
 // The problems the options select: one per (dtype, head dim, causal, direction), each at the headline
@@ -41,9 +43,12 @@ std::vector<Problem> selected_problem_classes(TuneOptions const& options);
 // Families named by --family (all when none). Throws UsageError for an unknown name.
 std::vector<std::unique_ptr<Family>> selected_families(TuneOptions const& options);
 
+// `stop` (when given) returns the signal that asked to stop, 0 for none: asked before each row, so a
+// stopped run reports the rows finished so far (whose programs are in the cache) and sets stop_signal.
 CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetArch arch,
                                    std::filesystem::path const& kernels_dir,
-                                   std::filesystem::path const& db_path, ArchLimits const& limits);
+                                   std::filesystem::path const& db_path, ArchLimits const& limits,
+                                   std::function<int()> const& stop = {});
 
 std::string render_compile_only(CompileOnlyReport const& report);
 

@@ -117,6 +117,7 @@ TEST_CASE(
   refused("--target cpu stray", "unexpected argument 'stray'");
   refused("--head-dim 5000", "--head-dim 5000 is not allowed (1..1024)");
   refused("--json " + dir.string(), "is a folder");
-  refused("--db " + (dir / "not.sqlite").string(), "--db " + (dir / "not.sqlite").string());  // was after
+  refused("--db " + (dir / "not.sqlite").string(),
+          (dir / "not.sqlite").string() + " is not a SQLite");  // was after
   fs::remove_all(dir);
 }

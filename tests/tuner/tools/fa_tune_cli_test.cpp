@@ -2,9 +2,11 @@
 // work; an output the mode cannot produce is refused instead of silently not written.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/support/gpu_probe.hpp"
@@ -59,4 +61,72 @@ TEST_CASE("fa-tune without a GPU says that --json was not written, exit 3", "[tu
   CHECK(outcome.exit_code == 3);
   CHECK_THAT(outcome.err, Catch::Contains("--json") && Catch::Contains("nothing written"));
   CHECK(!fs::exists(scratch.dir / "r.json"));
+}
+
+TEST_CASE("fa-tune on an unusable database: exit 2, one line naming it", "[tuner][cli][db]") {
+  Scratch scratch;
+  fs::create_directories(scratch.dir / "folder.sqlite");
+  std::ofstream(scratch.dir / "text.sqlite") << std::string(4096, 'x');
+  for (auto const& name : {"folder.sqlite", "text.sqlite"}) {
+    auto const outcome =
+        fl::test::run_tool(fl::test::sibling_binary("fa-tune").string() +
+                           " --compile-only --family naive --db " + (scratch.dir / name).string());
+    INFO(name << " -> " << outcome.exit_code << ": " << outcome.err);
+    CHECK(outcome.exit_code == 2);  // was 1
+    CHECK(outcome.error_lines() == 1);
+    CHECK_THAT(outcome.err, Catch::Contains((scratch.dir / name).string()));
+  }
+}
+
+TEST_CASE(
+    "fa-tune --compile-only on a database damaged in its middle: salvaged, every config judged as before",
+    "[tuner][cli][db]") {
+  Scratch scratch;
+  auto const db = scratch.dir / "db.sqlite";
+  std::string const command = fl::test::sibling_binary("fa-tune").string() +
+                              " --compile-only --family naive --head-dim 64 --causal no --jobs 2 --db " +
+                              db.string();
+  auto const clean = fl::test::run_tool(command);
+  REQUIRE(clean.exit_code == 0);
+  auto const summary = [](std::string const& out) { return out.substr(out.find(" configs: ")); };
+  {
+    std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(std::streamoff(fs::file_size(db) / 2));
+    file << std::string(4000, '\xde');
+  }
+  // Was exit 0 with valid configs "rejected: cache: database disk image is malformed".
+  auto const damaged = fl::test::run_tool(command);
+  CHECK(damaged.exit_code == 0);
+  CHECK_THAT(damaged.err, Catch::Contains("was damaged: moved to"));
+  CHECK(damaged.out.find("rejected: cache") == std::string::npos);
+  std::string const kept_rejected = summary(clean.out).substr(0, summary(clean.out).find(";"));
+  CHECK_THAT(damaged.out, Catch::Contains(kept_rejected));  // "N configs: N kept, 0 rejected"
+}
+
+TEST_CASE(
+    "fa-tune --compile-only stopped by SIGINT / SIGTERM: the finished rows printed, exit 130 / 143, "
+    "and the rerun resumes from the cache",
+    "[tuner][cli][signals]") {
+  for (int signal_number : {SIGINT, SIGTERM}) {
+    Scratch scratch;
+    std::string const command =
+        fl::test::sibling_binary("fa-tune").string() +
+        " --compile-only --family naive --head-dim 64,128 --causal no --jobs 1 --db " +
+        (scratch.dir / "db.sqlite").string();
+    auto const out = scratch.dir / "out.txt", err = scratch.dir / "err.txt";
+    // The signal goes to the child once its first program is compiled (its progress line says so).
+    std::string const script = command + " > " + out.string() + " 2> " + err.string() +
+                               " & pid=$!; for i in $(seq 600); do grep -q 'compile 1/' " + err.string() +
+                               " && break; sleep 0.05; done; kill -" + std::to_string(signal_number) +
+                               " $pid; wait $pid";
+    int const code = fl::test::shell_exit_code(script);
+    INFO(fl::test::read_text(err));
+    CHECK(code == 128 + signal_number);
+    std::string const printed = fl::test::read_text(out);
+    CHECK_THAT(printed, Catch::Contains("stopped by signal " + std::to_string(signal_number)));
+    CHECK_THAT(printed, Catch::Contains("kept"));
+    auto const rerun = fl::test::run_tool(command);
+    CHECK(rerun.exit_code == 0);
+    CHECK(rerun.out.find(", 0 from the cache") == std::string::npos);
+  }
 }

@@ -1,0 +1,110 @@
+// A database that cannot be trusted is never used as if it could (db/integrity.hpp): unusable files are
+// one line naming them; a file damaged inside is moved aside and its rows salvaged into a fresh one.
+#include <sqlite3.h>
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "db/compile_cache.hpp"
+#include "db/integrity.hpp"
+#include "db/schema.hpp"
+#include "db/tuning_store.hpp"
+#include "tests/db/compile_cache_fixture.hpp"
+#include "tests/db/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace fl::db;
+using fl::db::test::TempDir;
+
+namespace {
+
+constexpr int kTuningRuns = 40;
+constexpr int kCachedPrograms = 40;
+constexpr std::size_t kCubinBytes = 16 * 1024;  // 40 of these fill the file's second half
+
+std::int64_t count_rows(Database& database, std::string const& table) {
+  auto statement = database.prepare("SELECT count(*) FROM " + table);
+  statement.step();
+  return statement.column_int64(0);
+}
+
+// Tuning runs first (the early pages), then compile-cache CUBINs (the later ones); closed, so the WAL is
+// checkpointed into the file.
+void fill(fs::path const& path) {
+  Database database = open_database(path);
+  for (int i = 0; i < kTuningRuns; ++i) begin_tuning_run(database, "fa-tune --run " + std::to_string(i));
+  CompileCache cache(database);
+  for (int i = 0; i < kCachedPrograms; ++i)
+    cache.store(fl::db::test::key_for(std::uint32_t(i)),
+                fl::db::test::make_record(kCubinBytes, std::uint32_t(i)));
+}
+
+void scribble(fs::path const& path, double at_fraction, std::size_t bytes) {
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  file.seekp(std::streamoff(double(fs::file_size(path)) * at_fraction));
+  file << std::string(bytes, '\xde');
+}
+
+fs::path only_file_starting(fs::path const& dir, std::string const& prefix) {
+  fs::path found;
+  for (auto const& entry : fs::directory_iterator(dir))
+    if (entry.path().filename().string().starts_with(prefix)) found = entry.path();
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("a folder, a file that is not SQLite, a damaged header: one line naming the file",
+          "[db][integrity]") {
+  TempDir dir;
+  fs::create_directories(dir / "folder.sqlite");
+  CHECK_THROWS_WITH(open_database(dir / "folder.sqlite"),
+                    Catch::Contains((dir / "folder.sqlite").string()) && Catch::Contains("is a folder"));
+  std::ofstream(dir / "text.sqlite") << std::string(4096, 'x');
+  CHECK_THROWS_AS(open_database(dir / "text.sqlite"), UnusableDatabaseError);
+  CHECK_THROWS_WITH(open_database(dir / "text.sqlite"), Catch::Contains("is not a SQLite database"));
+  // No SQL in any of these lines (a conflicting table once printed 34 lines of schema).
+  try {
+    open_database(dir / "text.sqlite");
+  } catch (std::exception const& e) {
+    CHECK(std::string(e.what()).find("PRAGMA") == std::string::npos);
+    CHECK(std::string(e.what()).find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("a database damaged in its middle is moved aside, its runs salvaged, the cache rebuilt",
+          "[db][integrity]") {
+  TempDir dir;
+  auto const path = dir / "flashlab.sqlite";
+  fill(path);
+  scribble(path, 0.6, 8192);  // inside the compile cache's pages
+  // Without the check this database answered lookups with "database disk image is malformed", which
+  // fa-tune reported as rejected configs, exit 0.
+  Database database = open_database(path);
+  CHECK(count_rows(database, "tuning_runs") == kTuningRuns);
+  CHECK(count_rows(database, "compile_cache") == 0);  // derivable: recompiled, never copied
+  fs::path const kept = only_file_starting(dir.path(), "flashlab.sqlite.corrupt-");
+  REQUIRE(!kept.empty());
+  CHECK(fs::file_size(kept) > 0);
+  CHECK(!fs::exists(kept.string() + "-shm"));
+  auto check = database.prepare("PRAGMA quick_check");
+  REQUIRE(check.step());
+  CHECK(check.column_text(0) == "ok");
+  // The fresh file is a working database: writes go on.
+  CompileCache cache(database);
+  cache.store(fl::db::test::key_for(999), fl::db::test::make_record(64, 999));
+  CHECK(cache.lookup(fl::db::test::key_for(999)).has_value());
+}
+
+TEST_CASE("an intact database is checked once per process and left alone", "[db][integrity]") {
+  TempDir dir;
+  auto const path = dir / "ok.sqlite";
+  fill(path);
+  Database first = open_database(path);
+  Database second = open_database(path);
+  CHECK(count_rows(second, "tuning_runs") == kTuningRuns);
+  CHECK(count_rows(second, "compile_cache") == kCachedPrograms);
+  CHECK(only_file_starting(dir.path(), "ok.sqlite.corrupt-").empty());
+}
