@@ -97,27 +97,30 @@ def check_all(fa_check, root):
 
 # ---- run: the callable on generated inputs (needs torch and a GPU) ----
 
-def builtin(name, torch):
+def builtin(name):
     import torch.nn.functional as F
 
+    def grouped(q, k, v):
+        # GQA by repeating K and V per group (query head h reads key/value head h // group): works on every
+        # PyTorch 2.x, where enable_gqa= needs 2.5.
+        group = q.shape[1] // k.shape[1]
+        return (k, v) if group == 1 else (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
+
     def sdpa(q, k, v, causal=False, scale=None):
-        return F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale,
-                                              enable_gqa=k.shape[1] != q.shape[1])
+        k, v = grouped(q, k, v)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
 
     def sdpa_lower_right(q, k, v, causal=False, scale=None):
         from torch.nn.attention.bias import causal_lower_right
+        k, v = grouped(q, k, v)
         mask = causal_lower_right(q.shape[2], k.shape[2]) if causal else None
-        if mask is not None and k.shape[1] != q.shape[1]:
-            group = q.shape[1] // k.shape[1]
-            k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale,
-                                              enable_gqa=k.shape[1] != q.shape[1])
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
 
     return {"sdpa": sdpa, "sdpa_lower_right": sdpa_lower_right}.get(name)
 
 
-def load_callable(spec, torch):
-    fn = builtin(spec, torch)
+def load_callable(spec):
+    fn = builtin(spec)
     if fn:
         return fn
     if ":" not in spec:
@@ -206,7 +209,7 @@ def run_all(args):
     if not torch.cuda.is_available():
         print("fa_check_torch: no CUDA device", file=sys.stderr)
         return 3
-    fn = load_callable(args.callable, torch)
+    fn = load_callable(args.callable)
     dtypes = args.dtypes.split(",")
     for dt in dtypes:
         if dt not in DTYPES:

@@ -6,6 +6,7 @@
 #include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
 #include "common/stop_signals.hpp"
+#include "common/temporary_files.hpp"
 #include "db/database.hpp"
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
@@ -31,6 +32,9 @@ fl::runtime::TargetArch target_for(std::string const& arch) {
 
 int run(int argc, char const* const argv[]) {
   using namespace fl;
+  // Outside the loops that stop at a boundary (StopOnSignals), SIGINT/SIGTERM end fa-tune at once with
+  // 130/143 and no temporary file left, instead of by the signal.
+  common::exit_on_signals();
   tuner::TuneOptions options;
   try {
     options = tuner::parse_tune_options(argc, argv);

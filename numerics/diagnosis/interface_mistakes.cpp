@@ -19,8 +19,16 @@ namespace {
 
 // Dropout: the pooled r = p / (1 - p) must give a plausible rate, and the rows must agree on it.
 constexpr double kMinDropoutRatio = 0.003, kMaxDropoutRatio = 1.5;  // p from 0.3% to 60%
-constexpr double kDropoutRowSpread = 3.0;  // median of the per-row estimates within 3x of the pooled one
+// The median of the per-row estimates against the pooled one: at most 3x above, at most 10x below. The
+// squared error of a row is skewed (a dropped heavy key moves the row far, with probability p), and more
+// so the fewer keys carry the row: a causal fp16 case of the corpus with 16..38 keys per row had
+// median/pooled 0.27 (measured), while the estimates of one r still agree within the factors.
+constexpr double kDropoutRowSpread = 3.0, kDropoutMedianBelow = 10.0;
 constexpr std::size_t kMinDropoutRows = 8;
+// Rows that see fewer keys are left out: there one dropped key moves the row by a whole V, so the squared
+// error is far from its mean in most rows and the median test below would refuse real dropout (a causal
+// fp16 case of the corpus: median/pooled 0.28 with every row, measured).
+constexpr int kMinDropoutKeys = 16;
 // Multiply-adds the wrong-head hypothesis may spend on references (about 2 s on this machine's cores).
 constexpr double kMaxWrongHeadWork = 2e9;
 // |sum of the rows' errors|^2 over the sum of their squared norms: about 1 for independent errors (its spread
@@ -165,7 +173,7 @@ void try_dropout(Comparison const& c, std::vector<fl::numerics::DiagnosisEntry>&
     std::size_t const row = c.rows[i];
     RowIndex const x = query_row_index(s, row);
     int const visible = visible_keys(s, x.pos);
-    if (visible == 0) continue;
+    if (visible < kMinDropoutKeys) continue;
     double const* q = c.in.q.data() + row * d;
     std::size_t const kv0 = first_key_row_for_query(s, row);
     std::vector<double> score(static_cast<std::size_t>(visible));
@@ -207,7 +215,7 @@ void try_dropout(Comparison const& c, std::vector<fl::numerics::DiagnosisEntry>&
   double const median = ratios[ratios.size() / 2];
   if (pooled < kMinDropoutRatio || pooled > kMaxDropoutRatio) return;
   // A squared error spread like a chi-square with ~D degrees of freedom has its median near the mean.
-  if (median <= 0 || median * kDropoutRowSpread < pooled || median > kDropoutRowSpread * pooled) return;
+  if (median <= 0 || median * kDropoutMedianBelow < pooled || median > kDropoutRowSpread * pooled) return;
   if (c.observed.lse.size() == query_rows(s) && c.correct_lse.worst_row_error > 0.05)
     return;  // dropout keeps LSE
   double const p = pooled / (1 + pooled);

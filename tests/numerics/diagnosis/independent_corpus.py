@@ -220,6 +220,8 @@ def interface_cases(root, seeds):
             elif mistake == "dropout-on":
                 impl.dropout = 0.1
                 impl.seed = seed
+                if seed % 2 == 1:  # causal, with rows that see few keys (their errors are far from Gaussian)
+                    shape.update(causal=True, nk=max(16, shape["nq"] // 2))
             elif mistake == "wrong-head":
                 shape["hq"] = shape["hkv"] = 2
                 transform = lambda out: dict(out, o=out["o"][:, ::-1].copy(), lse=out["lse"][:, ::-1].copy())
