@@ -238,7 +238,18 @@ CREATE TABLE remeasurements (
 ALTER TABLE gpus ADD COLUMN cuda_driver_api INTEGER CHECK (cuda_driver_api > 0);  -- NULL: unknown
 )sql";
 
-// Version 6: numerics_runs (version 3) was created for fa-check and never written: fa-check's record is its
+// Version 6: compiles that crashed or hung NVRTC (its worker process died by a signal or was killed after
+// the timeout), keyed like the compile cache by the request's SHA-256: the same source, options and NVRTC
+// are never compiled again (issue 14: NVRTC 13.0 segfaults on some inline PTX, every time).
+constexpr std::string_view kCompileFailures = R"sql(
+CREATE TABLE compile_failures (
+  cache_key   TEXT PRIMARY KEY CHECK (length(cache_key) = 64),  -- the compile cache's key of the request
+  message     TEXT NOT NULL,                                    -- e.g. NVRTC crashed ...: signal 11 (SIGSEGV)
+  recorded_at TEXT NOT NULL
+) STRICT;
+)sql";
+
+// Version 7: numerics_runs (version 3) was created for fa-check and never written: fa-check's record is its
 // JSON report. Dropped rather than kept empty, so that every table in the schema has a writer in db/.
 constexpr std::string_view kDropNumericsRuns = R"sql(
 DROP TABLE numerics_runs;
@@ -250,7 +261,8 @@ constexpr Migration kMigrations[] = {
     {3, "verifier runs: numerics and mutation", kVerifierRuns},
     {4, "mutation results may be not_applicable", kNotApplicableMutants},
     {5, "tuning runs, re-measurements, CUDA driver API version", kTuningRuns},
-    {6, "drop numerics_runs (never written)", kDropNumericsRuns},
+    {6, "compiles that crashed or hung NVRTC", kCompileFailures},
+    {7, "drop numerics_runs (never written)", kDropNumericsRuns},
 };
 
 }  // namespace

@@ -129,6 +129,28 @@ void PrimaryContext::release() {
   context_ = nullptr;
 }
 
+Status reset_primary_context(int ordinal) {
+  auto api_result = driver_api();
+  if (!api_result.ok()) return api_result.error();
+  DriverApi const& api = *api_result.value();
+  CUdevice device = 0;
+  if (auto s = check_driver(api, api.cuDeviceGet(&device, ordinal), "cuDeviceGet", "device"); !s.ok())
+    return s;
+  if (auto s = check_driver(api, api.cuDevicePrimaryCtxReset(device), "cuDevicePrimaryCtxReset", "device");
+      !s.ok())
+    return s;
+  CUcontext context = nullptr;
+  if (auto s = check_driver(api, api.cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain",
+                            "device");
+      !s.ok())
+    return s;
+  auto status = check_driver(api, api.cuCtxSetCurrent(context), "cuCtxSetCurrent", "device");
+  if (status.ok()) status = check_driver(api, api.cuCtxSynchronize(), "cuCtxSynchronize", "device");
+  // The caller's own retain keeps the context alive; this one only made it current.
+  api.cuDevicePrimaryCtxRelease(device);
+  return status;
+}
+
 Status PrimaryContext::make_current() const {
   return check_driver(*api_, api_->cuCtxSetCurrent(context_), "cuCtxSetCurrent", "device");
 }

@@ -59,4 +59,11 @@ class PrimaryContext {
   DeviceInfo info_;
 };
 
+// After a sticky error (illegal address, launch failure, ...) every call on the context fails. This destroys
+// the primary context's state (allocations, modules: callers must drop theirs) with cuDevicePrimaryCtxReset,
+// makes the fresh primary context current and checks it with a synchronize. An error when the device stays
+// unusable: the process must then end (CUDA's documentation says so for sticky errors; whether a reset
+// suffices depends on the driver, which the H200 run answers).
+Status reset_primary_context(int ordinal);
+
 }  // namespace fl::runtime

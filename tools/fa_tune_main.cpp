@@ -15,6 +15,7 @@
 #include "runtime/kernel_source.hpp"
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/families/registry.hpp"
+#include "tuner/report/tune_plots.hpp"
 #include "tuner/tune/compile_only.hpp"
 #include "tuner/tune/gpu_backend.hpp"
 #include "tuner/tune/replay_backend.hpp"
@@ -62,6 +63,19 @@ int run(int argc, char const* const argv[]) {
     if (options.compile_only) {
       std::fprintf(stderr, "fa-tune: %s is written from timed results; --compile-only times nothing\n",
                    option);
+      return common::kExitBadInput;
+    }
+  }
+  if (!options.report_dir.empty()) {
+    std::error_code ec;
+    auto const status = std::filesystem::status(options.report_dir, ec);
+    if (std::filesystem::exists(status) && !std::filesystem::is_directory(status)) {
+      std::fprintf(stderr, "fa-tune: --report %s: exists and is not a directory\n",
+                   options.report_dir.c_str());
+      return common::kExitBadInput;
+    }
+    if (options.compile_only) {
+      std::fprintf(stderr, "fa-tune: --report plots timed results; --compile-only times nothing\n");
       return common::kExitBadInput;
     }
   }
@@ -118,6 +132,14 @@ int run(int argc, char const* const argv[]) {
                                     tuner::measurements_tsv(report, options.command_line));
       std::printf("wrote the measurements of %zu problems to %s\n", report.rows.size(),
                   options.export_measurements_path.c_str());
+    }
+    if (!options.report_dir.empty()) {
+      auto const written = tuner::write_tune_report(report, options.report_dir);
+      std::printf("wrote the report (%zu files%s) to %s/report.md\n", written.written.size(),
+                  !written.gnuplot_found      ? "; plots skipped: gnuplot missing"
+                  : written.plots_failed > 0 ? "; gnuplot failed on some plots"
+                                             : "",
+                  options.report_dir.c_str());
     }
   };
   // Ctrl-C / SIGTERM: the candidate in flight finishes and is stored, the table so far is printed.

@@ -19,14 +19,17 @@ namespace {
 constexpr char const* kStagesHelp = R"(
 What happens to each candidate (config of a family for one problem), in order:
   1. prune:   configs the family's constraints forbid are never proposed (shared memory, divisibility).
-  2. compile: NVRTC on a pool of workers, ahead of the GPU (SQLite compile cache first).
+  2. compile: NVRTC in worker processes (fa-compile-worker), ahead of the GPU, SQLite compile cache first;
+              a compiler crash or a hang past 3 minutes is that config's failure (the signal named),
+              stored and never retried for the same source.
   3. prune:   on ptxas' report: spills, shared memory over the limit, zero resident blocks -> 'pruned'.
   4. verify:  run on a small awkward problem (n_q 193, n_k 257) and on sampled rows of the timed problem,
               judged against a float64 reference; a wrong kernel is 'wrong', with why, and never timed.
   5. time:    CUDA events around the launches, warm-up, median of 30 with p20/p80, inputs rotated past L2.
   6. store:   every result is committed to SQLite at once: a rerun resumes, kill -9 loses nothing finished.
 The strategy (exhaustive, random, anneal, bayes) proposes the next candidate from the costs so far. A
-sticky CUDA fault stores its candidate as failed and ends the run (exit 1; a rerun resumes after it).
+sticky CUDA fault stores its candidate as failed and resets the GPU context, and the run goes on; if the
+reset does not bring the GPU back, the run ends there (exit 1; a rerun resumes after it).
 )";
 
 // More repeats than this say nothing new about noise and cost as much as that many tuning runs.
@@ -114,6 +117,10 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "strategy and budget, draw --report plots, test the command without a GPU")(
       "db", po::value(&o.db_path), "SQLite database (default: $XDG_CACHE_HOME/flashlab/flashlab.sqlite)")(
       "json", po::value(&o.json_path), "also write the results as JSON to this path")(
+      "report", po::value(&o.report_dir),
+      "write report.md with SVG plots (gnuplot) to this folder: TFLOP/s of every timed config (default and "
+      "winner marked), a heat map over the two most important tunables, best so far against evaluations per "
+      "strategy, time by stage")(
       "export-best", po::value(&o.export_best_path),
       "after tuning, write every best config measured on this GPU as seed TSV (db/seed/best_configs.tsv "
       "format)")("kernels-dir", po::value(&o.kernels_dir),

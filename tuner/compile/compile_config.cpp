@@ -1,5 +1,6 @@
 #include "tuner/compile/compile_config.hpp"
 
+#include "runtime/compile_worker.hpp"
 #include "runtime/kernel_source.hpp"
 
 namespace fl::tuner {
@@ -21,6 +22,10 @@ runtime::Result<runtime::CompiledProgram> compile_family_config(Family const& fa
                                                                 CompileSpec const& spec) {
   auto request = make_family_request(family, config, problem, spec);
   if (!request) return request.error();
+  // In a worker process when there is one, so that a compiler crash is this config's error, not ours.
+  if (auto worker = runtime::find_compile_worker())
+    return runtime::compile_in_worker(request.value(), {*worker, runtime::CompileWorkerOptions{}.timeout})
+        .result;
   return runtime::compile(request.value());
 }
 

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "common/sha256.hpp"
+#include "db/compile_failures.hpp"
 #include "db/schema.hpp"
 
 namespace fl::tuner {
@@ -21,7 +22,8 @@ void cache_failed(std::string const& what) {
 }
 }  // namespace
 
-CompileService::CompileService(std::filesystem::path const& db_path) {
+CompileService::CompileService(std::filesystem::path const& db_path, CompileIsolation isolation)
+    : isolation_(std::move(isolation)) {
   if (!db_path.empty()) {
     database_ = std::make_unique<db::Database>(db::open_database(db_path));
     cache_ = std::make_unique<db::CompileCache>(*database_);
@@ -48,7 +50,27 @@ runtime::Result<CompileResult> CompileService::compile(runtime::CompileRequest c
       cache_failed(e.what());
     }
   }
-  auto compiled = runtime::compile(request);
+  if (database_) {
+    std::optional<db::CompileFailure> crashed;
+    try {
+      crashed = db::find_compile_failure(*database_, key);
+    } catch (db::DatabaseError const& e) {
+      cache_failed(e.what());
+    }
+    if (crashed)
+      return runtime::Error{"compile",
+                            crashed->message + " (recorded " + crashed->recorded_at + "; not retried)", ""};
+  }
+  auto compiled = [&]() -> runtime::Result<runtime::CompiledProgram> {
+    if (!isolation_.worker) return runtime::compile(request);
+    auto isolated = runtime::compile_in_worker(request, {*isolation_.worker, isolation_.timeout});
+    if (isolated.worker_died && database_) try {
+        db::store_compile_failure(*database_, key, isolated.result.error().message);
+      } catch (db::DatabaseError const& e) {
+        cache_failed(e.what());
+      }
+    return std::move(isolated.result);
+  }();
   if (!compiled) return compiled.error();
   result.program = std::move(compiled).value();
   result.elapsed_ms = result.program.compile_ms;

@@ -87,6 +87,10 @@ GpuEvaluator::PendingCompile& GpuEvaluator::submit(Config const& config, Problem
   return pending_.emplace(key, std::move(future)).first->second;
 }
 
+bool GpuEvaluator::recover() {
+  return runtime::reset_primary_context(device_.ordinal).ok();
+}
+
 void GpuEvaluator::prefetch(Config const& config, Problem const& problem) {
   (void)submit(config, problem, false);
 }

@@ -31,6 +31,9 @@ class GpuEvaluator final : public Evaluator {
                runtime::DeviceInfo device, TimingOptions timing, ReferenceCache& references);
   Evaluation evaluate(Config const& config, Problem const& problem) override;
   void prefetch(Config const& config, Problem const& problem) override;
+  // A fresh primary context (runtime::reset_primary_context); nothing of the old one is kept here (every
+  // evaluation loads its module and allocates its buffers anew), so the next candidate runs as in a new run.
+  bool recover() override;
 
  private:
   using PendingCompile = std::future<runtime::Result<CompileResult>>;

@@ -127,6 +127,7 @@ TuneRow row_of(Unit const& unit, TuneOutcome&& outcome) {
   TuneRow row;
   row.family = std::string(unit.family->name());
   row.problem = describe(unit.problem);
+  row.problem_spec = unit.problem;
   row.evaluated = outcome.evaluated;
   row.resumed = outcome.resumed;
   row.rejected = outcome.rejected;

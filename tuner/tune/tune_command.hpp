@@ -26,6 +26,7 @@ namespace fl::tuner {
 struct TuneRow {
   std::string family;
   std::string problem;
+  Problem problem_spec;  // the problem itself (describe(problem_spec) == problem)
   std::string best_config;
   double best_ms = 0.0;
   double best_tflops = 0.0;

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tuner/compile/prune.hpp"
 #include "tuner/families/registry.hpp"
@@ -63,4 +66,39 @@ TEST_CASE("pruning rejects spills, shared memory over the limit and zero occupan
   program.resources.functions[0].spill_store_bytes = 0;
   program.resources.functions[0].shared_bytes = 200 * 1024;
   CHECK(tuner::prune_on_resources(program, 40 * 1024, 128, limits)->find("shared memory") == 0);
+}
+
+TEST_CASE("a compiler that crashes on some configs costs those configs, not the run", "[tuner][compile]") {
+  test::TempKernelsDir scratch;
+  auto const worker =
+      std::filesystem::read_symlink("/proc/self/exe").parent_path() / "test_crashing_compile_worker";
+  auto const options = tuner::parse_tune_options(10, kArgs);
+  auto const family = tuner::find_family("naive");
+  auto const problem = tuner::selected_problem_classes(options).front();
+  auto const fallback = family->default_config(problem);
+  // The compiler crashes on every program with the default's first kernel (the configs of its kTile).
+  auto const crash_on = family->name_expressions(fallback, problem).front();
+  auto const tile = "kTile=" + std::to_string(fallback.at("kTile"));
+  setenv("FA_COMPILE_WORKER", worker.c_str(), 1);
+  setenv("FL_TEST_CRASH_ON", crash_on.c_str(), 1);
+  std::filesystem::path const kernels = FA_SOURCE_DIR "/kernels_src";
+  auto const limits = tuner::limits_for(runtime::TargetArch::sm_90a);
+  auto const report =
+      tuner::run_compile_only(options, runtime::TargetArch::sm_90a, kernels, scratch.path() / "db", limits);
+  unsetenv("FA_COMPILE_WORKER");
+  unsetenv("FL_TEST_CRASH_ON");
+  int crashed = 0, kept = 0;
+  for (auto const& row : report.rows) {
+    INFO(row.config << ": " << row.reason);
+    if (row.config.find(tile) != std::string::npos) {
+      CHECK_FALSE(row.kept);
+      CHECK_THAT(row.reason, Catch::Contains("SIGSEGV"));
+      ++crashed;
+    } else {
+      CHECK(row.kept);
+      ++kept;
+    }
+  }
+  CHECK(crashed > 0);
+  CHECK(kept > 0);
 }

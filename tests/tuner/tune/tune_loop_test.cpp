@@ -155,8 +155,14 @@ class RecordingEvaluator final : public Evaluator {
     return e;
   }
   void prefetch(Config const& config, Problem const&) override { prefetched.push_back(to_string(config)); }
+  bool recover() override {
+    ++recoveries;
+    return can_recover;
+  }
 
   ReplayEvaluator replay{landscape};
+  bool can_recover = false;
+  int recoveries = 0;
   std::vector<std::string> evaluated, prefetched;
   std::optional<std::string> lose_context_at;
 };
@@ -261,4 +267,32 @@ TEST_CASE("a lost GPU context stops the run after the candidate that caused it",
   REQUIRE(outcome.context_lost);
   CHECK_THAT(*outcome.context_lost, Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS"));
   CHECK(s.stored_rows() == 5);  // the culprit is stored as failed; a rerun resumes after it
+}
+
+TEST_CASE("a GPU fault the evaluator recovers from costs only its culprit: stored as failed, the run goes on",
+          "[tuner][tune]") {
+  Setup s;
+  auto database = db::open_database(s.db_path);
+  TuneStore const store{&database, s.gpu, "13.0", std::string(64, 'a')};
+  auto const space = family_space(*s.family, s.problem);
+  ExhaustiveStrategy strategy(space);
+  RecordingEvaluator evaluator;
+  evaluator.can_recover = true;
+  auto const culprit = to_string(space.config_of(space.valid_points().at(4)));
+  evaluator.lose_context_at = culprit;
+  auto const outcome = tune_problem(*s.family, s.problem, strategy, space, evaluator, store, {});
+  CHECK(evaluator.recoveries == 1);
+  CHECK_FALSE(outcome.context_lost);
+  CHECK(outcome.end == SearchEnd::exhausted);
+  CHECK(outcome.evaluated == int(space.valid_points().size()));
+  REQUIRE(outcome.faults.size() == 1);
+  CHECK_THAT(outcome.faults[0], Catch::StartsWith(culprit) && Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS"));
+  db::MeasurementKey key{s.gpu, "13.0", std::string(64, 'a'), "fa2_sm80", culprit, problem_key(s.problem)};
+  auto const stored = db::find_measurement(database, key);
+  REQUIRE(stored);
+  CHECK(stored->verdict == "failed");
+  // Every other candidate was measured ok after the fault: no contagion.
+  int ok = 0;
+  for (auto const& [config, row] : outcome.rows) ok += row.verdict == "ok";
+  CHECK(ok == outcome.evaluated - 1);
 }
