@@ -19,7 +19,9 @@ std::string Progress::status_line(Clock::time_point now) const {
   int n = std::snprintf(buffer, sizeof buffer, "%s %zu/%zu", label_.c_str(), done_, total_);
   std::string line(buffer, std::size_t(n));
   if (done_ > 0 && rate > 0.0) {
-    double const eta = double(total_ - std::min(done_, total_)) / rate;
+    double eta = double(total_ - std::min(done_, total_)) / rate;
+    if (deadline_)
+      eta = std::min(eta, std::max(0.0, std::chrono::duration<double>(*deadline_ - now).count()));
     n = std::snprintf(buffer, sizeof buffer, "  %.2f/s  ETA %.0fs", rate, std::ceil(eta));
     line.append(buffer, std::size_t(n));
   }

@@ -19,6 +19,11 @@ class Progress {
 
   void advance(std::size_t by = 1);
   void set_best(std::string best);  // e.g. "kBlockM=128,kBlockN=64 312 TFLOP/s"
+  // A run over many problems: the label says where it is ("problem 2/6 fa2_sm80 ...: candidate 5/168"),
+  // done/total and the ETA count the whole run, and the ETA never goes past the run's deadline.
+  void set_label(std::string label) { label_ = std::move(label); }
+  void set_total(std::size_t total) { total_ = total; }
+  void set_deadline(std::optional<Clock::time_point> deadline) { deadline_ = deadline; }
   void finish();
 
   // The text of the status line at time `now` (exposed for tests).
@@ -37,6 +42,7 @@ class Progress {
   std::string best_;
   Clock::time_point start_;
   std::optional<Clock::time_point> last_plain_;
+  std::optional<Clock::time_point> deadline_;
 };
 
 }  // namespace fl::tuner

@@ -226,6 +226,10 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     base.lookahead = lookahead;
     base.stop = stopped;
 
+    // One progress line for the whole run: problem i of N, candidate j of M, done/planned and the ETA of
+    // the run (planned: every unit's space, at most the budget).
+    Progress progress(run > 1 ? "run " + std::to_string(run) : "fa-tune", 0);
+    progress.set_deadline(deadline);
     // Problem-major: every family of problem 1, then of problem 2, ... (the order of the table).
     std::vector<Unit> units;
     auto const problems = selected_problems(options);
@@ -244,11 +248,20 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
         unit.fallback = family->default_config(problems[p]);
         TuneStore const store{&database, report.gpu, report.nvrtc_version, hash.value()};
         unit.tuning = std::make_unique<ProblemTuning>(*family, problems[p], *unit.strategy, *unit.space,
-                                                      backend.evaluator_for(*family), store, nullptr);
+                                                      backend.evaluator_for(*family), store, &progress);
         unit.family = std::move(family);
         units.push_back(std::move(unit));
       }
     if (run == 1) report.split_note = split_note(options, units.size());
+    std::size_t planned = 0;
+    for (std::size_t k = 0; k < units.size(); ++k) {
+      planned += units[k].space->valid_points().size();
+      units[k].tuning->set_progress_prefix(
+          "problem " + std::to_string(k + 1) + "/" + std::to_string(units.size()) + " " +
+          std::string(units[k].family->name()) + " " + describe(units[k].problem));
+    }
+    if (options.budget) planned = std::min(planned, std::size_t(*options.budget));
+    progress.set_total(planned);
     auto const spent = [&] {
       int total = 0;
       for (auto const& u : units) total += u.tuning->spent();
@@ -302,6 +315,7 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
       }
       report.rows.push_back(row_of(unit, std::move(outcome)));
     }
+    progress.finish();
   }
   report.winners = winners_of(report.rows);
   report.reference_s = backend.reference_seconds();

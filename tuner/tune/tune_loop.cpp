@@ -78,6 +78,7 @@ class ProblemTuning::Run {
         evaluator_(evaluator),
         store_(std::move(store)),
         progress_(progress),
+        space_size_(space.valid_points().size()),
         key_{store_.gpu, store_.nvrtc_version, store_.source_hash, std::string(family.name()),
              "",         problem_key(problem_)} {}
 
@@ -208,7 +209,12 @@ class ProblemTuning::Run {
       if (progress_)
         progress_->set_best(key_.config + " " + std::to_string(int(outcome_.best_tflops)) + " TFLOP/s");
     }
-    if (progress_) progress_->advance();
+    if (progress_) {
+      if (!progress_prefix_.empty())
+        progress_->set_label(progress_prefix_ + ": candidate " + std::to_string(spent()) + "/" +
+                             std::to_string(space_size_) + ", run");
+      progress_->advance();
+    }
     return cost;
   }
 
@@ -260,6 +266,12 @@ class ProblemTuning::Run {
   Evaluator& evaluator_;
   TuneStore store_;
   Progress* progress_;
+  std::size_t space_size_;
+
+ public:
+  std::string progress_prefix_;
+
+ private:
   double wall_s_ = 0.0;
   db::MeasurementKey key_;
   TuneOutcome outcome_;
@@ -276,6 +288,10 @@ ProblemTuning::ProblemTuning(Family const& family, Problem problem, SearchStrate
     : run_(std::make_unique<Run>(family, std::move(problem), strategy, space, evaluator, std::move(store),
                                  progress)) {}
 ProblemTuning::~ProblemTuning() = default;
+
+void ProblemTuning::set_progress_prefix(std::string prefix) {
+  run_->progress_prefix_ = std::move(prefix);
+}
 
 void ProblemTuning::evaluate_first(TuneLimits const& limits) {
   run_->timed([&] { run_->evaluate_first(limits); });

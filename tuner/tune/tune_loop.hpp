@@ -100,6 +100,8 @@ class ProblemTuning {
   ProblemTuning(ProblemTuning const&) = delete;
   ProblemTuning& operator=(ProblemTuning const&) = delete;
 
+  // Shown before "candidate j/M" in the progress line (e.g. "problem 2/6 fa2_sm80 b4 h16 ...").
+  void set_progress_prefix(std::string prefix);
   void evaluate_first(TuneLimits const& limits);  // limits.first, in order
   void search(TuneLimits const& limits);          // the strategy's proposals
   // Evaluations so far (measured now or answered from the store).

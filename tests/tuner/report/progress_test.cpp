@@ -45,3 +45,22 @@ TEST_CASE("without a terminal progress writes plain lines, no carriage returns",
   CHECK(read_all(t).find('\r') != std::string::npos);
   std::fclose(t);
 }
+
+TEST_CASE(
+    "a run's progress names the problem and candidate, counts the whole run, and its ETA stops at the "
+    "deadline",
+    "[tuner][progress]") {
+  std::FILE* f = std::tmpfile();
+  Progress p("fa-tune", 0, f, false);
+  p.set_total(1000);
+  auto const now = Progress::Clock::now();
+  p.set_deadline(now + std::chrono::seconds(30));
+  p.set_label("problem 2/6 fa2_sm80 b4 h16/16 n4096x4096 d128 bf16 full fwd: candidate 5/168, run");
+  p.advance(10);
+  // 10 done in ~100 s: 990 left would take ~9900 s, but the run ends at its deadline in 30 s.
+  auto const line = p.status_line(now + std::chrono::seconds(100));
+  CHECK_THAT(line,
+             Catch::StartsWith("problem 2/6 fa2_sm80") && Catch::Contains("candidate 5/168, run 10/1000"));
+  CHECK_THAT(line, Catch::Contains("ETA 0s"));
+  std::fclose(f);
+}
