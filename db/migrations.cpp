@@ -249,6 +249,12 @@ CREATE TABLE compile_failures (
 ) STRICT;
 )sql";
 
+// Version 7: numerics_runs (version 3) was created for fa-check and never written: fa-check's record is its
+// JSON report. Dropped rather than kept empty, so that every table in the schema has a writer in db/.
+constexpr std::string_view kDropNumericsRuns = R"sql(
+DROP TABLE numerics_runs;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "compile cache", kCompileCache},
     {2, "tuning: gpus, problems, measurements, best configs", kTuning},
@@ -256,6 +262,7 @@ constexpr Migration kMigrations[] = {
     {4, "mutation results may be not_applicable", kNotApplicableMutants},
     {5, "tuning runs, re-measurements, CUDA driver API version", kTuningRuns},
     {6, "compiles that crashed or hung NVRTC", kCompileFailures},
+    {7, "drop numerics_runs (never written)", kDropNumericsRuns},
 };
 
 }  // namespace

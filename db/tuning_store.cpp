@@ -21,8 +21,6 @@ std::string utc_timestamp() {
   return out;
 }
 
-namespace {
-
 std::int64_t gpu_id(Database& db, GpuKey const& gpu) {
   auto insert = db.prepare(
       "INSERT INTO gpus (name, cc_major, cc_minor, sm_count, driver_version) VALUES (?, ?, ?, ?, ?) "
@@ -44,6 +42,8 @@ std::int64_t gpu_id(Database& db, GpuKey const& gpu) {
   }
   return id;
 }
+
+namespace {
 
 std::int64_t problem_id(Database& db, ProblemKey const& p) {
   auto insert = db.prepare(

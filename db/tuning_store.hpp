@@ -90,4 +90,7 @@ std::vector<BestConfig> best_configs(Database& database, std::optional<std::stri
 
 std::string utc_timestamp();  // "2026-11-29T16:45:03.123Z"
 
+// The gpus row of `gpu`, inserted the first time (every table that names a GPU refers to it).
+std::int64_t gpu_id(Database& database, GpuKey const& gpu);
+
 }  // namespace fl::db

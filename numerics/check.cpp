@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <optional>
 #include <sstream>
 
-#include "numerics/seeded_random.hpp"
+#include "numerics/check_sample.hpp"
 #include "numerics/standard_attention.hpp"
 
 namespace fl::numerics {
@@ -12,111 +14,6 @@ namespace fl::numerics {
 namespace {
 
 constexpr std::size_t kMaxDiagnosedRowProperties = 64;
-constexpr int kStructuralEdgeRows = 2;  // first and last rows of every head
-
-bool finite_row(std::vector<double> const& t, std::size_t row, std::size_t len) {
-  if (t.empty()) return true;
-  for (std::size_t e = 0; e < len; ++e)
-    if (!std::isfinite(t[row * len + e])) return false;
-  return true;
-}
-
-// Rows every sample holds: the first and last of each head, the causal boundary (first rows that see a
-// key) and every fully masked row.
-void add_structural_query_rows(AttentionShape const& s, std::vector<std::size_t>& rows) {
-  int const first_visible = s.causal ? int(std::clamp<std::int64_t>(-s.causal_offset(), 0, s.seqlen_q)) : 0;
-  for (std::size_t h = 0; h < std::size_t(s.batch) * s.heads_q; ++h) {
-    std::size_t const base = h * std::size_t(s.seqlen_q);
-    for (int i = 0; i < kStructuralEdgeRows && i < s.seqlen_q; ++i) {
-      rows.push_back(base + std::size_t(i));
-      rows.push_back(base + std::size_t(s.seqlen_q - 1 - i));
-    }
-    for (int i = 0; i < first_visible; ++i) rows.push_back(base + std::size_t(i));
-    for (int i = first_visible; i < std::min(s.seqlen_q, first_visible + kStructuralEdgeRows); ++i)
-      rows.push_back(base + std::size_t(i));
-  }
-}
-
-// Cheap screen of every row: non-finite outputs, and O outside the range of the values it averages (any
-// softmax-weighted mean of V lies inside it, whatever the precision, up to the output's rounding).
-std::size_t add_screened_rows(AttentionInputs const& in, AttentionOutputs const& obs,
-                              PrecisionRecipe const& r, std::vector<std::size_t>& rows) {
-  AttentionShape const& s = in.shape;
-  std::size_t const d = std::size_t(s.head_dim);
-  std::size_t added = 0;
-  double const slack = 2.0 * unit_roundoff(r.outputs) + unit_roundoff(r.probabilities);
-  for (std::size_t bh = 0; bh < std::size_t(s.batch) * s.heads_q; ++bh) {
-    std::size_t const row0 = bh * std::size_t(s.seqlen_q);
-    std::size_t const k0 = first_key_row_for_query(s, row0);
-    // Running min/max of V over keys 0..j (visible keys are a prefix under bottom-right causal masks).
-    std::vector<double> lo(d, INFINITY), hi(d, -INFINITY);
-    int covered = 0;
-    for (int i = 0; i < s.seqlen_q; ++i) {
-      std::size_t const row = row0 + std::size_t(i);
-      int const n = visible_keys(s, i);
-      for (; covered < n; ++covered)
-        for (std::size_t e = 0; e < d; ++e) {
-          double const v = in.v[(k0 + std::size_t(covered)) * d + e];
-          lo[e] = std::min(lo[e], v);
-          hi[e] = std::max(hi[e], v);
-        }
-      bool flag = !finite_row(obs.o, row, d) || !finite_row(obs.dq, row, d);
-      if (!obs.lse.empty() && n > 0 && !std::isfinite(obs.lse[row])) flag = true;
-      for (std::size_t e = 0; e < d && !flag && n > 0; ++e) {
-        double const x = obs.o[row * d + e];
-        double const pad = slack * std::max(std::fabs(lo[e]), std::fabs(hi[e]));
-        if (x < lo[e] - pad || x > hi[e] + pad) flag = true;
-      }
-      if (n == 0)
-        for (std::size_t e = 0; e < d && !flag; ++e) flag = obs.o[row * d + e] != 0.0;
-      if (flag) {
-        rows.push_back(row);
-        ++added;
-      }
-    }
-  }
-  return added;
-}
-
-void sort_unique(std::vector<std::size_t>& v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-}
-
-RowSample choose_sample(AttentionInputs const& in, AttentionOutputs const& obs, CheckOptions const& o,
-                        PrecisionRecipe const& recipe, CheckResult& result) {
-  AttentionShape const& s = in.shape;
-  double const work = double(s.batch) * s.heads_q * s.seqlen_q * double(s.seqlen_k) * s.head_dim;
-  bool const full = o.force_full || (o.sample_rows == 0 && work <= kFullCheckWork);
-  if (full) return RowSample::all(s, in.has_backward());
-  result.sampled = true;
-  RowSample sample;
-  add_structural_query_rows(s, sample.query_rows);
-  result.screened_rows = add_screened_rows(in, obs, recipe, sample.query_rows);
-  SeededRandom rng(o.sample_seed);
-  std::size_t const total_q = query_rows(s);
-  std::size_t const want_q = o.sample_rows ? o.sample_rows : kDefaultSampleRows;
-  for (std::size_t t = 0; t < want_q; ++t)
-    sample.query_rows.push_back(std::size_t(rng.uniform() * double(total_q)));
-  if (in.has_backward()) {
-    std::size_t const d = std::size_t(s.head_dim);
-    for (std::size_t h = 0; h < std::size_t(s.batch) * s.heads_kv; ++h) {
-      std::size_t const base = h * std::size_t(s.seqlen_k);
-      for (int j = 0; j < kStructuralEdgeRows && j < s.seqlen_k; ++j) {
-        sample.key_rows.push_back(base + std::size_t(j));
-        sample.key_rows.push_back(base + std::size_t(s.seqlen_k - 1 - j));
-      }
-    }
-    for (std::size_t c = 0; c < key_rows(s); ++c)
-      if (!finite_row(obs.dk, c, d) || !finite_row(obs.dv, c, d)) sample.key_rows.push_back(c);
-    std::size_t const want_k = o.sample_key_rows ? o.sample_key_rows : kDefaultSampleKeyRows;
-    for (std::size_t t = 0; t < want_k; ++t)
-      sample.key_rows.push_back(std::size_t(rng.uniform() * double(key_rows(s))));
-  }
-  sort_unique(sample.query_rows);
-  sort_unique(sample.key_rows);
-  return sample;
-}
 
 std::string describe_key_row(AttentionShape const& s, std::size_t c, int block_n) {
   RowIndex const x = key_row_index(s, c);
@@ -160,16 +57,19 @@ void collect_worst_rows(AttentionInputs const& in, CheckOptions const& o, CheckR
   r.worst_rows = std::move(all);
 }
 
-void cross_check_baseline(AttentionInputs const& in, CheckResult& r, int threads) {
-  RowSample sample = r.reference.sample;
-  if (r.sampled) sample.key_rows.clear();  // the baseline's dK/dV would need every row's statistics
-  SampledOutputs const base = standard_attention_sampled(in, r.recipe, sample, threads);
-  BaselineCrossCheck& b = r.baseline;
+// Standard attention in the same precision against the bounds: depends on the inputs only.
+BaselineCrossCheck cross_check_baseline(AttentionInputs const& in, PrecisionRecipe const& recipe,
+                                        bool sampled, SampledOutputs const& reference,
+                                        ElementBounds const& bounds, int threads) {
+  RowSample sample = reference.sample;
+  if (sampled) sample.key_rows.clear();  // the baseline's dK/dV would need every row's statistics
+  SampledOutputs const base = standard_attention_sampled(in, recipe, sample, threads);
+  BaselineCrossCheck b;
   b.done = true;
-  std::vector<double> const* refs[] = {&r.reference.o, &r.reference.lse, &r.reference.dq, &r.reference.dk,
-                                       &r.reference.dv};
+  std::vector<double> const* refs[] = {&reference.o, &reference.lse, &reference.dq, &reference.dk,
+                                       &reference.dv};
   std::vector<double> const* bases[] = {&base.o, &base.lse, &base.dq, &base.dk, &base.dv};
-  std::vector<double> const* taus[] = {&r.bounds.o, &r.bounds.lse, &r.bounds.dq, &r.bounds.dk, &r.bounds.dv};
+  std::vector<double> const* taus[] = {&bounds.o, &bounds.lse, &bounds.dq, &bounds.dk, &bounds.dv};
   for (int k = 0; k < 5; ++k) {
     std::vector<double> x = *bases[k];
     std::vector<double> const& ref = *refs[k];
@@ -192,6 +92,7 @@ void cross_check_baseline(AttentionInputs const& in, CheckResult& r, int threads
     b.above_bound.push_back(above);
     b.bound_over_error.push_back(m.rmse > 0.0 ? std::sqrt(tau_sq / double(x.size())) / m.rmse : 0.0);
   }
+  return b;
 }
 
 }  // namespace
@@ -210,15 +111,76 @@ std::string causal_convention(AttentionShape const& s) {
   return out.str();
 }
 
-CheckResult run_check(AttentionInputs const& inputs, AttentionOutputs const& observed,
-                      CheckOptions const& options, Diagnoser const& diagnoser) {
-  CheckResult r;
+PreparedCheck::PreparedCheck(AttentionInputs inputs, CheckOptions options)
+    : PreparedCheck(std::make_shared<AttentionInputs const>(std::move(inputs)), std::move(options), nullptr) {
+}
+
+PreparedCheck::PreparedCheck(std::shared_ptr<AttentionInputs const> inputs, CheckOptions options,
+                             AttentionOutputs const* screen)
+    : inputs_(std::move(inputs)), options_(std::move(options)) {
+  AttentionInputs const& in = *inputs_;
+  recipe_ = options_.use_custom_recipe ? options_.recipe : recipe_for(options_.claimed);
+  inputs_exact_ = !is_fp8(recipe_.claimed) && inputs_representable(in, recipe_.operands);
+  sampled_ = !checks_every_row(in.shape, options_.force_full, options_.sample_rows);
+  RowSample sample = sampled_ ? base_sample(in.shape, in.has_backward(), options_.sample_rows,
+                                            options_.sample_key_rows, options_.sample_seed)
+                              : RowSample::all(in.shape, in.has_backward());
+  if (sampled_ && screen) {  // one check of one output (run_check): its screened rows are known already
+    add_rows(sample.query_rows, screened_query_rows(in, *screen, recipe_));
+    if (in.has_backward()) add_rows(sample.key_rows, nonfinite_key_rows(in.shape, *screen));
+  }
+  basis_ = basis_for(std::move(sample));
+}
+
+PreparedCheck::Basis PreparedCheck::basis_for(RowSample sample) const {
+  AttentionInputs const& in = *inputs_;
+  Basis b;
+  b.reference = reference_sampled(in, sample, {options_.threads});
+  ToleranceOptions tol;
+  tol.kappa = options_.kappa;
+  tol.inputs_exact = inputs_exact_;
+  tol.threads = options_.threads;
+  tol.approximate_unsampled_row_stats = sampled_ && in.has_backward();
+  tol.reference = &b.reference;
+  b.bounds = tolerance_bounds(in, b.reference.sample, recipe_, tol);
+  if (options_.cross_check_baseline)
+    b.baseline = cross_check_baseline(in, recipe_, sampled_, b.reference, b.bounds, options_.threads);
+  return b;
+}
+
+CheckResult PreparedCheck::judge(AttentionOutputs const& observed, Diagnoser const& diagnoser) const {
+  AttentionInputs const& inputs = *inputs_;
   AttentionShape const& s = inputs.shape;
-  r.recipe = options.use_custom_recipe ? options.recipe : recipe_for(options.claimed);
+  CheckResult r;
+  // The screen of every row: a flagged row outside the prepared sample gets a basis of its own (the
+  // reference and bounds on the larger sample), so the verdict is the one a fresh check would give.
+  std::optional<Basis> extended;
+  if (sampled_) {
+    std::vector<std::size_t> const screened = screened_query_rows(inputs, observed, recipe_);
+    std::vector<std::size_t> const bad_keys =
+        inputs.has_backward() ? nonfinite_key_rows(s, observed) : std::vector<std::size_t>{};
+    r.screened_rows = screened.size();
+    auto const covered = [](std::vector<std::size_t> const& rows, std::vector<std::size_t> const& sorted) {
+      return std::all_of(rows.begin(), rows.end(), [&](std::size_t row) {
+        return std::binary_search(sorted.begin(), sorted.end(), row);
+      });
+    };
+    if (!covered(screened, basis_.reference.sample.query_rows) ||
+        !covered(bad_keys, basis_.reference.sample.key_rows)) {
+      RowSample sample = basis_.reference.sample;
+      add_rows(sample.query_rows, screened);
+      add_rows(sample.key_rows, bad_keys);
+      extended = basis_for(std::move(sample));
+      ++resampled_;
+    }
+  }
+  Basis const& basis = extended ? *extended : basis_;
+  r.recipe = recipe_;
+  r.sampled = sampled_;
+  r.inputs_exact = inputs_exact_;
   r.causal_convention = causal_convention(s);
   r.total_query_rows = query_rows(s);
   r.total_key_rows = inputs.has_backward() ? key_rows(s) : 0;
-  r.inputs_exact = !is_fp8(r.recipe.claimed) && inputs_representable(inputs, r.recipe.operands);
   if (!r.inputs_exact && !is_fp8(r.recipe.claimed))
     r.notes.push_back(std::string("inputs are not all representable in ") +
                       std::string(name(r.recipe.claimed)) +
@@ -228,22 +190,14 @@ CheckResult run_check(AttentionInputs const& inputs, AttentionOutputs const& obs
         "FP8: the bound allows FP8 quantisation of Q, K, V, dO with any per-tensor or per-block "
         "scaling, with or without incoherent processing; P with FlashAttention-3's 2^8 offset; O, dQ, "
         "dK, dV written in bf16");
-
-  RowSample const sample = choose_sample(inputs, observed, options, r.recipe, r);
-  r.reference = reference_sampled(inputs, sample, {options.threads});
-  ToleranceOptions tol;
-  tol.kappa = options.kappa;
-  tol.inputs_exact = r.inputs_exact;
-  tol.threads = options.threads;
-  tol.approximate_unsampled_row_stats = r.sampled && inputs.has_backward();
-  tol.reference = &r.reference;
-  r.approximate_key_stats = tol.approximate_unsampled_row_stats;
+  r.reference = basis.reference;
+  r.bounds = basis.bounds;
+  r.approximate_key_stats = sampled_ && inputs.has_backward();
   if (r.approximate_key_stats)
     r.notes.push_back(
         "dK/dV bounds on sampled key rows use, for unsampled query rows, the largest LSE and D "
         "variances of the sampled rows of the same head (a heuristic that keeps the check fast)");
-  r.bounds = tolerance_bounds(inputs, r.reference.sample, r.recipe, tol);
-  r.judgement = judge(s, r.reference, r.bounds, observed);
+  r.judgement = fl::numerics::judge(s, r.reference, r.bounds, observed);
   r.pass = r.judgement.pass;
   r.checked_query_rows = r.reference.sample.query_rows.size();
   r.checked_key_rows = r.reference.sample.key_rows.size();
@@ -254,8 +208,8 @@ CheckResult run_check(AttentionInputs const& inputs, AttentionOutputs const& obs
                       (inputs.has_backward() ? ", " + std::to_string(r.checked_key_rows) + " of " +
                                                    std::to_string(r.total_key_rows) + " key rows"
                                              : std::string()));
-  collect_worst_rows(inputs, options, r);
-  if (options.cross_check_baseline) cross_check_baseline(inputs, r, options.threads);
+  collect_worst_rows(inputs, options_, r);
+  r.baseline = basis.baseline;
   if (r.baseline.done)
     for (std::size_t k = 0; k < r.baseline.above_bound.size(); ++k)
       if (r.baseline.above_bound[k] > 0)
@@ -277,6 +231,13 @@ CheckResult run_check(AttentionInputs const& inputs, AttentionOutputs const& obs
               [](DiagnosisEntry const& a, DiagnosisEntry const& b) { return a.match_error < b.match_error; });
   }
   return r;
+}
+
+CheckResult run_check(AttentionInputs const& inputs, AttentionOutputs const& observed,
+                      CheckOptions const& options, Diagnoser const& diagnoser) {
+  // Not owned: the prepared check lives only for this call, and the inputs may be large (fa-check).
+  std::shared_ptr<AttentionInputs const> const borrowed(std::shared_ptr<void>(), &inputs);
+  return PreparedCheck(borrowed, options, &observed).judge(observed, diagnoser);
 }
 
 }  // namespace fl::numerics

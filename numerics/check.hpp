@@ -6,6 +6,7 @@
 // (numerics/diagnosis/ plugs the mutant catalogue in there).
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,47 @@ struct CheckResult {
   std::string causal_convention;  // one line, printed in every report
   SampledOutputs reference;       // for reports (per-row errors along the sequence)
   ElementBounds bounds;
+};
+
+// The check cut where the outputs enter: prepare once, judge many. What depends on the inputs only (the row
+// sample without the screened rows, the float64 reference on it, the tolerance bound of every sampled
+// element, the same-precision baseline) is computed once; judge() screens the outputs, judges every element
+// and lists the worst rows. A screened row outside the prepared sample gets the reference and bounds on the
+// larger sample for that call, so every verdict is the one run_check gives (run_check is this class).
+// The tuner verifies every candidate of a problem on the same inputs (tuner/tune/reference_cache).
+class PreparedCheck {
+ public:
+  PreparedCheck(AttentionInputs inputs, CheckOptions options);
+
+  CheckResult judge(AttentionOutputs const& observed, Diagnoser const& diagnoser = {}) const;
+
+  AttentionInputs const& inputs() const { return *inputs_; }
+  CheckOptions const& options() const { return options_; }
+  bool sampled() const { return sampled_; }
+  RowSample const& sample() const { return basis_.reference.sample; }
+  // judge() calls whose screen flagged a row outside the prepared sample (each paid a new reference).
+  std::size_t resampled() const { return resampled_; }
+
+ private:
+  friend CheckResult run_check(AttentionInputs const&, AttentionOutputs const&, CheckOptions const&,
+                               Diagnoser const&);
+  struct Basis {
+    SampledOutputs reference;
+    ElementBounds bounds;
+    BaselineCrossCheck baseline;
+  };
+  // `screen`: outputs whose screened rows join the sample from the start (run_check judges one output).
+  PreparedCheck(std::shared_ptr<AttentionInputs const> inputs, CheckOptions options,
+                AttentionOutputs const* screen);
+  Basis basis_for(RowSample sample) const;
+
+  std::shared_ptr<AttentionInputs const> inputs_;
+  CheckOptions options_;
+  PrecisionRecipe recipe_;
+  bool inputs_exact_ = true;
+  bool sampled_ = false;
+  Basis basis_;
+  mutable std::size_t resampled_ = 0;
 };
 
 CheckResult run_check(AttentionInputs const& inputs, AttentionOutputs const& observed,

@@ -55,4 +55,15 @@ std::string describe(Problem const& p) {
          (s.causal ? " causal " : " full ") + direction_name(p.direction) + fp8_suffix(p);
 }
 
+numerics::PrecisionRecipe recipe_of(Problem const& problem) {
+  numerics::PrecisionRecipe recipe = numerics::recipe_for(problem.dtype);
+  if (numerics::is_fp8(problem.dtype)) {
+    recipe.fp8_scaling = problem.fp8.scaling;
+    recipe.fp8_block_rows = problem.fp8.block_rows;
+    recipe.incoherent = problem.fp8.incoherent;
+    recipe.incoherent_seed = problem.fp8.incoherent_seed;
+  }
+  return recipe;
+}
+
 }  // namespace fl::tuner

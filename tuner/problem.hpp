@@ -50,6 +50,10 @@ Problem headline_problem(int seqlen, int head_dim, bool causal, numerics::Precis
 // "b4 h16/16 n4096x4096 d128 bf16 causal fwd": one line for tables and logs.
 std::string describe(Problem const& problem);
 
+// What a kernel for `problem` rounds: numerics' recipe for the dtype, with the problem's FP8 scaling, block
+// rows and incoherent rotation (the check's recipe, and the operands an FP8 kernel is given).
+numerics::PrecisionRecipe recipe_of(Problem const& problem);
+
 std::string direction_name(Direction direction);
 
 }  // namespace fl::tuner

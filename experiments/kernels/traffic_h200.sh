@@ -5,13 +5,11 @@
 # --launch-once`: no checks, no timing), with --clock-control none (the GPU's own clocks, as timed runs
 # see them); the sum over the sequence's kernels is one forward's traffic. Device memory is what the
 # problem allocates (fa-bench's "MiB" column: Q, K, V, O, LSE and the family's scratch; naive's n^2 S and P).
-#   device call: cd .carry/gpu && bash kernels/traffic_h200.sh   (build-portable.sh copies this folder)
+#   device call, from the repository root with .carry/gpu carried:  bash scripts/gpu.sh traffic
 set -uo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=${CARRY:?run through scripts/gpu.sh (CARRY: the carried bin/ and kernels_src/)}
 out=${OUT:-/tmp/flashlab-out}/traffic
 mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export FA_KERNELS_DIR="$here/kernels_src" XDG_CACHE_HOME=/tmp/flashlab-cache
 seqlens=${SEQLENS:-1024 2048 4096 8192 16384}
 echo "family,seqlen,kernels,dram_read_bytes,dram_write_bytes,device_bytes" >"$out/traffic.csv"
 for fam in ${FAMILIES:-naive fa1 fa2_sm80}; do

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Our best kernels beside PyTorch's FlashAttention-2 and cuDNN backends, in ONE device run, and the dated
-# table of TFLOP/s and ratios (issue 5, items 7-8). Runs from the carried folder (.carry/gpu, made by
-# scripts/build-portable.sh, which copies this folder to .carry/gpu/peers):
-#   device call: cd .carry/gpu && bash peers/run_h200.sh
+# table of TFLOP/s and ratios (issue 5, items 7-8). Device call, from the repository root with .carry/gpu
+# carried (scripts/build-portable.sh):  bash scripts/gpu.sh peers
 # Environment (all optional): DTYPES (bf16,fp16), HEAD_DIMS (64,128), SEQLENS (1024,...,16384),
 #   DIRECTIONS ("fwd bwd"), FWD_FAMILY (fa2_sm80), BWD_FAMILY (fa2_sm80_bwd), FWD_CONFIG / BWD_CONFIG
 #   (a --config for fa-bench; unset: each problem's family default, the best measured config).
@@ -10,11 +9,10 @@
 # warm-up, median of 30 with p20/p80, input sets rotated past the L2; TFLOP/s by the FlashAttention
 # convention. Ours are checked against the float64 reference before they are timed (fa-bench).
 set -uo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=${CARRY:?run through scripts/gpu.sh (CARRY: the carried bin/ and kernels_src/)}
+scripts=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/flashlab-out}/peers
 mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export FA_KERNELS_DIR="$here/kernels_src" XDG_CACHE_HOME=/tmp/flashlab-cache PYTHONUNBUFFERED=1
 dtypes=${DTYPES:-bf16,fp16}
 dims=${HEAD_DIMS:-64,128}
 seqlens=${SEQLENS:-1024,2048,4096,8192,16384}
@@ -22,7 +20,7 @@ directions=${DIRECTIONS:-fwd bwd}
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
-  echo "command: DTYPES=$dtypes HEAD_DIMS=$dims SEQLENS=$seqlens DIRECTIONS=\"$directions\" bash peers/run_h200.sh"
+  echo "command: DTYPES=$dtypes HEAD_DIMS=$dims SEQLENS=$seqlens DIRECTIONS=\"$directions\" bash scripts/gpu.sh peers"
 } | tee "$out/header.txt"
 for dir in $directions; do
   if [ "$dir" = fwd ]; then fam=${FWD_FAMILY:-fa2_sm80} cfg=${FWD_CONFIG:-}; else fam=${BWD_FAMILY:-fa2_sm80_bwd} cfg=${BWD_CONFIG:-}; fi
@@ -31,8 +29,8 @@ for dir in $directions; do
   echo "fa-bench $fam $dir rc=$? ($(tail -n 1 "$out/bench_${fam}_${dir}.txt"))"
 done
 bwd_flag=""; [[ " $directions " == *" bwd "* ]] && bwd_flag=--bwd
-python3 "$here/peers/peers.py" $bwd_flag --dtype "$dtypes" --head-dim "$dims" --seqlen "$seqlens" \
+python3 "$scripts/peers.py" $bwd_flag --dtype "$dtypes" --head-dim "$dims" --seqlen "$seqlens" \
   --out "$out/peers.csv" >"$out/peers.txt" 2>&1
 echo "peers.py rc=$?"
-{ cat "$out/header.txt"; echo; python3 "$here/peers/compare.py" "$out"; } >"$out/table.md"
+{ cat "$out/header.txt"; echo; python3 "$scripts/compare.py" "$out"; } >"$out/table.md"
 cat "$out/table.md"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The tuner on the H200 (issue 6 item 9), with the binaries of the carried folder (.carry/gpu, built by
-# scripts/build-portable.sh; peers/ is copied there by it): from the repository root on the device,
-#   STAGES=A bash experiments/tuner/run_h200.sh      then      STAGES=BCD bash experiments/tuner/run_h200.sh
+# scripts/build-portable.sh): from the repository root on the device,
+#   STAGES=A bash scripts/gpu.sh experiment tuner      then      STAGES=BCD bash scripts/gpu.sh experiment tuner
 # Logs, JSON and the dated table go under $OUT.
 #
 # Question: what does tuning buy over each family's hand-picked default, how far are we from PyTorch's
@@ -32,11 +32,9 @@
 set -u
 stages=${STAGES:-ABCD}
 script_dir=$(cd "$(dirname "$0")" && pwd)
-here=${CARRY:-$script_dir}
-[ -x "$here/bin/fa-tune" ] || here=$(cd "$script_dir/../.." && pwd)/.carry/gpu
-out=${OUT:-/tmp/flashlab-out}
+here=${CARRY:?run through scripts/gpu.sh (CARRY: the carried bin/ and kernels_src/)}
+out=${OUT:-/tmp/flashlab-out}/tuner
 mkdir -p "$out"
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64 FA_KERNELS_DIR="$here/kernels_src" XDG_CACHE_HOME=/tmp/flashlab-cache
 cd "$here"
 day=$(date -u +%Y-%m-%d)
 db_a=/tmp/flashlab-bench/space.sqlite
@@ -91,7 +89,7 @@ fi
 
 # C. peers, same shapes, same protocol, same run
 if [[ $stages == *C* ]]; then
-s=$(date +%s); timeout 120 python3 peers/peers.py --out "$out/peers_fwd.csv" --dtype $dtypes --head-dim $dims --seqlen 4096,$other_n \
+s=$(date +%s); timeout 120 python3 "$script_dir/../peers/peers.py" --out "$out/peers_fwd.csv" --dtype $dtypes --head-dim $dims --seqlen 4096,$other_n \
   >"$out/peers_fwd.txt" 2>&1
 note "C peers rc=$? $(( $(date +%s) - s )) s"
 fi

@@ -206,3 +206,19 @@ TEST_CASE("migrating a tuned v4 database to v5 keeps its measurements and best c
       db.execute("INSERT INTO tuning_runs (started_at, command, repeat_index) VALUES ('x', 'y', 2)"),
       fl::db::DatabaseError);  // a repeat names its series
 }
+
+// Every table of the current schema has a writer in db/: numerics_runs (version 3) had none and is dropped by
+// version 7, on a database that has rows elsewhere as well.
+TEST_CASE("version 7 drops numerics_runs and keeps the mutation runs", "[db][schema]") {
+  Database db(":memory:");
+  migrate(db, 6);
+  db.execute(
+      "INSERT INTO mutation_runs (started_at, command, target, family, dtype, mutation_score, passed) VALUES "
+      "('2026-12-01T00:00:00.000Z', 'fa-mutate', 'cpu', 'fa2', 'bf16', 100.0, 1);");
+  migrate(db, 7);
+  CHECK(count(db, "mutation_runs") == 1);
+  auto table =
+      db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'numerics_runs'");
+  REQUIRE(table.step());
+  CHECK(table.column_int64(0) == 0);
+}

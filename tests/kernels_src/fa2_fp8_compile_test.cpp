@@ -1,6 +1,6 @@
 // fa2_fp8 under NVRTC on this machine (no GPU needed): the default configs compile for sm_89 and sm_90a
 // without spills on sm_90a, a spread of the search space compiles for both, every config of the space at
-// d 64 and 128 compiles (hidden: minutes on two cores; scripts/device-fp8.sh runs it), configs the
+// d 64 and 128 compiles (hidden: minutes on two cores; scripts/gpu.sh fp8 runs it), configs the
 // host-side constraints reject are rejected by the kernel's static_asserts too, and the two FP8 mutant
 // switches sit at exactly one line each, where fa-mutate --target gpu finds them.
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // fa2_fp8 on the GPU: the default config of every problem class (d 64 and 128, causal and not, e4m3 per
 // tensor and per block, e5m2 per tensor) on the small awkward problems (odd n, fully masked causal rows,
 // n_q != n_k, GQA) and every input family, judged by numerics' run_check at the FP8 claimed precision.
-// Skipped where there is no GPU (the lead runs it on the H200: scripts/device-fp8.sh).
+// Skipped where there is no GPU (the lead runs it on the H200: scripts/gpu.sh fp8).
 #include <catch2/catch.hpp>
 
 #include "runtime/device.hpp"

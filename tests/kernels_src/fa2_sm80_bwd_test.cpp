@@ -1,8 +1,8 @@
 // The backward families (fa2_sm80_bwd in both dQ modes, fa1_bwd): their default configs compile without
 // spills (NVRTC, no GPU needed); every config of both spaces compiles ([.nvrtc-space], run where there are
-// cores: scripts/device-bwd.sh); host constraints and static_asserts agree; each backward mutant switch sits
-// once per kernel path. On the GPU: the defaults are correct on every input family, the deterministic
-// mode gives the same bits run to run, and the backward mutants are caught in every path.
+// cores: `BWD_SPACE=1 scripts/gpu.sh bwd`); host constraints and static_asserts agree; each backward mutant
+// switch sits once per kernel path. On the GPU: the defaults are correct on every input family, the
+// deterministic mode gives the same bits run to run, and the backward mutants are caught in every path.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -138,8 +138,9 @@ TEST_CASE("backward mutant switches: one line per kernel path, all compile", "[k
 }
 
 TEST_CASE("every config of both backward spaces compiles for sm_90a", "[.nvrtc-space][kernels]") {
-  // Hidden: ~100 NVRTC programs per head dim, minutes on this machine's 2 cores; scripts/device-bwd.sh
-  // runs it on the GPU machine's 16. Spills are allowed here (the tuner prunes them after compiling).
+  // Hidden: ~100 NVRTC programs per head dim, minutes on this machine's 2 cores; BWD_SPACE=1
+  // scripts/gpu.sh bwd runs it on the GPU machine's 16. Spills are allowed here (the tuner prunes them after
+  // compiling).
   Fa2Sm80BwdFamily const fa2;
   Fa1BwdFamily const fa1;
   unsigned const threads = std::max(1u, std::thread::hardware_concurrency());

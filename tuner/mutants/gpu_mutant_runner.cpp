@@ -186,7 +186,7 @@ Family const& GpuMutantRunner::family_for(Problem const& problem) const {
 
 Config GpuMutantRunner::config_for(Problem const& problem) const {
   // A backward runs its reproducible config: bwd-race is caught by reruns that must agree bit for bit, and
-  // fa2_sm80_bwd's default (dQ by fp32 atomics) differs in the last bits from run to run by design.
+  // fa2_sm80_bwd's atomic-dQ configs (in its space, not its default) differ in the last bits run to run.
   if (problem.direction == Direction::backward) return family_for(problem).reproducible_config(problem);
   Family const& family = family_for(problem);
   Config const fallback = family.default_config(problem);

@@ -21,7 +21,7 @@
 #include <string>
 #include <utility>
 
-#include "numerics/mutants/mutant_runner.hpp"
+#include "numerics/campaign/mutant_runner.hpp"
 #include "runtime/compile_request.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "runtime/result.hpp"

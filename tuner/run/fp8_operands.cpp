@@ -4,26 +4,29 @@
 
 #include <stdexcept>
 
-#include "numerics/fp8_quantization.hpp"
-#include "numerics/incoherent_processing.hpp"
+#include "numerics/quantized_operands.hpp"
 
 namespace fl::tuner {
 
 namespace {
 
-struct Quantised {
-  std::vector<std::uint8_t> codes;
-  std::vector<float> descales;
-  int block_rows = 0;
-};
+std::vector<std::uint8_t> codes_of(std::vector<float> const& values, numerics::Precision format) {
+  std::vector<std::uint8_t> codes(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) codes[i] = fp8_code(values[i], format);
+  return codes;
+}
 
-Quantised quantise(std::vector<double> const& x, int matrices, int rows, int cols, Problem const& p) {
-  auto const t = numerics::quantize_fp8(x, matrices, rows, cols, p.dtype, p.fp8.scaling, p.fp8.block_rows);
-  Quantised out;
-  out.codes.resize(t.codes.size());
-  for (std::size_t i = 0; i < t.codes.size(); ++i) out.codes[i] = fp8_code(t.codes[i], p.dtype);
-  out.descales = t.descales;
-  out.block_rows = t.block_rows;
+// numerics' one descale per row, back to the kernel's one per tensor or per (matrix, block of rows): the
+// descale of a block is that of its first row.
+std::vector<float> descales_of(std::vector<float> const& per_row, int matrices, int rows, Problem const& p) {
+  if (p.fp8.scaling == numerics::Fp8Scaling::per_tensor) return {per_row.front()};
+  int const block_rows = p.fp8.block_rows;
+  int const blocks = (rows + block_rows - 1) / block_rows;
+  std::vector<float> out;
+  out.reserve(std::size_t(matrices) * std::size_t(blocks));
+  for (int m = 0; m < matrices; ++m)
+    for (int b = 0; b < blocks; ++b)
+      out.push_back(per_row[std::size_t(m) * rows + std::size_t(b) * block_rows]);
   return out;
 }
 
@@ -41,26 +44,22 @@ Fp8Operands quantize_fp8_operands(Problem const& problem, HostInputs const& inpu
   if (inputs.q.size() != s.q_elements() || inputs.k.size() != s.kv_elements() ||
       inputs.v.size() != s.kv_elements())
     throw std::invalid_argument("quantize_fp8_operands: Q, K, V sizes do not match " + describe(problem));
-  std::vector<double> q(inputs.q.begin(), inputs.q.end());
-  std::vector<double> k(inputs.k.begin(), inputs.k.end());
-  std::vector<double> const v(inputs.v.begin(), inputs.v.end());
-  if (problem.fp8.incoherent) {
-    // (Q M)(K M)^T = Q K^T: the output is unchanged, outliers are spread before quantisation.
-    auto const t = numerics::make_incoherent_transform(s.head_dim, problem.fp8.incoherent_seed);
-    numerics::apply_incoherent(t, q);
-    numerics::apply_incoherent(t, k);
-  }
+  // numerics' operands, as its emulations and tolerance model see them (the incoherent rotation of Q and K
+  // included: (Q M)(K M)^T = Q K^T), encoded as the kernel reads them.
+  numerics::AttentionInputs in;
+  in.shape = s;
+  in.q.assign(inputs.q.begin(), inputs.q.end());
+  in.k.assign(inputs.k.begin(), inputs.k.end());
+  in.v.assign(inputs.v.begin(), inputs.v.end());
+  auto const ops = numerics::quantize_operands(in, recipe_of(problem));
   int const q_mats = s.batch * s.heads_q, kv_mats = s.batch * s.heads_kv;
-  auto qq = quantise(q, q_mats, s.seqlen_q, s.head_dim, problem);
-  auto kq = quantise(k, kv_mats, s.seqlen_k, s.head_dim, problem);
-  auto vq = quantise(v, kv_mats, s.seqlen_k, s.head_dim, problem);
   Fp8Operands out;
-  out.q = std::move(qq.codes);
-  out.k = std::move(kq.codes);
-  out.v = std::move(vq.codes);
-  out.q_descale = std::move(qq.descales);
-  out.k_descale = std::move(kq.descales);
-  out.v_descale = std::move(vq.descales);
+  out.q = codes_of(ops.q, problem.dtype);
+  out.k = codes_of(ops.k, problem.dtype);
+  out.v = codes_of(ops.v, problem.dtype);
+  out.q_descale = descales_of(ops.q_descale, q_mats, s.seqlen_q, problem);
+  out.k_descale = descales_of(ops.k_descale, kv_mats, s.seqlen_k, problem);
+  out.v_descale = descales_of(ops.v_descale, kv_mats, s.seqlen_k, problem);
   out.per_tensor = problem.fp8.scaling == numerics::Fp8Scaling::per_tensor;
   out.block_rows = out.per_tensor ? 0 : problem.fp8.block_rows;
   return out;

@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-#include "numerics/check.hpp"
 #include "numerics/reference.hpp"
 
 namespace fl::tuner {
@@ -65,22 +64,20 @@ HostOutputs reference_forward(Problem const& problem, HostInputs const& in) {
   return out;
 }
 
-Verdict judge_forward(Problem const& problem, HostInputs const& in, HostOutputs const& out,
-                      std::size_t sample_rows, std::uint64_t seed) {
+numerics::CheckOptions check_options(Problem const& problem, std::size_t sample_rows, std::uint64_t seed) {
   numerics::CheckOptions options;
   options.claimed = problem.dtype;
   if (numerics::is_fp8(problem.dtype)) {
     // The bound allows any FP8 scaling; the recipe says which one the kernel used (reports, diagnosis).
-    options.recipe = numerics::recipe_for(problem.dtype);
-    options.recipe.fp8_scaling = problem.fp8.scaling;
-    options.recipe.fp8_block_rows = problem.fp8.block_rows;
-    options.recipe.incoherent = problem.fp8.incoherent;
-    options.recipe.incoherent_seed = problem.fp8.incoherent_seed;
+    options.recipe = recipe_of(problem);
     options.use_custom_recipe = true;
   }
   options.sample_rows = sample_rows;
   options.sample_seed = seed;
-  auto const result = numerics::run_check(to_numerics(problem, in), to_numerics(out), options);
+  return options;
+}
+
+Verdict verdict_of(numerics::CheckResult const& result) {
   std::string text = result.pass ? "pass" : "FAIL";
   for (auto const& j : result.judgement.outputs) {
     if (!j.checked) continue;
@@ -95,6 +92,12 @@ Verdict judge_forward(Problem const& problem, HostInputs const& in, HostOutputs 
     text += "; worst " + result.worst_rows.front().output + " row " +
             std::to_string(result.worst_rows.front().row) + " (" + result.worst_rows.front().properties + ")";
   return {result.pass, text};
+}
+
+Verdict judge_forward(Problem const& problem, HostInputs const& in, HostOutputs const& out,
+                      std::size_t sample_rows, std::uint64_t seed) {
+  return verdict_of(numerics::run_check(to_numerics(problem, in), to_numerics(out),
+                                        check_options(problem, sample_rows, seed)));
 }
 
 }  // namespace fl::tuner

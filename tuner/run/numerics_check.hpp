@@ -6,6 +6,7 @@
 #include <string>
 
 #include "numerics/attention_tensors.hpp"
+#include "numerics/check.hpp"
 #include "numerics/input_families.hpp"
 #include "tuner/problem.hpp"
 #include "tuner/run/host_tensors.hpp"
@@ -31,6 +32,13 @@ numerics::AttentionOutputs to_numerics(HostOutputs const& out);
 // O (rounded to the dtype, as a kernel writes it) and LSE of the float64 reference: the forward outputs
 // a backward kernel reads, so that the backward is judged on its own. Every row: small problems only.
 HostOutputs reference_forward(Problem const& problem, HostInputs const& in);
+
+// The options of every check of our kernels: the problem's dtype as the claimed precision (FP8: the
+// problem's scaling in the recipe), `sample_rows` (0: numerics' default), the sample seed.
+numerics::CheckOptions check_options(Problem const& problem, std::size_t sample_rows, std::uint64_t seed);
+
+// One line: pass/FAIL, worst element ratio to its bound per output, rows checked; the worst row on a failure.
+Verdict verdict_of(numerics::CheckResult const& result);
 
 // numerics::run_check with the problem's dtype as the claimed precision; judges dQ, dK, dV too when `out`
 // carries them (and `in` carries dO). sample_rows = 0: numerics'

@@ -1,16 +1,10 @@
 #pragma once
-// numerics::run_check split into what depends on the inputs only (the row sample, the float64 reference on
-// those rows, the tolerance bound of every sampled element) and what depends on a kernel's outputs (the
-// screen of every row, the per-element verdict). The tuner verifies every candidate on the same inputs, so
-// the first half is computed once per (problem, input family, seed, dtype, direction) and the second half per
-// candidate: the same inputs, the same reference, the same bounds, the same verdict, only not recomputed.
-//
-// Exactness: run_check's sample is the structural rows, the seeded random rows and every row its cheap
-// screen flags in the observed outputs (non-finite values, O outside the range of V). The prepared sample is
-// the first two; when the screen flags a row outside it, the check falls back to numerics::run_check
-// (through judge_forward) unchanged, so the verdict is the same by construction either way. A correct kernel
-// is never flagged; a flagged one is almost always wrong and pays the full check once.
-// tests/tuner/tune/prepared_check_test.cpp compares both on passing, failing and screened outputs.
+// numerics::PreparedCheck (prepare once, judge many) on the tuner's types: the tuner verifies every candidate
+// on the same inputs, so the row sample, the float64 reference on it and the tolerance bounds are computed
+// once per (problem, input family, seed, dtype, direction) and each candidate pays only the screen of its
+// outputs and the per-element verdict. The verdict and its summary are judge_forward's by construction (the
+// same numerics check, the same options, the same summary line); tests/tuner/tune/prepared_check_test.cpp
+// compares both on passing, failing and screened outputs.
 #include <cstddef>
 #include <cstdint>
 
@@ -22,37 +16,28 @@ namespace fl::tuner {
 class PreparedCheck {
  public:
   // The same arguments as judge_forward: claimed precision = problem.dtype, sample_rows (0: numerics'
-  // default: every row of a small problem), sample seed. `inputs` are kept (the screen reads V; a fallback
-  // re-runs the whole check on them).
+  // default: every row of a small problem), sample seed. `inputs` are kept (the screen reads V).
   PreparedCheck(Problem const& problem, HostInputs inputs, std::size_t sample_rows, std::uint64_t seed);
 
-  // The verdict judge_forward(problem, inputs, out, sample_rows, seed) would give, with the same summary
-  // (on an exact tie between two worst rows the one named may differ: run_check's order there is
-  // unspecified).
+  // The verdict judge_forward(problem, inputs, out, sample_rows, seed) would give, with the same summary.
   Verdict judge(HostOutputs const& out) const;
 
   Problem const& problem() const { return problem_; }
   HostInputs const& inputs() const { return inputs_; }
-  bool sampled() const { return sampled_; }
-  numerics::RowSample const& sample() const { return reference_.sample; }
-  // How many judge() calls fell back to the full numerics::run_check (screen flagged a row off the sample).
+  bool sampled() const { return check_.sampled(); }
+  numerics::RowSample const& sample() const { return check_.sample(); }
+  // judge() calls that were not a pass on the prepared sample alone: a failure, or a screened row off the
+  // sample (which paid a new reference).
   std::size_t fallbacks() const { return fallbacks_; }
 
  private:
   Problem problem_;
   HostInputs inputs_;
-  std::size_t sample_rows_;
-  std::uint64_t seed_;
-  numerics::PrecisionRecipe recipe_;
-  bool sampled_ = false;
-  numerics::SampledOutputs reference_;
-  numerics::ElementBounds bounds_;
+  numerics::PreparedCheck check_;
   mutable std::size_t fallbacks_ = 0;
 };
 
-// The rows run_check's screen adds to a sample (flat query rows, ascending): rows with a non-finite O, dQ or
-// LSE (LSE only where a key is visible), O outside the range of the V rows it averages (padded by the
-// rounding slack of the recipe), or a nonzero O on a fully masked row. Mirrors numerics/check.cpp.
+// The rows numerics' screen flags (numerics::screened_query_rows) for outputs in the tuner's types.
 std::vector<std::size_t> screened_rows(numerics::AttentionShape const& shape, std::vector<float> const& v,
                                        HostOutputs const& out, numerics::PrecisionRecipe const& recipe);
 

@@ -9,7 +9,7 @@
 #include "numerics/diagnosis/diagnose.hpp"
 #include "numerics/emulator/emulator.hpp"
 #include "numerics/input_families.hpp"
-#include "numerics/mutants/verifier_judge.hpp"
+#include "numerics/campaign/verifier_judge.hpp"
 
 namespace {
 

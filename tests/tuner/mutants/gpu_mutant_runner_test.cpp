@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "numerics/mutants/mutation_campaign.hpp"
-#include "numerics/mutants/verifier_judge.hpp"
+#include "numerics/campaign/mutation_campaign.hpp"
+#include "numerics/campaign/verifier_judge.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
@@ -185,7 +185,7 @@ TEST_CASE("fa-mutate's campaign on fa2_sm80 kills and names every applicable mut
   auto const& device = context->info();
   auto arch = runtime::arch_for_device(device.cc_major, device.cc_minor);
   REQUIRE(arch);
-  // FA_KERNELS_DIR first: the device runs a copy of the checkout (scripts/device-gpu-tests.sh sets it).
+  // FA_KERNELS_DIR first: the device runs a copy of the checkout (scripts/gpu.sh sets it).
   auto const kernels_dir = runtime::resolve_kernels_dir();
   REQUIRE(kernels_dir);
   auto runner = GpuMutantRunner::create({"fa2_sm80", kernels_dir.value(), arch.value(), {}, 64, 32});

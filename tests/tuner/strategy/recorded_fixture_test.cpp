@@ -1,5 +1,5 @@
 // Strategies against a REAL tuning run: fa2_sm80, bf16, d 128, n 4096, non-causal, headline shape
-// (b4 h16), every config of the space measured on the H200 by scripts/device-tune-fixture.sh and committed
+// (b4 h16), every config of the space measured on the H200 by `scripts/gpu.sh fixture` and committed
 // as tests/tuner/data/fa2_sm80_h200_bf16_d128_n4096_full.tsv (fa-tune --export-measurements).
 //
 // Until that file is committed this test is skipped with a message that says so (no synthetic stand-in:
@@ -62,7 +62,7 @@ TEST_CASE("strategies on the recorded H200 run: exhaustive finds the optimum, ra
   auto const path = std::filesystem::path(FA_TEST_DATA_DIR) / kFixture;
   if (!std::filesystem::exists(path)) {
     std::string const why = "skipped: the recorded H200 fixture " + path.string() +
-                            " is not committed yet (the lead records it with scripts/device-tune-fixture.sh)";
+                            " is not committed yet (the lead records it with scripts/gpu.sh fixture)";
     // Run alone (as CTest runs every test case), exit with CTest's skip code so it shows as skipped, not
     // passed; inside a run of many tests, say so and go on.
     auto const config = Catch::getCurrentContext().getConfig();

@@ -1,0 +1,27 @@
+#pragma once
+// The CPU target of fa-mutate: the tiled emulator with one mutant switch on.
+#include "numerics/emulator/emulator.hpp"
+#include "numerics/campaign/mutant_runner.hpp"
+
+namespace fl::numerics::mutants {
+
+class CpuMutantRunner final : public MutantRunner {
+ public:
+  CpuMutantRunner(emulator::LoopOrder order, emulator::TileConfig tiles, int threads = 0);
+  std::string_view target() const override { return "cpu"; }
+  std::string family() const override;
+  std::optional<std::string> not_applicable(MutantId id, Precision precision) const override;
+  AttentionOutputs run(std::optional<MutantId> mutant, AttentionInputs const& inputs,
+                       Precision precision) override;
+  bool has_backward(Precision) const override { return true; }
+  std::string config_json(std::optional<MutantId> mutant, AttentionShape const& shape,
+                          Precision precision) const override;
+  emulator::TileConfig tiles() const { return tiles_; }
+
+ private:
+  emulator::LoopOrder order_;
+  emulator::TileConfig tiles_;
+  int threads_;
+};
+
+}  // namespace fl::numerics::mutants

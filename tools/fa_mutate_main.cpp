@@ -1,0 +1,335 @@
+// fa-mutate: proves the verifier by building known-wrong online-softmax variants (the mutant catalogue),
+// running each over the input families and checking that fa-check's rule fails it and its diagnosis names
+// it. Exit 0 when every non-equivalent mutant is killed and named correctly and the correct variant passes
+// every input; 1 otherwise (or when a target fails); 2 for bad options or an unavailable target; 3 for
+// --target gpu without a CUDA driver or device.
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "common/atomic_file.hpp"
+#include "common/exit_codes.hpp"
+#include "common/input_limits.hpp"
+#include "common/temporary_files.hpp"
+#include "common/strict_command_line.hpp"
+#include "db/schema.hpp"
+#include "numerics/campaign/campaign_report.hpp"
+#include "numerics/campaign/cpu_runner.hpp"
+#include "numerics/campaign/failure_dump.hpp"
+#include "numerics/campaign/mutation_campaign.hpp"
+#include "numerics/campaign/mutation_store.hpp"
+#include "numerics/campaign/verifier_judge.hpp"
+#ifdef FL_FA_MUTATE_WITH_GPU  // fa-mutate links fl_tuner (tools/CMakeLists.txt); fl_numerics never does
+#include "tuner/mutants/gpu_mutant_target.hpp"
+#include "tuner/tune/gpu_backend.hpp"
+#endif
+
+namespace po = boost::program_options;
+namespace mut = fl::numerics::mutants;
+namespace emu = fl::numerics::emulator;
+using fl::numerics::Precision;
+
+namespace {
+
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<std::string> split_list(std::vector<std::string> const& raw) {
+  std::vector<std::string> out;
+  for (auto const& item : raw) {
+    std::stringstream in(item);
+    std::string part;
+    while (std::getline(in, part, ','))
+      if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+std::vector<Precision> parse_dtypes(std::vector<std::string> const& raw) {
+  std::vector<Precision> out;
+  for (auto const& text : split_list(raw)) {
+    auto p = fl::numerics::parse_precision(text);
+    if (!p) throw BadInput("--dtype " + text + ": allowed fp32, fp16, bf16, fp8_e4m3, fp8_e5m2");
+    out.push_back(*p);
+  }
+  return out;
+}
+
+std::vector<emu::LoopOrder> parse_cpu_families(std::vector<std::string> const& raw) {
+  std::vector<emu::LoopOrder> out;
+  for (auto const& text : split_list(raw)) {
+    if (text == "fa1")
+      out.push_back(emu::LoopOrder::fa1);
+    else if (text == "fa2")
+      out.push_back(emu::LoopOrder::fa2);
+    else
+      throw BadInput("--family " + text + ": allowed for --target cpu: fa1, fa2");
+  }
+  return out;
+}
+
+std::vector<mut::MutantId> parse_mutants(std::vector<std::string> const& raw) {
+  std::vector<mut::MutantId> out;
+  for (auto const& text : split_list(raw)) {
+    auto id = mut::find_mutant(text);
+    if (!id) throw BadInput("--mutant " + text + ": not in the catalogue (fa-mutate --list shows it)");
+    out.push_back(*id);
+  }
+  return out;
+}
+
+std::vector<fl::numerics::InputFamily> parse_inputs(std::vector<std::string> const& raw) {
+  std::vector<fl::numerics::InputFamily> out;
+  for (auto const& text : split_list(raw)) {
+    auto f = fl::numerics::parse_input_family(text);
+    if (!f) throw BadInput("--inputs " + text + ": not an input family (see numerics/input_families.hpp)");
+    out.push_back(*f);
+  }
+  return out;
+}
+
+void check_tile(char const* option, int value) {
+  constexpr int kMinTile = 1, kMaxTile = 1024;
+  if (value < kMinTile || value > kMaxTile)
+    throw BadInput(std::string(option) + " " + std::to_string(value) + ": allowed 1..1024");
+}
+
+std::string today() {
+  std::time_t const now = std::time(nullptr);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&now));
+  return buf;
+}
+
+void list_catalogue() {
+  for (auto const& m : mut::kCatalogue)
+    std::printf("%-22s %-32s %-9s %s\n", std::string(m.name).c_str(), std::string(m.switch_name).c_str(),
+                std::string(mut::kind_name(m.kind)).c_str(), std::string(m.description).c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description opts(
+      "fa-mutate: build known-wrong FlashAttention variants and prove each is caught and named");
+  // clang-format off
+  opts.add_options()
+    ("help,h", "this help")
+    ("list", "print the mutant catalogue (id, switch, kind, description) and exit")
+    ("target", po::value<std::string>()->default_value("cpu"), "cpu (the tiled emulator) or gpu (kernels_src via NVRTC)")
+    ("family", po::value<std::vector<std::string>>()->multitoken(), "kernel families, comma-separated; cpu: fa1 (outer loop over K/V blocks), fa2 (outer loop over query tiles); default both; gpu: any registered kernels_src family carrying FA_MUTANT_ switches (fa2_sm80, the default; fa1; an FP8 family with --dtype fp8_e4m3); backward mutants run <family>_bwd where it is registered")
+    ("dtype", po::value<std::vector<std::string>>()->multitoken(), "claimed precisions, comma-separated: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2; default cpu bf16,fp8_e4m3 (fp8 mutants need an fp8 dtype), gpu bf16,fp16; on the gpu each family runs those it supports (the others are listed as skipped)")
+    ("mutant", po::value<std::vector<std::string>>()->multitoken(), "restrict to these catalogue ids (default: all)")
+    ("inputs", po::value<std::vector<std::string>>()->multitoken(), "restrict to these input families (default: all)")
+    ("block-m", po::value<int>()->default_value(64), "kBlockM of the mutants under test")
+    ("block-n", po::value<int>()->default_value(32), "kBlockN of the mutants under test; also added to the diagnosis' candidates")
+    ("seqlen", po::value<int>()->default_value(100), "N_q = N_k of the base shape (families adjust it: masked rows, ragged tail)")
+    ("head-dim", po::value<int>()->default_value(64), "head dimension d")
+    ("heads-q", po::value<int>()->default_value(2), "query heads")
+    ("heads-kv", po::value<int>()->default_value(1), "key/value heads (GQA when fewer than query heads)")
+    ("seed", po::value<std::string>()->default_value("1"), "seed of the input families")
+    ("race-seqlen", po::value<int>()->default_value(1024), "gpu: races (bwd-race) are first rerun bit for bit on a normal problem of this N_q = N_k (0: only the campaign's inputs)")
+    ("threads", po::value<int>()->default_value(0), "threads (0: both cores)")
+    ("kernels-dir", po::value<std::string>(), "gpu: kernels_src to compile (default: FA_KERNELS_DIR, next to the binary, the source tree)")
+    ("compile-db", po::value<std::string>(), "gpu: SQLite compile cache for the mutants' NVRTC programs (default: none, every program compiled)")
+    ("json", po::value<std::string>(), "write the JSON report to this path")
+    ("dump-dir", po::value<std::string>(), "write every killing input and every false positive here as .npy files (q, k, v as consumed, do, o, lse, dq, dk, dv) with case.json (shape, causal, scale, dtype, kernel config) and fa-check.sh, the fa-check command that replays the check and the diagnosis; DIR/<target>-<family>/<dtype>/<mutant or correct-<input>>/")
+    ("db", po::value<std::string>(), "store the runs in this SQLite database");
+  // clang-format on
+  try {
+    fl::common::exit_on_signals();
+    po::variables_map const vm = fl::common::parse_strictly(argc, argv, opts);
+    if (vm.count("help")) {
+      std::cout
+          << opts
+          << "\nExit: 0 all killed and named, 1 a survivor, a wrong name or a false positive, 2 bad input, "
+             "3 no CUDA driver or device (--target gpu).\n";
+      return 0;
+    }
+    if (vm.count("list")) {
+      list_catalogue();
+      return 0;
+    }
+    std::string const target = vm["target"].as<std::string>();
+    if (target != "cpu" && target != "gpu") throw BadInput("--target " + target + ": allowed cpu, gpu");
+    std::vector<Precision> dtypes = parse_dtypes(
+        vm.count("dtype") ? vm["dtype"].as<std::vector<std::string>>()
+                          : std::vector<std::string>{target == "gpu" ? "bf16,fp16" : "bf16,fp8_e4m3"});
+    int const block_m = vm["block-m"].as<int>();
+    int const block_n = vm["block-n"].as<int>();
+    check_tile("--block-m", block_m);
+    check_tile("--block-n", block_n);
+    mut::CampaignOptions options;
+    options.precisions = dtypes;
+    if (vm.count("mutant")) options.mutants = parse_mutants(vm["mutant"].as<std::vector<std::string>>());
+    if (vm.count("inputs")) options.families = parse_inputs(vm["inputs"].as<std::vector<std::string>>());
+    options.shape.seqlen_q = options.shape.seqlen_k = vm["seqlen"].as<int>();
+    options.shape.head_dim = vm["head-dim"].as<int>();
+    options.shape.heads_q = vm["heads-q"].as<int>();
+    options.shape.heads_kv = vm["heads-kv"].as<int>();
+    auto const seed = fl::common::parse_count(fl::common::kSeed, vm["seed"].as<std::string>());
+    if (!seed.ok()) throw BadInput(seed.error);
+    options.seed = static_cast<unsigned long long>(seed.value);
+    options.race_seqlen = target == "gpu" ? vm["race-seqlen"].as<int>() : 0;
+    if (options.race_seqlen < 0) throw BadInput("--race-seqlen must be >= 0");
+    namespace limits = fl::common;
+    for (auto const& [option, value, range] :
+         {std::tuple{"--seqlen", options.shape.seqlen_q, limits::kSeqlen},
+          {"--race-seqlen", std::max(1, options.race_seqlen), limits::kSeqlen},
+          {"--head-dim", options.shape.head_dim, limits::kHeadDim},
+          {"--heads-q", options.shape.heads_q, limits::kHeads},
+          {"--heads-kv", options.shape.heads_kv, limits::kHeads}}) {
+      limits::CountRange named = range;
+      named.what = option;
+      if (auto complaint = limits::out_of_range(named, value)) throw BadInput(*complaint);
+    }
+    if (options.shape.heads_q % options.shape.heads_kv != 0)
+      throw BadInput("--heads-q " + std::to_string(options.shape.heads_q) +
+                     " is not a multiple of --heads-kv " + std::to_string(options.shape.heads_kv));
+    int const threads = vm["threads"].as<int>();
+    if (auto complaint = limits::out_of_range(limits::kThreads, threads)) throw BadInput(*complaint);
+    // Outputs decided before the campaign (minutes on the GPU): an unusable path is refused now.
+    if (vm.count("json"))
+      if (auto problem = fl::common::output_file_problem(vm["json"].as<std::string>()))
+        throw BadInput("--json " + vm["json"].as<std::string>() + ": " + *problem);
+    if (vm.count("dump-dir"))
+      if (auto problem = fl::common::output_folder_problem(vm["dump-dir"].as<std::string>()))
+        throw BadInput("--dump-dir " + vm["dump-dir"].as<std::string>() + ": " + *problem);
+    if (vm.count("db")) {
+      try {
+        (void)fl::db::open_database(vm["db"].as<std::string>());
+      } catch (fl::db::UnusableDatabaseError const& e) {
+        throw BadInput(std::string("--db: ") + e.what());
+      } catch (fl::db::DatabaseError const& e) {
+        throw BadInput(std::string("--db: ") + e.what());
+      }
+    }
+    options.diagnosis.threads = threads;
+    auto& candidates = options.diagnosis.block_n_candidates;
+    if (std::find(candidates.begin(), candidates.end(), block_n) == candidates.end())
+      candidates.push_back(block_n);
+    auto& m_candidates = options.diagnosis.block_m_candidates;
+    if (std::find(m_candidates.begin(), m_candidates.end(), block_m) == m_candidates.end())
+      m_candidates.push_back(block_m);
+
+#ifdef FL_FA_MUTATE_WITH_GPU
+    // Holds the device's context: declared before the runners so that it outlives them.
+    std::unique_ptr<fl::tuner::GpuMutantTarget> gpu;
+#endif
+    std::vector<std::unique_ptr<mut::MutantRunner>> runners;  // of the chosen target
+    std::vector<std::vector<Precision>> runner_precisions;    // per runner (gpu: those its family runs)
+    std::string device = "cpu";                               // what ran them, for the JSON report
+    std::optional<fl::db::GpuKey> gpu_key;                    // the GPU, recorded with the runs (--db)
+    if (target == "gpu") {
+#ifdef FL_FA_MUTATE_WITH_GPU
+      fl::tuner::GpuTargetRequest request;
+      if (vm.count("family")) request.families = split_list(vm["family"].as<std::vector<std::string>>());
+      request.precisions = dtypes;
+      request.head_dim = options.shape.head_dim;
+      request.block_m = block_m;
+      request.block_n = block_n;
+      if (vm.count("compile-db")) request.compile_db = vm["compile-db"].as<std::string>();
+      if (vm.count("kernels-dir")) request.kernels_dir = vm["kernels-dir"].as<std::string>();
+      auto opened = fl::tuner::open_gpu_mutant_target(request);
+      if (auto const* failure = std::get_if<fl::tuner::GpuTargetFailure>(&opened)) {
+        std::cerr << "fa-mutate: " << failure->message << "\n";
+        return failure->exit_code;
+      }
+      gpu = std::move(std::get<std::unique_ptr<fl::tuner::GpuMutantTarget>>(opened));
+      device = gpu->device().name;
+      gpu_key = fl::tuner::gpu_key(gpu->device());
+      std::cout << "fa-mutate --target gpu on " << device << "\n";
+      for (auto& run : gpu->runs()) {
+        for (auto const& line : run.skipped) std::cout << run.runner->family() << ": " << line << "\n";
+        runners.push_back(std::move(run.runner));
+        runner_precisions.push_back(run.precisions);
+      }
+#else
+      std::cerr << "fa-mutate: --target gpu is not available: this build of fa-mutate is not linked with "
+                   "fl_tuner (the GPU kernel families)\n";
+      return fl::common::kExitBadInput;
+#endif
+    } else {
+      for (emu::LoopOrder order :
+           parse_cpu_families(vm.count("family") ? vm["family"].as<std::vector<std::string>>()
+                                                 : std::vector<std::string>{"fa1,fa2"})) {
+        runners.push_back(
+            std::make_unique<mut::CpuMutantRunner>(order, emu::TileConfig{block_m, block_n}, threads));
+        runner_precisions.push_back(dtypes);
+      }
+    }
+
+    bool ok = true;
+    std::vector<mut::CampaignResult> results;
+    std::string command_line;
+    for (int a = 0; a < argc; ++a) command_line += (a ? " " : "") + std::string(argv[a]);
+    std::string json = "{\"tool\": \"fa-mutate\", \"date\": " + mut::json_string(today()) +
+                       ", \"command\": " + mut::json_string(command_line) +
+                       ", \"device\": " + mut::json_string(device) +
+                       ", \"block_m\": " + std::to_string(block_m) +
+                       ", \"block_n\": " + std::to_string(block_n) + ", \"campaigns\": [";
+    auto const started = std::chrono::steady_clock::now();
+    std::optional<std::filesystem::path> dump_dir;
+    if (vm.count("dump-dir")) {
+      dump_dir = vm["dump-dir"].as<std::string>();
+      std::error_code error;
+      std::filesystem::create_directories(*dump_dir, error);
+      if (error || !std::filesystem::is_directory(*dump_dir))
+        throw BadInput("--dump-dir " + dump_dir->string() + ": cannot create that folder");
+    }
+    for (std::size_t i = 0; i < runners.size(); ++i) {
+      mut::CampaignOptions runner_options = options;
+      runner_options.precisions = runner_precisions[i];
+      if (dump_dir) {
+        // The diagnosis tried block_n besides fa-check's defaults only when it is not one of them.
+        std::vector<int> extra_block_n;
+        if (std::find(std::begin(fl::numerics::diagnosis::kDefaultBlockSizes),
+                      std::end(fl::numerics::diagnosis::kDefaultBlockSizes),
+                      block_n) == std::end(fl::numerics::diagnosis::kDefaultBlockSizes))
+          extra_block_n.push_back(block_n);
+        runner_options.on_failure = mut::failure_dump_sink(
+            *dump_dir, {std::string(runners[i]->target()), runners[i]->family(), extra_block_n});
+      }
+      mut::CampaignResult const result =
+          mut::run_campaign(*runners[i], mut::verifier_judge(threads), runner_options);
+      std::cout << mut::campaign_table(result) << "\n";
+      ok = ok && result.ok();
+      json += (i ? ",\n" : "\n") + mut::campaign_json(result);
+      results.push_back(result);
+    }
+    double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    json += "],\n \"seconds\": " + std::to_string(seconds) + ", \"ok\": " + (ok ? "true" : "false") + "}";
+    if (vm.count("json")) fl::common::write_file_atomically(vm["json"].as<std::string>(), json + "\n");
+    if (dump_dir)
+      std::cout << "failures written under " << dump_dir->string() << " (each with fa-check.sh)\n";
+    if (vm.count("db")) {
+      auto const ids = mut::store_mutation_runs(vm["db"].as<std::string>(), command_line, results, gpu_key);
+      std::cout << "stored " << ids.size() << " mutation run(s) in " << vm["db"].as<std::string>() << "\n";
+    }
+    std::cout << (ok ? "every mutant killed and named; no false positive" : "FAILED: see the table above")
+              << "\n";
+    return ok ? 0 : fl::common::kExitCheckFailed;
+  } catch (BadInput const& e) {
+    std::cerr << "fa-mutate: " << e.what() << "\n";
+    return fl::common::kExitBadInput;
+  } catch (po::error const& e) {
+    std::cerr << "fa-mutate: " << e.what() << " (fa-mutate --help lists the options)\n";
+    return fl::common::kExitBadInput;
+  } catch (std::exception const& e) {  // a target that failed (NVRTC, a launch): no verdict to give
+    std::cerr << "fa-mutate: " << e.what() << "\n";
+    return fl::common::kExitCheckFailed;
+  }
+}
