@@ -53,7 +53,9 @@ FA3_CONFIG_FN int entry_registers(int consumers) {
   const int per_thread = kRegisterFile / (kWarpgroupThreads * (1 + consumers)) / 8 * 8;
   return per_thread > 255 ? 255 : per_thread;
 }
-FA3_CONFIG_FN int producer_registers(int consumers) { return consumers == 2 ? 24 : 32; }
+FA3_CONFIG_FN int producer_registers(int consumers) {
+  return consumers == 2 ? 24 : 32;
+}
 FA3_CONFIG_FN int consumer_registers(int consumers) {
   if (consumers == 1) return entry_registers(1);
   return (entry_registers(consumers) * (1 + consumers) - producer_registers(consumers)) / consumers / 8 * 8;

@@ -31,7 +31,8 @@ struct Fwd {
   static constexpr bool kIntraWgOverlap = kIntraWgOverlap_ != 0;
   static constexpr int kProducerRegisters = producer_registers(kConsumers);
   static constexpr int kConsumerRegisters = consumer_registers(kConsumers);
-  static_assert(kProducerRegisters + kConsumers * kConsumerRegisters <= (1 + kConsumers) * entry_registers(kConsumers),
+  static_assert(kProducerRegisters + kConsumers * kConsumerRegisters <=
+                    (1 + kConsumers) * entry_registers(kConsumers),
                 "setmaxnreg can only move the registers the CTA was launched with");
   static constexpr int kQBytes = q_tile_bytes(kTunables);
   static constexpr int kKVBytes = kv_tile_bytes(kTunables);

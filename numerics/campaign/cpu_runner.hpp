@@ -1,7 +1,7 @@
 #pragma once
 // The CPU target of fa-mutate: the tiled emulator with one mutant switch on.
-#include "numerics/emulator/emulator.hpp"
 #include "numerics/campaign/mutant_runner.hpp"
+#include "numerics/emulator/emulator.hpp"
 
 namespace fl::numerics::mutants {
 

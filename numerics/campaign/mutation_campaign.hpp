@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "numerics/attention_tensors.hpp"
+#include "numerics/campaign/mutant_runner.hpp"
 #include "numerics/diagnosis/diagnose.hpp"
 #include "numerics/input_families.hpp"
 #include "numerics/mutants/catalogue.hpp"
-#include "numerics/campaign/mutant_runner.hpp"
 
 namespace fl::numerics::mutants {
 

@@ -1,15 +1,16 @@
 // The diagnosis on outputs walked as fa2_sm80 walks them: key blocks last to first (its default), and key
 // blocks split among warp columns merged at the end (kWarpsN > 1). The five mutants whose output depends on
 // the order the running max rises in (or, for missing-scale, on the LSE the kernel derives from the same
-// scale) were killed but not named on the H200 (experiments/mutation/results/2026-11-29-gpu-session1/mutants_gpu.txt);
-// here each is emulated the kernel's way at its tiles and must be named first, from failing rows the
-// verifier itself reports, while the correct algorithm walked the same way passes every input family.
+// scale) were killed but not named on the H200
+// (experiments/mutation/results/2026-11-29-gpu-session1/mutants_gpu.txt); here each is emulated the kernel's
+// way at its tiles and must be named first, from failing rows the verifier itself reports, while the correct
+// algorithm walked the same way passes every input family.
 #include <catch2/catch.hpp>
 
+#include "numerics/campaign/verifier_judge.hpp"
 #include "numerics/diagnosis/diagnose.hpp"
 #include "numerics/emulator/emulator.hpp"
 #include "numerics/input_families.hpp"
-#include "numerics/campaign/verifier_judge.hpp"
 
 namespace {
 
