@@ -15,8 +15,8 @@
 #include "common/exit_codes.hpp"
 #include "common/gnuplot.hpp"
 #include "common/input_limits.hpp"
-#include "common/temporary_files.hpp"
 #include "common/strict_command_line.hpp"
+#include "common/temporary_files.hpp"
 #include "numerics/check_report.hpp"
 #include "numerics/fp8_study.hpp"
 

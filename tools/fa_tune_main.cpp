@@ -136,7 +136,7 @@ int run(int argc, char const* const argv[]) {
     if (!options.report_dir.empty()) {
       auto const written = tuner::write_tune_report(report, options.report_dir);
       std::printf("wrote the report (%zu files%s) to %s/report.md\n", written.written.size(),
-                  !written.gnuplot_found      ? "; plots skipped: gnuplot missing"
+                  !written.gnuplot_found     ? "; plots skipped: gnuplot missing"
                   : written.plots_failed > 0 ? "; gnuplot failed on some plots"
                                              : "",
                   options.report_dir.c_str());

@@ -166,18 +166,18 @@ TuneReportOutcome write_tune_report(TuningReport const& report, std::filesystem:
         xtics += (a ? ", " : "") + ("'" + std::to_string(xv[a]) + "' ") + std::to_string(a);
       for (std::size_t b = 0; b < yv.size(); ++b)
         ytics += (b ? ", " : "") + ("'" + std::to_string(yv[b]) + "' ") + std::to_string(b);
-      plots.push_back(
-          {dir / (name + "_heatmap.svg"),
-           r.family + " " + r.problem + ": best TFLOP/s for each " + axes[0] + " x " + axes[1] +
-               " (the two tunables that move the best most; blank: nothing timed)",
-           common_setup + "set xlabel '" + axes[0] + "'\nset ylabel '" + axes[1] + "'\nset xtics (" + xtics +
-               ")\nset ytics (" + ytics +
-               ")\nset cblabel 'TFLOP/s'\nset palette rgbformulae 33,13,10\nunset grid\n"
-               "set xrange [-0.5:" +
-               std::to_string(xv.size()) + "-0.5]\nset yrange [-0.5:" + std::to_string(yv.size()) +
-               "-0.5]\nplot " + quoted_path(dir / (name + "_heatmap.csv")) +
-               " skip 1 using 1:2:3 with points pt 5 ps 7 palette notitle, '' skip 1 using "
-                         "1:2:(sprintf('%.0f', $3)) with labels notitle\n"});
+      plots.push_back({dir / (name + "_heatmap.svg"),
+                       r.family + " " + r.problem + ": best TFLOP/s for each " + axes[0] + " x " + axes[1] +
+                           " (the two tunables that move the best most; blank: nothing timed)",
+                       common_setup + "set xlabel '" + axes[0] + "'\nset ylabel '" + axes[1] +
+                           "'\nset xtics (" + xtics + ")\nset ytics (" + ytics +
+                           ")\nset cblabel 'TFLOP/s'\nset palette rgbformulae 33,13,10\nunset grid\n"
+                           "set xrange [-0.5:" +
+                           std::to_string(xv.size()) +
+                           "-0.5]\nset yrange [-0.5:" + std::to_string(yv.size()) + "-0.5]\nplot " +
+                           quoted_path(dir / (name + "_heatmap.csv")) +
+                           " skip 1 using 1:2:3 with points pt 5 ps 7 palette notitle, '' skip 1 using "
+                           "1:2:(sprintf('%.0f', $3)) with labels notitle\n"});
     }
 
     // Best so far against evaluations: this run, and every strategy replayed when the whole space was

@@ -15,8 +15,8 @@ namespace fl::tuner {
 
 struct TuneReportOutcome {
   std::vector<std::filesystem::path> written;  // report.md, the CSVs and the SVGs drawn
-  bool gnuplot_found = false;  // false: no plots (the report says so; the CSVs are there)
-  int plots_failed = 0;        // plots gnuplot did not draw
+  bool gnuplot_found = false;                  // false: no plots (the report says so; the CSVs are there)
+  int plots_failed = 0;                        // plots gnuplot did not draw
 };
 
 TuneReportOutcome write_tune_report(TuningReport const& report, std::filesystem::path const& dir,
