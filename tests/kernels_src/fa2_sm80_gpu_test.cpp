@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "runtime/device.hpp"
+#include "tests/kernels_src/edge_check.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/families/fa2_sm80.hpp"
@@ -15,29 +16,10 @@ using numerics::Precision;
 
 namespace {
 
-// True when every edge problem passes; the first failure is reported.
 bool passes_edge_problems(std::vector<std::string> const& mutants, int d, bool causal, Precision dtype,
                           Config const* override_config = nullptr) {
   Fa2Sm80Family const f;
-  auto const base = headline_problem(1024, d, causal, dtype, Direction::forward);
-  auto const config = override_config ? *override_config : f.default_config(base);
-  auto const program =
-      compile_family_config(f, config, base, {runtime::TargetArch::sm_90a, test::kernels_dir(), mutants});
-  INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
-  REQUIRE(program);
-  for (auto const input_family : numerics::all_input_families())
-    for (auto const& p : test::edge_problems(d, causal, dtype)) {
-      if (!family_applies(input_family, causal)) continue;
-      CheckOptions options;
-      options.input_family = input_family;
-      auto const check = check_config(f, config, p, program.value(), options);
-      REQUIRE(check);
-      if (!check->pass) {
-        UNSCOPED_INFO(describe(p) << " " << numerics::name(input_family) << ": " << check->summary);
-        return false;
-      }
-    }
-  return true;
+  return test::passes_edge_problems(f, mutants, d, causal, dtype, override_config);
 }
 
 }  // namespace

@@ -1,0 +1,45 @@
+#pragma once
+// The forward families' [gpu] correctness check, one copy: a config (the family default when null), with
+// `mutants` compiled in, judged on every edge problem over every input family that applies; the first
+// failure is reported.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tests/kernels_src/kernels_support.hpp"
+#include "tuner/compile/compile_config.hpp"
+#include "tuner/family.hpp"
+#include "tuner/run/benchmark.hpp"
+#include "tuner/run/numerics_check.hpp"
+
+namespace fl::test {
+
+inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string> const& mutants, int d,
+                                 bool causal, numerics::Precision dtype,
+                                 tuner::Config const* override_config = nullptr) {
+  using namespace fl::tuner;
+  auto const base = headline_problem(1024, d, causal, dtype, Direction::forward);
+  auto const config = override_config ? *override_config : f.default_config(base);
+  auto const program =
+      compile_family_config(f, config, base, {runtime::TargetArch::sm_90a, kernels_dir(), mutants});
+  INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
+  REQUIRE(program);
+  for (auto const input_family : numerics::all_input_families())
+    for (auto const& p : edge_problems(d, causal, dtype)) {
+      if (!family_applies(input_family, causal)) continue;
+      CheckOptions options;
+      options.input_family = input_family;
+      auto const check = check_config(f, config, p, program.value(), options);
+      INFO((check.ok() ? std::string() : check.error().one_line()));
+      REQUIRE(check);
+      if (!check->pass) {
+        UNSCOPED_INFO(to_string(config)
+                      << " " << describe(p) << " " << numerics::name(input_family) << ": " << check->summary);
+        return false;
+      }
+    }
+  return true;
+}
+
+}  // namespace fl::test
