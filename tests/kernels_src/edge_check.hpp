@@ -1,7 +1,7 @@
 #pragma once
-// The forward families' [gpu] correctness check, one copy: a config (the family default when null), with
-// `mutants` compiled in, judged on every edge problem over every input family that applies; the first
-// failure is reported.
+// The fa2_sm80 and fa3_sm90 families' [gpu] correctness check, one copy: a config (the family default when
+// null), with `mutants` compiled in, judged on every edge problem (in `direction`) over every input family
+// that applies; the first failure is reported.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -17,17 +17,19 @@ namespace fl::test {
 
 inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string> const& mutants, int d,
                                  bool causal, numerics::Precision dtype,
-                                 tuner::Config const* override_config = nullptr) {
+                                 tuner::Config const* override_config = nullptr,
+                                 tuner::Direction direction = tuner::Direction::forward) {
   using namespace fl::tuner;
-  auto const base = headline_problem(1024, d, causal, dtype, Direction::forward);
+  auto const base = headline_problem(1024, d, causal, dtype, direction);
   auto const config = override_config ? *override_config : f.default_config(base);
   auto const program =
       compile_family_config(f, config, base, {runtime::TargetArch::sm_90a, kernels_dir(), mutants});
   INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
   REQUIRE(program);
   for (auto const input_family : numerics::all_input_families())
-    for (auto const& p : edge_problems(d, causal, dtype)) {
+    for (auto p : edge_problems(d, causal, dtype)) {
       if (!family_applies(input_family, causal)) continue;
+      p.direction = direction;
       CheckOptions options;
       options.input_family = input_family;
       auto const check = check_config(f, config, p, program.value(), options);
