@@ -7,8 +7,9 @@
 //           written once: no dK/dV accumulator). Warp specialisation: one thread of warpgroup 0 loads K,
 //           V once and Q, dO per step (TMA), warp 1 the LSE and D rows, through a kStages ring; consumer
 //           warpgroups recompute S^T, P^T, dP^T, dS^T and run dV += P^T dO, dK += dS^T Q, dQ += dS K on
-//           wgmma (fa3_sm90_bwd_consumer.cuh). dQ reaches an fp32 accumulator by REDs (kDqMode 0), or by
-//           the same REDs ordered per query block across key blocks (kDqMode 1: the same bits every run).
+//           wgmma (fa3_sm90_bwd_consumer.cuh). dQ reaches an fp32 accumulator by REDs (kDqMode 0), by
+//           the same REDs ordered per query block across key blocks (kDqMode 1: the same bits every run),
+//           or by TMA bulk reduce-add of rows staged in shared memory (kDqMode 2).
 //   step 2  fa_bwd_dq_convert: dQ = scale * accumulator in the output dtype.
 //
 // NOT YET RUN ON A GPU (written 2026-12-01 without one; see kernels_src/README.md).
@@ -19,6 +20,7 @@
 #include "fa_tma.cuh"
 #include "fa_tma_params.h"
 #include "fa_types.cuh"
+#include "fa_wgmma.cuh"
 
 // The kernel the runtime instantiates by name expression, e.g.
 //   fa3_sm90_bwd<__nv_bfloat16, 128, 64, 128, 2, 2, 0, false>
@@ -30,9 +32,7 @@ __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
                  const __grid_constant__ fa::TmaBwdDescriptors maps) {
   using Cfg = fa3::Bwd<kHeadDim, kBlockM, kBlockN, kConsumers, kStages, kDqMode>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
-  unsigned char* smem =
-      smem_raw +
-      ((fa::kSwizzleAtomBytes - fa::smem_addr(smem_raw) % fa::kSwizzleAtomBytes) % fa::kSwizzleAtomBytes);
+  unsigned char* smem = fa::align_to_swizzle_atom(smem_raw);
   auto& bars = *reinterpret_cast<typename Cfg::Barriers*>(smem + Cfg::kBarrierOffset);
   if (threadIdx.x == 0) {
     fa::barrier_init(&bars.kv_full, 1);

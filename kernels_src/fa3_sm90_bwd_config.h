@@ -24,6 +24,11 @@ constexpr int kBwdConsumerRegisterSlack = 32;
 // kDqMode: how dQ_i += dS K_j reaches the fp32 accumulator in device memory.
 constexpr int kDqAtomic = 0;         // fp32 REDs from registers, in whatever order the CTAs run
 constexpr int kDqDeterministic = 1;  // the same REDs, ordered per query block by a semaphore: same bits
+constexpr int kDqBulk = 2;           // staged in shared memory, added by TMA bulk reduce-add, one row each
+// kDqBulk's staging rows: 64 floats + 8 of padding. A warp's 8-byte stores go out per half-warp (4 rows x 4
+// lanes), and 288-byte rows put those 4 rows 8 banks apart: conflict-free. 288 is a multiple of 16, as a
+// bulk copy's source must be.
+constexpr int kDqStageRowBytes = 288;
 
 struct BwdTunables {
   int head_dim;       // 64, 128, 256
@@ -32,7 +37,7 @@ struct BwdTunables {
   int block_n;        // keys per CTA: 64 x key groups
   int consumers;      // consumer warpgroups, 1 or 2
   int stages;         // Q/dO (+ LSE, D) shared-memory slots, 1 or 2
-  int dq_mode;        // kDqAtomic or kDqDeterministic
+  int dq_mode;        // kDqAtomic, kDqDeterministic or kDqBulk
 };
 
 FA3_CONFIG_FN int bwd_threads(const BwdTunables& t) {
@@ -58,7 +63,8 @@ FA3_CONFIG_FN int bwd_dq_items_per_consumer(const BwdTunables& t) {
 
 // Shared memory, each tile a multiple of the 1024-byte swizzle atom: K and V (kBlockN rows), the Q and dO
 // slots (kBlockM rows), two dS^T buffers (kBlockN keys x kBlockM queries, 16-bit: one buffer per step
-// parity, so one barrier per step suffices), the LSE (log2 units) and D rows of each slot, the barriers.
+// parity, so one barrier per step suffices), kDqBulk's dQ staging tiles, the LSE (log2 units) and D rows
+// of each slot, the barriers.
 FA3_CONFIG_FN int bwd_kv_tile_bytes(const BwdTunables& t) {
   return t.block_n * t.head_dim * t.element_bytes;
 }
@@ -72,12 +78,17 @@ constexpr int kBwdDsBuffers = 2;
 FA3_CONFIG_FN int bwd_stats_bytes(const BwdTunables& t) {
   return 2 * t.block_m * 4;  // LSE and D of one slot, fp32
 }
+// kDqBulk: one staging tile (64 rows of one dQ item) per consumer warpgroup.
+FA3_CONFIG_FN int bwd_dq_stage_bytes(const BwdTunables& t) {
+  return t.dq_mode == kDqBulk ? t.consumers * kRowsPerConsumer * kDqStageRowBytes : 0;
+}
 FA3_CONFIG_FN int bwd_barrier_count(const BwdTunables& t) {
   return 1 + 2 * t.stages;  // K/V full; Q/dO full and empty per slot
 }
 FA3_CONFIG_FN int bwd_shared_bytes(const BwdTunables& t) {
   return kSharedAlignSlack + 2 * bwd_kv_tile_bytes(t) + 2 * t.stages * bwd_q_tile_bytes(t) +
-         kBwdDsBuffers * bwd_ds_tile_bytes(t) + t.stages * bwd_stats_bytes(t) + 8 * bwd_barrier_count(t);
+         kBwdDsBuffers * bwd_ds_tile_bytes(t) + bwd_dq_stage_bytes(t) + t.stages * bwd_stats_bytes(t) +
+         8 * bwd_barrier_count(t);
 }
 
 // fp32 registers a consumer thread holds at its peak (S^T and dP^T computed, dK and dV live), or after
@@ -103,8 +114,8 @@ FA3_CONFIG_FN const char* bwd_violation(const BwdTunables& t) {
   if (bwd_dq_items(t) % t.consumers != 0)
     return "the dQ items (64 rows x 64 columns) must split evenly over the consumer warpgroups";
   if (t.stages != 1 && t.stages != 2) return "kStages must be 1 or 2";
-  if (t.dq_mode != kDqAtomic && t.dq_mode != kDqDeterministic)
-    return "kDqMode is 0 (atomic) or 1 (deterministic)";
+  if (t.dq_mode != kDqAtomic && t.dq_mode != kDqDeterministic && t.dq_mode != kDqBulk)
+    return "kDqMode is 0 (REDs), 1 (deterministic REDs) or 2 (TMA bulk reduce-add)";
   if (bwd_accumulator_registers(t) > consumer_registers(t.consumers) - kBwdConsumerRegisterSlack)
     return "dK, dV, S^T and dP^T need more registers than a consumer thread gets (spills)";
   if (bwd_shared_bytes(t) > kMaxSharedBytes) return "shared memory over 227 KiB";

@@ -177,6 +177,46 @@ struct BwdConsumer {
     fa::wgmma_commit();
   }
 
+  // kDqBulk: the item staged in this warpgroup's tile, then one TMA bulk reduce-add per row (256 bytes,
+  // rows past n_q skipped) issued by one thread: the copy engine adds it to the accumulator at L2 instead of
+  // 2048 REDs per warpgroup. The tile is rewritten only after the previous item's copies have read it.
+  __device__ __forceinline__ void bulk_add_dq(const float (&dq)[kDqChunkColumns / 8][4], float* accum, int m0,
+                                              int row_tile, int chunk) {
+    unsigned char* stage = smem + Cfg::kDqStageOffset + wg * Cfg::kDqStageBytes;
+    if (tid == 0) fa::tma_store_wait_read();
+    fa::named_barrier_sync(kBwdWarpgroupBarrier + wg, kWarpgroupThreads);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = 16 * warp + 8 * h + lane / 4;
+#pragma unroll
+      for (int t = 0; t < kDqChunkColumns / 8; ++t) {
+        const unsigned address = fa::smem_addr(stage) + row * kDqStageRowBytes + (8 * t + 2 * (lane % 4)) * 4;
+        asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(address), "f"(dq[t][2 * h]),
+                     "f"(dq[t][2 * h + 1])
+                     : "memory");
+      }
+    }
+    fa::fence_shared_to_async_proxy();  // the stores, before the copy engine reads them
+    fa::named_barrier_sync(kBwdWarpgroupBarrier + wg, kWarpgroupThreads);
+    if (tid == 0) {
+      const int row0 = m0 + row_tile * kRowsPerConsumer;
+      const int rows = min(kRowsPerConsumer, p.seqlen_q - row0);
+      for (int r = 0; r < rows; ++r) {
+        float* dst = accum + static_cast<long long>(row0 + r) * Cfg::kHeadDim + chunk * kDqChunkColumns;
+        const float* src = reinterpret_cast<const float*>(stage + r * kDqStageRowBytes);
+#ifdef FA_MUTANT_BWD_DQ_OVERWRITE
+        // [bwd-dq-overwrite] each key block's dQ share copied over the accumulator instead of added
+        cuda::ptx::cp_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, dst, src,
+                                 kDqChunkColumns * 4);
+#else
+        cuda::ptx::cp_reduce_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, cuda::ptx::op_add,
+                                        dst, src, kDqChunkColumns * 4);
+#endif
+      }
+      fa::tma_store_commit();
+    }
+  }
+
   // Adds a dQ item to the fp32 accumulator (rows past n_q are skipped).
   __device__ __forceinline__ void add_dq(const float (&dq)[kDqChunkColumns / 8][4], float* accum, int m0,
                                          int row_tile, int chunk) {
@@ -209,11 +249,11 @@ struct BwdConsumer {
       while (load_acquire_gpu(semaphore) < target) {
       }
     }
-    fa::named_barrier_sync(kBwdOrderBarrier + wg, kWarpgroupThreads);
+    fa::named_barrier_sync(kBwdWarpgroupBarrier + wg, kWarpgroupThreads);
   }
   __device__ __forceinline__ void pass_turn(int* semaphore) {
     __threadfence();  // this thread's REDs, before the warpgroup's signal
-    fa::named_barrier_sync(kBwdOrderBarrier + wg, kWarpgroupThreads);
+    fa::named_barrier_sync(kBwdWarpgroupBarrier + wg, kWarpgroupThreads);
     if (tid == 0) add_release_gpu(semaphore, 1);
   }
 
@@ -267,7 +307,10 @@ struct BwdConsumer {
       wait_all(pa, pds);
       fa::fence_operands(dq);
       if (Cfg::kDeterministic && i == 0) wait_turn(semaphore);
-      add_dq(dq, accum, m0, row_tile, chunk);
+      if constexpr (Cfg::kDqBulkAdd)
+        bulk_add_dq(dq, accum, m0, row_tile, chunk);
+      else
+        add_dq(dq, accum, m0, row_tile, chunk);
     }
     if (Cfg::kDeterministic) pass_turn(semaphore);
     // dK, dV (the readers of Q, dO) are complete. Released after the dQ additions so that a warpgroup
@@ -303,6 +346,8 @@ struct BwdConsumer {
     fa::barrier_wait(&bars.kv_full, 0, "kv_full");
     for (int t = 0; t < w.count; ++t) step(t);
     store_dkv();
+    // kDqBulk: the last item's copies must have read the staging tile before the CTA's shared memory goes.
+    if (Cfg::kDqBulkAdd && tid == 0) cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
   }
 };
 

@@ -8,11 +8,11 @@
 
 namespace fa3 {
 
-// Named barriers (0 is __syncthreads): every consumer's dS^T rows are stored; the deterministic dQ order
-// of consumer warpgroup w (kBwdOrderBarrier + w).
+// Named barriers (0 is __syncthreads): every consumer's dS^T rows are stored; consumer warpgroup w's own
+// (kBwdWarpgroupBarrier + w: the deterministic dQ order, kDqBulk's staging tile).
 constexpr int kBwdDsReadyBarrier = 1;
-constexpr int kBwdOrderBarrier = 2;   // 2..3
-constexpr int kBwdPanelColumns = 64;  // 16-bit columns in one 128-byte panel (the TMA box's inner size)
+constexpr int kBwdWarpgroupBarrier = 2;  // 2..3
+constexpr int kBwdPanelColumns = 64;     // 16-bit columns in one 128-byte panel (the TMA box's inner size)
 
 template <int kHeadDim_, int kBlockM_, int kBlockN_, int kConsumers_, int kStages_, int kDqMode_>
 struct Bwd {
@@ -26,6 +26,7 @@ struct Bwd {
   static constexpr int kConsumers = kConsumers_;
   static constexpr int kStages = kStages_;
   static constexpr bool kDeterministic = kDqMode_ == kDqDeterministic;
+  static constexpr bool kDqBulkAdd = kDqMode_ == kDqBulk;
   static constexpr int kDSplit = bwd_d_split(kTunables);
   static constexpr int kDkvColumns = bwd_dkv_columns(kTunables);
   static constexpr int kDqItemsPerConsumer = bwd_dq_items_per_consumer(kTunables);
@@ -57,7 +58,9 @@ struct Bwd {
   static constexpr int kQOffset = 2 * kKVBytes;
   static constexpr int kDoOffset = kQOffset + kStages * kQBytes;
   static constexpr int kDsOffset = kDoOffset + kStages * kQBytes;
-  static constexpr int kStatsOffset = kDsOffset + kBwdDsBuffers * kDsBytes;
+  static constexpr int kDqStageOffset = kDsOffset + kBwdDsBuffers * kDsBytes;
+  static constexpr int kDqStageBytes = kRowsPerConsumer * kDqStageRowBytes;  // per consumer warpgroup
+  static constexpr int kStatsOffset = kDqStageOffset + bwd_dq_stage_bytes(kTunables);
   static constexpr int kStatsBytes = bwd_stats_bytes(kTunables);
   static constexpr int kBarrierOffset = kStatsOffset + kStages * kStatsBytes;
   struct Barriers {

@@ -32,8 +32,9 @@ for step in ${STEPS:-smoke tests bench ablation sanitize}; do
       fl_step bench 480 env OUT="$fl_work" CARRY="$(dirname "$fl_bin")" DIRECTIONS=bwd BWD_FAMILY=fa3_sm90_bwd \
         DTYPES="$dtypes" HEAD_DIMS="$dims" SEQLENS="$seqlens" bash "$fl_here/../peers/run_h200.sh" ;;
     ablation)
-      # Each mechanism against the d128 default (kBlockM=64, kBlockN=128, kConsumers=2, kStages=2, kDqMode=0).
-      for v in "" kDqMode=1 kStages=1 "kConsumers=1,kBlockN=64"; do
+      # Each mechanism against the d128 default (kBlockM=64, kBlockN=128, kConsumers=2, kStages=2, kDqMode=0:
+      # REDs; 1: deterministic REDs; 2: TMA bulk reduce-add).
+      for v in "" kDqMode=1 kDqMode=2 kStages=1 "kConsumers=1,kBlockN=64"; do
         name=$(echo "${v:-default}" | tr '=,' '-_')
         fl_step "ablation_$name" 150 "${bench[@]}" ${v:+--config "$v"} --dtype bf16 --head-dim 128 \
           --seqlen 2048,8192 --causal both

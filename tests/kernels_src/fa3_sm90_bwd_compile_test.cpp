@@ -4,11 +4,9 @@
 // kernels_src/fa3_sm90_bwd_config.h); the backward mutant switches sit on their lines and compile.
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <regex>
 #include <set>
-#include <sstream>
 
+#include "kernels_src/fa3_sm90_bwd_config.h"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
@@ -52,18 +50,6 @@ void compiles_without_spills(std::vector<std::pair<Config, Problem>> const& inst
   }
 }
 
-std::string file_text(std::string const& name) {
-  std::ifstream f(test::kernels_dir() / name);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-long switch_lines(std::string const& text, std::string const& id) {
-  std::regex const use("#\\s*if(n?def)?\\s+FA_MUTANT_" + id + "\\b");
-  return std::distance(std::sregex_iterator(text.begin(), text.end(), use), std::sregex_iterator());
-}
-
 }  // namespace
 
 TEST_CASE("fa3_sm90_bwd default configs compile for sm_90a without spills", "[kernels][nvrtc]") {
@@ -82,15 +68,22 @@ TEST_CASE("fa3_sm90_bwd default configs compile for sm_90a without spills", "[ke
   }
 }
 
-TEST_CASE("fa3_sm90_bwd with one consumer warpgroup and one stage compiles without spills",
-          "[kernels][nvrtc]") {
+TEST_CASE(
+    "fa3_sm90_bwd with one consumer warpgroup and one stage, and with dQ by TMA bulk reduce-add, "
+    "compiles without spills",
+    "[kernels][nvrtc]") {
   Fa3Sm90BwdFamily const f;
   auto const p = bwd_problem(128, false, Precision::bf16);
-  Config c = f.default_config(p);
-  c["kConsumers"] = 1;
-  c["kBlockN"] = 64;
-  c["kStages"] = 1;
-  compiles_without_spills({{c, p}});
+  Config one = f.default_config(p);
+  one["kConsumers"] = 1;
+  one["kBlockN"] = 64;
+  one["kStages"] = 1;
+  Config bulk = f.default_config(p);
+  bulk["kDqMode"] = fa3::kDqBulk;
+  auto const causal = bwd_problem(128, true, Precision::fp16);
+  Config bulk_causal = f.default_config(causal);
+  bulk_causal["kDqMode"] = fa3::kDqBulk;
+  compiles_without_spills({{one, p}, {bulk, p}, {bulk_causal, causal}});
 }
 
 TEST_CASE("a config fa3_sm90_bwd's host side rejects is rejected by the kernel too", "[kernels][nvrtc]") {
@@ -106,10 +99,10 @@ TEST_CASE("a config fa3_sm90_bwd's host side rejects is rejected by the kernel t
 
 TEST_CASE("fa3_sm90_bwd carries the backward mutant switches, and each compiles", "[kernels][nvrtc]") {
   // ds_of and dk_scale_of (fa_backward.cuh) serve every backward; dq-overwrite at the consumer's dQ
-  // addition, bwd-race at the barrier before dQ reads the dS^T tile.
-  auto const consumer = file_text("fa3_sm90_bwd_consumer.cuh");
-  CHECK(switch_lines(consumer, "BWD_DQ_OVERWRITE") == 1);
-  CHECK(switch_lines(consumer, "BWD_RACE") == 1);
+  // additions (REDs, bulk reduce-add), bwd-race at the barrier before dQ reads the dS^T tile.
+  auto const consumer = test::kernel_file_text("fa3_sm90_bwd_consumer.cuh");
+  CHECK(test::mutant_switch_lines(consumer, "BWD_DQ_OVERWRITE") == 2);
+  CHECK(test::mutant_switch_lines(consumer, "BWD_RACE") == 1);
   Fa3Sm90BwdFamily const f;
   auto const p = bwd_problem(64, true, Precision::bf16);
   auto const program =

@@ -86,10 +86,13 @@ TEST_CASE("fa3_sm90_bwd deterministic mode and the other mechanisms are correct"
   one["kConsumers"] = 1;
   one["kBlockN"] = 64;
   one["kStages"] = 1;
-  for (bool causal : {false, true}) {
-    INFO(to_string(one) << (causal ? " causal" : " full"));
-    CHECK(passes_edge_problems({}, 128, causal, Precision::bf16, &one));
-  }
+  Config bulk = base;  // dQ by TMA bulk reduce-add
+  bulk["kDqMode"] = 2;
+  for (Config const* c : {&one, &bulk})
+    for (bool causal : {false, true}) {
+      INFO(to_string(*c) << (causal ? " causal" : " full"));
+      CHECK(passes_edge_problems({}, 128, causal, Precision::bf16, c));
+    }
 }
 
 TEST_CASE("fa3_sm90_bwd deterministic mode gives the same bits over 20 runs",
@@ -115,11 +118,15 @@ TEST_CASE("fa3_sm90_bwd backward mutants are caught", "[gpu][kernels][fa3_sm90_b
   REQUIRE(context);
   Fa3Sm90BwdFamily const f;
   auto const p = headline_problem(1024, 64, false, Precision::bf16, Direction::backward);
-  for (Config const& c : {f.default_config(p), f.reproducible_config(p)})
+  auto const p128 = headline_problem(1024, 128, false, Precision::bf16, Direction::backward);
+  Config bulk = f.default_config(p128);
+  bulk["kDqMode"] = 2;
+  for (auto const& [d, c] :
+       {std::pair<int, Config>{64, f.default_config(p)}, {64, f.reproducible_config(p)}, {128, bulk}})
     for (std::string s :
          {"FA_MUTANT_BWD_MISSING_DELTA", "FA_MUTANT_BWD_DK_MISSING_SCALE", "FA_MUTANT_BWD_DQ_OVERWRITE"}) {
       INFO(to_string(c) << " " << s);
-      CHECK_FALSE(passes_edge_problems({s}, 64, false, Precision::bf16, &c));
+      CHECK_FALSE(passes_edge_problems({s}, d, false, Precision::bf16, &c));
     }
   // bwd-race (dQ reads dS^T before the other warpgroup has stored it): the deterministic mode's reruns
   // must differ from each other or from the race-free kernel's bits.

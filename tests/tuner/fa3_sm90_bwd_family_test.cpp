@@ -52,7 +52,7 @@ TEST_CASE("fa3_sm90_bwd's rules are the config header's", "[tuner]") {
   REQUIRE(f.violates(c, p64));
   CHECK(f.violates(c, p64)->find("dQ items") != std::string::npos);
   c = f.default_config(p);
-  c["kDqMode"] = 2;
+  c["kDqMode"] = 3;
   REQUIRE(f.violates(c, p));
   CHECK(f.violates(c, p)->find("kDqMode") != std::string::npos);
 }
@@ -64,6 +64,12 @@ TEST_CASE("fa3_sm90_bwd shared memory: the tiles, two dS^T buffers, the stats an
   CHECK(fa3::bwd_d_split(t) == 2);
   CHECK(fa3::bwd_dkv_columns(t) == 128);
   CHECK(fa3::bwd_dq_items_per_consumer(t) == 2);
+  fa3::BwdTunables bulk = t;  // + two 64 x 288-byte dQ staging tiles: over 227 KiB with two stages
+  bulk.dq_mode = fa3::kDqBulk;
+  CHECK(fa3::bwd_shared_bytes(bulk) == fa3::bwd_shared_bytes(t) + 2 * 64 * 288);
+  CHECK(fa3::bwd_violation(bulk) != nullptr);
+  bulk.stages = 1;
+  CHECK(fa3::bwd_violation(bulk) == nullptr);
   fa3::BwdTunables big = t;
   big.block_n = 128;  // the same head dim over two key groups: dK + dV 256 floats per thread
   CHECK(fa3::bwd_violation(big) != nullptr);

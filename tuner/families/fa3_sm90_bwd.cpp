@@ -1,16 +1,14 @@
 #include "tuner/families/fa3_sm90_bwd.hpp"
 
-#include <cstring>
-
 #include "kernels_src/fa3_sm90_bwd_config.h"
 #include "kernels_src/fa_tma_params.h"
 #include "runtime/tensor_map.hpp"
+#include "tuner/families/tensor_maps.hpp"
 
 namespace fl::tuner {
 
 namespace {
 
-constexpr int kColumnsPerBox = 64;    // 16-bit columns in one 128-byte swizzle span: the maps' inner box
 constexpr int kPreprocessWarps = 4;   // rows of D per preprocessing block (one warp per row)
 constexpr int kConvertThreads = 128;  // fa_bwd_dq_convert's block
 constexpr int kConvertPerThread = 8;  // dQ elements per convert thread
@@ -34,7 +32,10 @@ std::vector<ParamSpec> Fa3Sm90BwdFamily::parameters() const {
       {"kBlockN", {64, 128}, "keys per CTA: one 64-key group per consumer warpgroup (two share 64 at d256)"},
       {"kConsumers", {1, 2}, "consumer warpgroups (setmaxnreg 24/240 with two)"},
       {"kStages", {1, 2}, "Q/dO (+ LSE, D) shared-memory slots"},
-      {"kDqMode", {0, 1}, "dQ by fp32 REDs: 0 in any order, 1 ordered per query block (deterministic)"},
+      {"kDqMode",
+       {0, 1, 2},
+       "dQ into fp32: 0 REDs in any order, 1 REDs ordered per query block (deterministic), 2 TMA bulk "
+       "reduce-add of shared-memory rows"},
   };
 }
 
@@ -117,53 +118,18 @@ ScratchBytes Fa3Sm90BwdFamily::scratch(Config const& config, Problem const& prob
 
 runtime::Result<std::vector<unsigned char>> Fa3Sm90BwdFamily::tma_argument(
     Config const& config, Problem const& problem, fa::AttentionParams const& params) const {
-  auto api = runtime::driver_api();
-  if (!api) return api.error();
   auto const t = tunables_of(config, problem);
   auto const& s = problem.shape;
-  runtime::TensorElement const element = problem.dtype == numerics::Precision::fp16
-                                             ? runtime::TensorElement::fp16
-                                             : runtime::TensorElement::bf16;
-  auto view = [&](void const* base, int heads, int rows, long long batch_stride, long long head_stride,
-                  long long row_stride) {
-    return runtime::AttentionTensorView{reinterpret_cast<CUdeviceptr>(base),
-                                        element,
-                                        std::uint64_t(s.batch),
-                                        std::uint64_t(heads),
-                                        std::uint64_t(rows),
-                                        std::uint64_t(s.head_dim),
-                                        std::uint64_t(batch_stride),
-                                        std::uint64_t(head_stride),
-                                        std::uint64_t(row_stride)};
-  };
-  struct Map {
-    runtime::AttentionTensorView view;
-    unsigned box_rows;
-  };
-  // Q, K, V, dO in the order of fa::TmaBwdDescriptors; dO has O's strides (as in every backward here).
-  Map const maps[4] = {
-      {view(params.q, s.heads_q, s.seqlen_q, params.q_batch_stride, params.q_head_stride,
-            params.q_row_stride),
-       unsigned(t.block_m)},
-      {view(params.k, s.heads_kv, s.seqlen_k, params.k_batch_stride, params.k_head_stride,
-            params.k_row_stride),
-       unsigned(t.block_n)},
-      {view(params.v, s.heads_kv, s.seqlen_k, params.v_batch_stride, params.v_head_stride,
-            params.v_row_stride),
-       unsigned(t.block_n)},
-      {view(params.d_o, s.heads_q, s.seqlen_q, params.o_batch_stride, params.o_head_stride,
-            params.o_row_stride),
-       unsigned(t.block_m)},
-  };
   static_assert(sizeof(fa::TmaBwdDescriptors) == 4 * runtime::kTensorMapBytes);
-  std::vector<unsigned char> bytes(sizeof(fa::TmaBwdDescriptors));
-  for (int i = 0; i < 4; ++i) {
-    auto encoded =
-        runtime::encode_attention_tensor_map(*api.value(), maps[i].view, maps[i].box_rows, kColumnsPerBox);
-    if (!encoded) return encoded.error();
-    std::memcpy(bytes.data() + i * runtime::kTensorMapBytes, encoded->data(), runtime::kTensorMapBytes);
-  }
-  return bytes;
+  // Q, K, V, dO in the order of fa::TmaBwdDescriptors; dO has O's strides (as in every backward here).
+  return encode_tensor_maps(problem, {{params.q, s.heads_q, s.seqlen_q, params.q_batch_stride,
+                                       params.q_head_stride, params.q_row_stride, unsigned(t.block_m)},
+                                      {params.k, s.heads_kv, s.seqlen_k, params.k_batch_stride,
+                                       params.k_head_stride, params.k_row_stride, unsigned(t.block_n)},
+                                      {params.v, s.heads_kv, s.seqlen_k, params.v_batch_stride,
+                                       params.v_head_stride, params.v_row_stride, unsigned(t.block_n)},
+                                      {params.d_o, s.heads_q, s.seqlen_q, params.o_batch_stride,
+                                       params.o_head_stride, params.o_row_stride, unsigned(t.block_m)}});
 }
 
 }  // namespace fl::tuner
