@@ -15,7 +15,7 @@
 #include "runtime/kernel_source.hpp"
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/families/registry.hpp"
-#include "tuner/report/tune_plots.hpp"
+#include "tuner/tune/tune_plots.hpp"
 #include "tuner/tune/compile_only.hpp"
 #include "tuner/tune/gpu_backend.hpp"
 #include "tuner/tune/replay_backend.hpp"

@@ -34,7 +34,7 @@ struct TuneOptions {
   std::string replay_path;               // empty: the GPU; else a recorded measurement TSV answers
   std::string db_path;                   // empty: the default database location
   std::string json_path;                 // empty: no JSON
-  std::string report_dir;                // empty: none; else Markdown + SVG plots + CSV (report/tune_plots)
+  std::string report_dir;                // empty: none; else Markdown + SVG plots + CSV (tune/tune_plots)
   std::string export_best_path;          // empty: none; else the best configs measured here, as seed TSV
   std::string export_measurements_path;  // empty: none; else every candidate of run 1, TSV (test fixtures)
   int noise_runs = 1;                    // >= 2: repeat the run, re-measuring everything, and report noise
