@@ -15,12 +15,12 @@
 #include "runtime/kernel_source.hpp"
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/families/registry.hpp"
-#include "tuner/tune/tune_plots.hpp"
 #include "tuner/tune/compile_only.hpp"
 #include "tuner/tune/gpu_backend.hpp"
 #include "tuner/tune/replay_backend.hpp"
 #include "tuner/tune/shipped_configs.hpp"
 #include "tuner/tune/tune_command.hpp"
+#include "tuner/tune/tune_plots.hpp"
 
 namespace {
 
@@ -154,7 +154,8 @@ int run(int argc, char const* const argv[]) {
   if (!options.replay_path.empty()) {
     std::unique_ptr<tuner::ReplayBackend> backend;
     try {
-      backend = std::make_unique<tuner::ReplayBackend>(options.replay_path);
+      backend = std::make_unique<tuner::ReplayBackend>(options.replay_path,
+                                                       tuner::pace_named(options.pace)->cut_clearly_slower);
     } catch (std::exception const& e) {
       std::fprintf(stderr, "fa-tune: --replay: %s\n", e.what());
       return common::kExitBadInput;
@@ -187,7 +188,8 @@ int run(int argc, char const* const argv[]) {
   }
   auto context = runtime::PrimaryContext::retain(device->ordinal);
   if (!context) runtime::exit_no_gpu(context.error());
-  tuner::GpuBackend backend(options.jobs, arch, kernels_dir.value(), db_path, device.value());
+  tuner::GpuBackend backend(options.jobs, arch, kernels_dir.value(), db_path, device.value(),
+                            *tuner::pace_named(options.pace));
   auto const report = tuner::run_tuning(options, backend, kernels_dir.value(), db_path, stop);
   write_outputs(report, device->identity());
   if (!options.export_best_path.empty()) {

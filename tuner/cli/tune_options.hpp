@@ -32,6 +32,7 @@ struct TuneOptions {
   std::optional<int> budget;             // evaluations in all, split over the problems (tune_command.hpp)
   std::optional<double> time_limit_s;    // wall-clock limit for the whole run, split the same way
   std::string replay_path;               // empty: the GPU; else a recorded measurement TSV answers
+  std::string pace = "fast";             // fast or baseline (the 2026-11-29 protocol): tune/gpu_evaluator.hpp
   std::string db_path;                   // empty: the default database location
   std::string json_path;                 // empty: no JSON
   std::string report_dir;                // empty: none; else Markdown + SVG plots + CSV (tune/tune_plots)

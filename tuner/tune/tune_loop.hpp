@@ -73,6 +73,7 @@ struct TuneOutcome {
   int resumed = 0;     // answered from the store
   int rejected = 0;    // wrong, pruned or failed
   int remeasured = 0;  // suspicious speedups measured a second time
+  int timing_cut = 0;  // timed by the probe runs only (clearly slower than the best so far)
   // Every candidate of this run (first configs included) with the row it was answered with, in order.
   std::vector<std::pair<std::string, db::Measurement>> rows;
   std::vector<CandidateCost> costs;  // parallel to rows
