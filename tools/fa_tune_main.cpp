@@ -174,10 +174,16 @@ int run(int argc, char const* const argv[]) {
   }
   if (!device) {
     // No GPU: answer from the shipped best configs (and whatever this database measured before).
-    auto const shipped = tuner::report_shipped_configs(arch, kernels_dir.value(), db_path);
+    auto const shipped =
+        tuner::report_shipped_configs(arch, kernels_dir.value(), db_path, tuner::selected_problems(options),
+                                      tuner::default_tuning_families(options));
     std::printf("Best configs known for %s (%d; %d shipped seeds loaded now):\n%s",
                 std::string(runtime::arch_name(arch)).c_str(), shipped.configs, shipped.seeds_loaded,
                 shipped.table.c_str());
+    std::printf(
+        "\nConfigs to use for the problems asked (%d tuned, %d from the nearest tuned shape, %d family "
+        "defaults):\n%s",
+        shipped.tuned, shipped.nearest, shipped.defaults, shipped.answers.c_str());
     std::printf("fa-tune: %s; timing needs an %s GPU (the table above is what was measured elsewhere)\n",
                 device.error().message.c_str(), options.arch.c_str());
     return shipped.compile_failures > 0 ? common::kExitCheckFailed : common::kExitOk;

@@ -20,6 +20,21 @@ db::ProblemKey problem_key(Problem const& problem) {
           direction_name(problem.direction)};
 }
 
+Problem problem_from_key(db::ProblemKey const& key) {
+  Problem p;
+  p.shape.batch = key.batch;
+  p.shape.heads_q = key.heads_q;
+  p.shape.heads_kv = key.heads_kv;
+  p.shape.seqlen_q = key.seqlen_q;
+  p.shape.seqlen_k = key.seqlen_k;
+  p.shape.head_dim = key.head_dim;
+  p.shape.causal = key.causal;
+  p.dtype = numerics::parse_precision(key.dtype).value_or(numerics::Precision::bf16);
+  p.direction =
+      key.direction == direction_name(Direction::backward) ? Direction::backward : Direction::forward;
+  return p;
+}
+
 namespace {
 
 db::Measurement to_row(Evaluation const& e) {

@@ -88,6 +88,8 @@ struct TuneOutcome {
 };
 
 db::ProblemKey problem_key(Problem const& problem);
+// The inverse: the problem a stored row was measured on (scale and FP8 options at their defaults).
+Problem problem_from_key(db::ProblemKey const& key);
 
 // One problem's tuning, in steps that a run over many problems interleaves: first every problem's first
 // configs (the default: each problem gets its baseline before any problem searches), then each problem's
