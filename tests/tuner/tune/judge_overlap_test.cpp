@@ -46,7 +46,7 @@ TEST_CASE("the verdict is computed while the candidate is timed, and always wait
   CHECK(serial >= 0.4);
 }
 
-TEST_CASE("a failing verdict: without overlap nothing is measured; with it the caller sees it failed",
+TEST_CASE("a failing verdict: without overlap nothing is measured, with it the caller sees it failed",
           "[tuner][tune]") {
   int measured = 0;
   auto wrong = [] { return FakeVerdict{false}; };
