@@ -24,9 +24,21 @@ for step in ${STEPS:-smoke tests bench ablation sanitize}; do
       for d in ${dims//,/ }; do
         fl_step "smoke_d$d" 120 "${bench[@]}" --head-dim "$d" --dtype bf16,fp16 --seqlen 1000 --batch 1 --heads 4 \
           --causal both --check-only
+      done
+      for mode in 1 2; do  # the deterministic and the bulk reduce-add dQ at d128
+        fl_step "smoke_d128_dq$mode" 120 "${bench[@]}" --config "kDqMode=$mode" --head-dim 128 --dtype bf16 \
+          --seqlen 1000 --batch 1 --heads 4 --causal both --check-only
       done ;;
     tests)
-      fl_step tests 420 "$fl_bin/test_kernels_src" "${TESTS_FILTER:-[fa3_sm90_bwd]}" -d yes ;;
+      # One step per test case (each resumable, each packed as it ends), or TESTS_FILTER as one step.
+      if [ -n "${TESTS_FILTER:-}" ]; then
+        fl_step tests 420 "$fl_bin/test_kernels_src" "$TESTS_FILTER" -d yes
+      else
+        fl_step tests_defaults 300 "$fl_bin/test_kernels_src" "fa3_sm90_bwd defaults are correct*" -d yes
+        fl_step tests_mechanisms 240 "$fl_bin/test_kernels_src" "fa3_sm90_bwd deterministic mode and the other*" -d yes
+        fl_step tests_reruns 120 "$fl_bin/test_kernels_src" "fa3_sm90_bwd deterministic mode gives*" -d yes
+        fl_step tests_mutants 240 "$fl_bin/test_kernels_src" "fa3_sm90_bwd backward mutants*" -d yes
+      fi ;;
     bench)
       # Ours and the sm80 backward, then PyTorch's backends, one table (experiments/peers/compare.py).
       fl_step bench 480 env OUT="$fl_work" CARRY="$(dirname "$fl_bin")" DIRECTIONS=bwd BWD_FAMILY=fa3_sm90_bwd \
