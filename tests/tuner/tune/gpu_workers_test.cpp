@@ -76,7 +76,7 @@ int stored_rows(std::filesystem::path const& db_path) {
 
 }  // namespace
 
-TEST_CASE("two workers in two processes split one problem; a killed one loses nothing and resumes",
+TEST_CASE("two workers in two processes split one problem, a killed one loses nothing and resumes",
           "[tuner][tune]") {
   if (!std::filesystem::exists(fixture())) {
     WARN("skipped: " << fixture() << " is not committed");
