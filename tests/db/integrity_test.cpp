@@ -10,6 +10,7 @@
 #include "db/compile_cache.hpp"
 #include "db/integrity.hpp"
 #include "db/schema.hpp"
+#include "db/transaction.hpp"
 #include "db/tuning_store.hpp"
 #include "tests/db/compile_cache_fixture.hpp"
 #include "tests/db/temp_dir.hpp"
@@ -107,4 +108,42 @@ TEST_CASE("an intact database is checked once per process and left alone", "[db]
   CHECK(count_rows(second, "tuning_runs") == kTuningRuns);
   CHECK(count_rows(second, "compile_cache") == kCachedPrograms);
   CHECK(only_file_starting(dir.path(), "ok.sqlite.corrupt-").empty());
+}
+
+TEST_CASE("salvage reads past a damaged page in the middle of a table: every readable row is kept",
+          "[db][integrity]") {
+  TempDir dir;
+  auto const path = dir / "runs.sqlite";
+  constexpr int kRuns = 3000;  // ~170 pages of 4 KiB: the file's middle page is one of their leaves
+  std::int64_t page_size = 0;
+  {
+    Database database = open_database(path);
+    Transaction transaction(database);
+    auto insert = database.prepare("INSERT INTO tuning_runs (run_id, started_at, command) VALUES (?, ?, ?)");
+    for (int i = 1; i <= kRuns; ++i) {
+      insert.reset();
+      insert.bind_int64(1, i).bind_text(2, "2026-12-01T11:00:00Z");
+      insert.bind_text(3, "fa-tune --run " + std::to_string(i) + " " + std::string(180, 'x')).run();
+    }
+    transaction.commit();
+    auto size = database.prepare("PRAGMA page_size");
+    REQUIRE(size.step());
+    page_size = size.column_int64(0);
+  }
+  // The whole middle page overwritten: SQLite reports SQLITE_CORRUPT on reaching it.
+  std::int64_t const pages = std::int64_t(fs::file_size(path)) / page_size;
+  {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(std::streamoff((pages / 2) * page_size));
+    file << std::string(std::size_t(page_size), '\xde');
+  }
+  Database database = open_database(path);  // quick_check fails: salvaged
+  REQUIRE_FALSE(only_file_starting(dir.path(), "runs.sqlite.corrupt-").empty());
+  std::int64_t const kept = count_rows(database, "tuning_runs");
+  int const rows_per_page = int(page_size / 200);
+  CHECK(kept < kRuns);                       // the damaged page's rows are gone
+  CHECK(kept >= kRuns - 2 * rows_per_page);  // and only those: the copy resumed past it
+  auto last = database.prepare("SELECT max(run_id) FROM tuning_runs");
+  REQUIRE(last.step());
+  CHECK(last.column_int64(0) == kRuns);  // rows after the damage (before: the copy stopped at it)
 }
