@@ -299,7 +299,7 @@ CheckResult PreparedCheck::judge(AttentionOutputs const& observed, Diagnoser con
     }
     DiagnosisRequest const request{
         inputs, observed, r.recipe, r.reference, r.judgement.failing_query_rows, r.judgement.failing_key_rows,
-        props};
+        props,  &r.notes};
     r.diagnosis = diagnoser(request);
     std::sort(r.diagnosis.begin(), r.diagnosis.end(),
               [](DiagnosisEntry const& a, DiagnosisEntry const& b) { return a.match_error < b.match_error; });

@@ -40,6 +40,9 @@ struct DiagnosisRequest {
   std::vector<std::size_t> const& failing_query_rows;        // flat query rows
   std::vector<std::size_t> const& failing_key_rows;          // flat key rows
   std::vector<RowProperties> const& failing_row_properties;  // of failing_query_rows (at most 64 of them)
+  // Where the diagnoser says what it could not try (a model over its work cap): the check's notes, printed
+  // and written to the JSON, so that a hypothesis is never skipped silently. May be null.
+  std::vector<std::string>* notes = nullptr;
 };
 
 using Diagnoser = std::function<std::vector<DiagnosisEntry>(DiagnosisRequest const&)>;
