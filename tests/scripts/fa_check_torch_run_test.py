@@ -2,7 +2,8 @@
 """scripts/fa_check_torch.py's run path without torch: the input families (numpy, seeded), the case plan,
 bad options refused before torch is imported, and a whole run (inputs, the callable, the saved files,
 fa-check, one line per case, the exit code) on a numpy stand-in for the few torch calls it makes
-(fake_torch/), with callables that are correct, top-left causal and unscaled. Torch itself, autograd
+(fake_torch/), with callables that are correct ((B, H, N, D) and --layout bnhd), top-left causal and
+unscaled. Torch itself, autograd
 (--backward) and the built-in SDPA callables run only on the GPU machine.
 
 usage: fa_check_torch_run_test.py FA_CHECK WORK_DIR
@@ -116,6 +117,9 @@ def test_runs(fa_check, work):
     lines = list(summary(proc).values())
     expect(proc.returncode == 1 and lines and all("diagnosis: missing-scale" in l for l in lines),
            f"unscaled: exit {proc.returncode}: {proc.stdout}")
+    proc = run(["numpy_attention:correct_bnhd", "--out", os.path.join(work, "bnhd"), "--layout", "bnhd"] + one,
+               fake_torch=True)
+    expect(proc.returncode == 0 and len(summary(proc)) == 2, f"--layout bnhd: exit {proc.returncode}: {proc.stdout}")
     proc = run(["numpy_attention:correct", "--out", os.path.join(work, "bwd"), "--backward"] + one, fake_torch=True)
     expect(proc.returncode != 0 and "no autograd" in proc.stderr, "--backward on the stand-in must say it cannot")
 

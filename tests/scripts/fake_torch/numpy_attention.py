@@ -1,7 +1,7 @@
 """Attention callables for scripts/fa_check_torch.py's run test, on the numpy stand-in tensors
 (fake_torch/torch): float64 softmax attention, the output rounded to the input's dtype. `correct` masks
 bottom-right (FlashAttention's convention), `top_left` as PyTorch's is_causal does, `unscaled` forgets the
-softmax scale (fa-check must name missing-scale)."""
+softmax scale (fa-check must name missing-scale); `correct_bnhd` takes (B, N, H, D)."""
 import numpy as np
 
 import torch
@@ -33,3 +33,9 @@ def top_left(q, k, v, causal=False, scale=None):
 
 def unscaled(q, k, v, causal=False, scale=None):
     return _attention(q, k, v, causal, 1.0)
+
+
+def correct_bnhd(q, k, v, causal=False, scale=None):
+    """(B, N, H, D) in and out, as flash_attn_func takes them (fa_check_torch.py --layout bnhd)."""
+    o = _attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), causal, scale)
+    return o.transpose(1, 2)
