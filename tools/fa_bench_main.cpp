@@ -296,8 +296,8 @@ int main(int argc, char** argv) {
                 return runner->run(dp.params);
               };
             }
-            auto timed = time_config(*family, config, p, program.value(), device, {opt.warmup, opt.runs},
-                                     inputs, prepare);
+            auto timed = time_config(*family, config, p, program.value(), device,
+                                     {opt.warmup, opt.runs, std::nullopt}, inputs, prepare);
             if (!timed) {
               row.check += "; timing: " + timed.error().one_line();
             } else {

@@ -15,12 +15,12 @@
 #include "runtime/kernel_source.hpp"
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/families/registry.hpp"
-#include "tuner/report/tune_plots.hpp"
 #include "tuner/tune/compile_only.hpp"
 #include "tuner/tune/gpu_backend.hpp"
 #include "tuner/tune/replay_backend.hpp"
 #include "tuner/tune/shipped_configs.hpp"
 #include "tuner/tune/tune_command.hpp"
+#include "tuner/tune/tune_plots.hpp"
 
 namespace {
 
@@ -154,7 +154,8 @@ int run(int argc, char const* const argv[]) {
   if (!options.replay_path.empty()) {
     std::unique_ptr<tuner::ReplayBackend> backend;
     try {
-      backend = std::make_unique<tuner::ReplayBackend>(options.replay_path);
+      backend = std::make_unique<tuner::ReplayBackend>(options.replay_path,
+                                                       tuner::pace_named(options.pace)->cut_clearly_slower);
     } catch (std::exception const& e) {
       std::fprintf(stderr, "fa-tune: --replay: %s\n", e.what());
       return common::kExitBadInput;
@@ -173,10 +174,16 @@ int run(int argc, char const* const argv[]) {
   }
   if (!device) {
     // No GPU: answer from the shipped best configs (and whatever this database measured before).
-    auto const shipped = tuner::report_shipped_configs(arch, kernels_dir.value(), db_path);
+    auto const shipped =
+        tuner::report_shipped_configs(arch, kernels_dir.value(), db_path, tuner::selected_problems(options),
+                                      tuner::default_tuning_families(options));
     std::printf("Best configs known for %s (%d; %d shipped seeds loaded now):\n%s",
                 std::string(runtime::arch_name(arch)).c_str(), shipped.configs, shipped.seeds_loaded,
                 shipped.table.c_str());
+    std::printf(
+        "\nConfigs to use for the problems asked (%d tuned, %d from the nearest tuned shape, %d family "
+        "defaults):\n%s",
+        shipped.tuned, shipped.nearest, shipped.defaults, shipped.answers.c_str());
     std::printf("fa-tune: %s; timing needs an %s GPU (the table above is what was measured elsewhere)\n",
                 device.error().message.c_str(), options.arch.c_str());
     return shipped.compile_failures > 0 ? common::kExitCheckFailed : common::kExitOk;
@@ -187,7 +194,8 @@ int run(int argc, char const* const argv[]) {
   }
   auto context = runtime::PrimaryContext::retain(device->ordinal);
   if (!context) runtime::exit_no_gpu(context.error());
-  tuner::GpuBackend backend(options.jobs, arch, kernels_dir.value(), db_path, device.value());
+  tuner::GpuBackend backend(options.jobs, arch, kernels_dir.value(), db_path, device.value(),
+                            *tuner::pace_named(options.pace));
   auto const report = tuner::run_tuning(options, backend, kernels_dir.value(), db_path, stop);
   write_outputs(report, device->identity());
   if (!options.export_best_path.empty()) {

@@ -58,3 +58,14 @@ TEST_CASE("fa-tune options: counts are checked against common/input_limits.hpp",
   CHECK(parse({"--seed", "9223372036854775807"}).seed == 9223372036854775807ULL);
   CHECK(parse({"--jobs", "256"}).jobs == 256);
 }
+
+TEST_CASE("fa-tune options: --pace is fast (default) or baseline, and --help says what each does",
+          "[tuner][cli]") {
+  CHECK(parse({}).pace == "fast");
+  CHECK(parse({"--pace", "baseline"}).pace == "baseline");
+  CHECK_THROWS_WITH(parse({"--pace", "slow"}),
+                    Catch::Contains("--pace 'slow' is not one of: baseline, fast"));
+  auto const help = parse({"--help"}).help_text;
+  CHECK(help.find("--pace") != std::string::npos);
+  CHECK(help.find("probe runs") != std::string::npos);
+}

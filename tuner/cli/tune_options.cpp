@@ -25,7 +25,10 @@ What happens to each candidate (config of a family for one problem), in order:
   3. prune:   on ptxas' report: spills, shared memory over the limit, zero resident blocks -> 'pruned'.
   4. verify:  run on a small awkward problem (n_q 193, n_k 257) and on sampled rows of the timed problem,
               judged against a float64 reference; a wrong kernel is 'wrong', with why, and never timed.
-  5. time:    CUDA events around the launches, warm-up, median of 30 with p20/p80, inputs rotated past L2.
+  5. time:    CUDA events around the launches, warm-up, median of 30 with p20/p80, inputs rotated past L2;
+              with --pace fast the verdict of step 4 on the timed problem is computed meanwhile (a wrong
+              kernel's timing is dropped), and a candidate clearly slower than the best so far (fastest of
+              5 probe runs > 1.25x the best median) is timed by those 5 runs only.
   6. store:   every result is committed to SQLite at once: a rerun resumes, kill -9 loses nothing finished.
 The strategy (exhaustive, random, anneal, bayes) proposes the next candidate from the costs so far. A
 sticky CUDA fault stores its candidate as failed and resets the GPU context, and the run goes on; if the
@@ -112,6 +115,11 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "at most S seconds in all, split the same way: defaults first, then each problem's search gets the "
       "time "
       "left divided by the problems left (the candidate in flight is finished)")(
+      "pace", po::value(&o.pace)->default_value("fast"),
+      "fast: the timed problem's verdict is computed while the GPU times the candidate (its timing kept only "
+      "if it passes), a candidate whose fastest of 5 probe runs is over 1.25x the best median so far stops "
+      "there (runs = 5 in the database; it cannot win), inputs are encoded once per problem; baseline: the "
+      "2026-11-29 protocol (verify, then time 30 runs, every candidate), to measure both in one run")(
       "replay", po::value(&o.replay_path),
       "answer every candidate from a recorded run (a TSV of --export-measurements) instead of the GPU: plan "
       "a "
@@ -177,6 +185,7 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
                 : direction == "both" ? DirectionChoice::both
                                       : DirectionChoice::fwd;
   require_one_of(o.strategy, {"exhaustive", "random", "anneal", "bayes"}, "strategy");
+  require_one_of(o.pace, {"fast", "baseline"}, "pace");
 
   if (vm.count("batch") != vm.count("heads")) throw UsageError("--batch and --heads go together");
   if (vm.count("batch") && vm.count("tokens"))

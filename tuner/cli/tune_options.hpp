@@ -32,9 +32,10 @@ struct TuneOptions {
   std::optional<int> budget;             // evaluations in all, split over the problems (tune_command.hpp)
   std::optional<double> time_limit_s;    // wall-clock limit for the whole run, split the same way
   std::string replay_path;               // empty: the GPU; else a recorded measurement TSV answers
+  std::string pace = "fast";             // fast or baseline (the 2026-11-29 protocol): tune/gpu_evaluator.hpp
   std::string db_path;                   // empty: the default database location
   std::string json_path;                 // empty: no JSON
-  std::string report_dir;                // empty: none; else Markdown + SVG plots + CSV (report/tune_plots)
+  std::string report_dir;                // empty: none; else Markdown + SVG plots + CSV (tune/tune_plots)
   std::string export_best_path;          // empty: none; else the best configs measured here, as seed TSV
   std::string export_measurements_path;  // empty: none; else every candidate of run 1, TSV (test fixtures)
   int noise_runs = 1;                    // >= 2: repeat the run, re-measuring everything, and report noise

@@ -144,6 +144,7 @@ TuneRow row_of(Unit const& unit, TuneOutcome&& outcome) {
   row.verify_s = outcome.verify_s;
   row.timing_s = outcome.timing_s;
   row.compile_cpu_s = outcome.compile_cpu_s;
+  row.timing_cut = outcome.timing_cut;
   if (outcome.best) {
     row.best_config = to_string(*outcome.best);
     row.best_ms = outcome.best_stats->median_ms;

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "db/tuning_store.hpp"
+#include "tuner/measure/early_stop.hpp"
 #include "tuner/report/table.hpp"
 #include "tuner/tune/tune_command.hpp"
 
@@ -29,6 +30,12 @@ std::string one_field(std::string text) {
 
 std::string optional_fixed(std::optional<double> value, int digits) {
   return value ? format_fixed(*value, digits) : "";
+}
+
+// Measured candidates per second of this problem's wall time (issue 14's throughput figure).
+std::string candidates_per_second(TuneRow const& r) {
+  if (r.evaluated == 0 || !(r.wall_s > 0.0)) return "nothing measured";
+  return format_fixed(double(r.evaluated) / r.wall_s, 2) + " candidates/s";
 }
 
 std::string driver_text(db::GpuKey const& gpu) {
@@ -96,7 +103,11 @@ std::string render_tuning(TuningReport const& report) {
     out += r.family + " " + r.problem + ": " + format_fixed(r.wall_s, 1) + " s wall: waited for compiles " +
            format_fixed(r.compile_wait_s, 1) + " s, verification " + format_fixed(r.verify_s, 1) +
            " s, timing " + format_fixed(r.timing_s, 1) + " s; NVRTC " + format_fixed(r.compile_cpu_s, 1) +
-           " s on " + std::to_string(report.compile_workers) + " workers\n";
+           " s on " + std::to_string(report.compile_workers) + " workers; " + candidates_per_second(r) +
+           (r.timing_cut > 0 ? "; timing cut after " + std::to_string(kProbeRuns) + " runs for " +
+                                   std::to_string(r.timing_cut) + " clearly slower than the best so far"
+                             : "") +
+           "\n";
     for (auto const& n : r.noise) out += render_noise(r.family + " " + r.problem, n);
   }
   out += "verification inputs and float64 references: " + format_fixed(report.reference_s, 1) +
@@ -146,7 +157,8 @@ std::string tuning_json(TuningReport const& report, std::string const& gpu_ident
            ", \"compile_wait_s\": " + format_fixed(r.compile_wait_s, 3) +
            ", \"verify_s\": " + format_fixed(r.verify_s, 3) +
            ", \"timing_s\": " + format_fixed(r.timing_s, 3) +
-           ", \"compile_cpu_s\": " + format_fixed(r.compile_cpu_s, 3) + ", \"noise\": [" + noise + "]}" +
+           ", \"compile_cpu_s\": " + format_fixed(r.compile_cpu_s, 3) +
+           ", \"timing_cut\": " + std::to_string(r.timing_cut) + ", \"noise\": [" + noise + "]}" +
            (i + 1 < report.rows.size() ? "," : "") + "\n";
   }
   out += "  ],\n  \"best_per_problem\": [\n";
