@@ -27,8 +27,8 @@ UnusableDatabaseError unusable_database(std::filesystem::path const& path, Datab
 struct SalvageReport {
   std::filesystem::path kept_as;  // where the damaged file now is
   std::size_t rows_salvaged = 0;  // rows copied into the fresh file (compile cache not counted)
-  // Runs of rows the copy skipped at a damaged page (it resumes past each one, so only the rows stored on
-  // the damaged pages are lost).
+  // Runs of rows the copy skipped at a damaged page (it resumes past each one: a damaged leaf loses its own
+  // rows, a damaged interior page the rows below it).
   std::size_t damaged_regions_skipped = 0;
 };
 
