@@ -35,7 +35,9 @@ __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
                  const __grid_constant__ fa::TmaDescriptors maps) {
   using Cfg = fa3::Fwd<kHeadDim, kBlockN, kConsumers, kStages, kPingPong, kIntraWgOverlap, kPersistent>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
-  unsigned char* smem = fa::align_to_swizzle_atom(smem_raw);
+  unsigned char* smem =
+      smem_raw +
+      ((fa::kSwizzleAtomBytes - fa::smem_addr(smem_raw) % fa::kSwizzleAtomBytes) % fa::kSwizzleAtomBytes);
   auto& bars = *reinterpret_cast<typename Cfg::Barriers*>(smem + Cfg::kBarrierOffset);
   if (threadIdx.x == 0) {
     bars.q.init(kConsumers);

@@ -1,13 +1,16 @@
 #include "tuner/families/fa3_sm90.hpp"
 
+#include <cstring>
+
 #include "kernels_src/fa3_sm90_config.h"
 #include "kernels_src/fa_tma_params.h"
 #include "runtime/tensor_map.hpp"
-#include "tuner/families/tensor_maps.hpp"
 
 namespace fl::tuner {
 
 namespace {
+
+constexpr int kColumnsPerBox = 64;  // 16-bit columns in one 128-byte swizzle span: the maps' inner box
 
 fa3::FwdTunables tunables_of(Config const& c, Problem const& problem) {
   return fa3::FwdTunables{problem.shape.head_dim,
@@ -18,6 +21,10 @@ fa3::FwdTunables tunables_of(Config const& c, Problem const& problem) {
                           value_or(c, "kPingPong", 0),
                           value_or(c, "kIntraWgOverlap", 0),
                           value_or(c, "kPersistent", 0)};
+}
+
+runtime::TensorElement element_of(numerics::Precision dtype) {
+  return dtype == numerics::Precision::fp16 ? runtime::TensorElement::fp16 : runtime::TensorElement::bf16;
 }
 
 }  // namespace
@@ -104,19 +111,51 @@ std::vector<LaunchStep> Fa3Sm90Family::launches(Config const& config, Problem co
 
 runtime::Result<std::vector<unsigned char>> Fa3Sm90Family::tma_argument(
     Config const& config, Problem const& problem, fa::AttentionParams const& params) const {
+  auto api = runtime::driver_api();
+  if (!api) return api.error();
   auto const t = tunables_of(config, problem);
   auto const& s = problem.shape;
+  runtime::TensorElement const element = element_of(problem.dtype);
+  auto view = [&](void const* base, int heads, int rows, long long batch_stride, long long head_stride,
+                  long long row_stride) {
+    return runtime::AttentionTensorView{reinterpret_cast<CUdeviceptr>(base),
+                                        element,
+                                        std::uint64_t(s.batch),
+                                        std::uint64_t(heads),
+                                        std::uint64_t(rows),
+                                        std::uint64_t(s.head_dim),
+                                        std::uint64_t(batch_stride),
+                                        std::uint64_t(head_stride),
+                                        std::uint64_t(row_stride)};
+  };
+  struct Map {
+    runtime::AttentionTensorView view;
+    unsigned box_rows;
+  };
+  Map const maps[4] = {
+      {view(params.q, s.heads_q, s.seqlen_q, params.q_batch_stride, params.q_head_stride,
+            params.q_row_stride),
+       unsigned(fa3::block_m(t))},
+      {view(params.k, s.heads_kv, s.seqlen_k, params.k_batch_stride, params.k_head_stride,
+            params.k_row_stride),
+       unsigned(t.block_n)},
+      {view(params.v, s.heads_kv, s.seqlen_k, params.v_batch_stride, params.v_head_stride,
+            params.v_row_stride),
+       unsigned(t.block_n)},
+      // O is stored by each consumer warpgroup for its own rows.
+      {view(params.o, s.heads_q, s.seqlen_q, params.o_batch_stride, params.o_head_stride,
+            params.o_row_stride),
+       unsigned(fa3::kRowsPerConsumer)},
+  };
+  std::vector<unsigned char> bytes(sizeof(fa::TmaDescriptors));
   static_assert(sizeof(fa::TmaDescriptors) == 4 * runtime::kTensorMapBytes);
-  // Q, K, V, O in the order of fa::TmaDescriptors; O is stored by each consumer warpgroup for its rows.
-  return encode_tensor_maps(problem,
-                            {{params.q, s.heads_q, s.seqlen_q, params.q_batch_stride, params.q_head_stride,
-                              params.q_row_stride, unsigned(fa3::block_m(t))},
-                             {params.k, s.heads_kv, s.seqlen_k, params.k_batch_stride, params.k_head_stride,
-                              params.k_row_stride, unsigned(t.block_n)},
-                             {params.v, s.heads_kv, s.seqlen_k, params.v_batch_stride, params.v_head_stride,
-                              params.v_row_stride, unsigned(t.block_n)},
-                             {params.o, s.heads_q, s.seqlen_q, params.o_batch_stride, params.o_head_stride,
-                              params.o_row_stride, unsigned(fa3::kRowsPerConsumer)}});
+  for (int i = 0; i < 4; ++i) {
+    auto encoded =
+        runtime::encode_attention_tensor_map(*api.value(), maps[i].view, maps[i].box_rows, kColumnsPerBox);
+    if (!encoded) return encoded.error();
+    std::memcpy(bytes.data() + i * runtime::kTensorMapBytes, encoded->data(), runtime::kTensorMapBytes);
+  }
+  return bytes;
 }
 
 }  // namespace fl::tuner
