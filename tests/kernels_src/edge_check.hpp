@@ -1,7 +1,7 @@
 #pragma once
 // The forward families' [gpu] correctness check, one copy: a config (the family default when null), with
-// `mutants` compiled in, judged on every edge problem over every input family that applies; the first
-// failure is reported.
+// `mutants` compiled in, judged on every edge problem (or the caller's problems) over every input family
+// that applies; the first failure is reported.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -15,18 +15,18 @@
 
 namespace fl::test {
 
-inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string> const& mutants, int d,
-                                 bool causal, numerics::Precision dtype,
-                                 tuner::Config const* override_config = nullptr) {
+// `config` compiled once with `mutants` (for problems.front(): every problem has its head dim, mask and
+// dtype), judged on every problem over every input family that applies.
+inline bool passes_problems(tuner::Family const& f, std::vector<std::string> const& mutants,
+                            std::vector<tuner::Problem> const& problems, tuner::Config const& config) {
   using namespace fl::tuner;
-  auto const base = headline_problem(1024, d, causal, dtype, Direction::forward);
-  auto const config = override_config ? *override_config : f.default_config(base);
-  auto const program =
-      compile_family_config(f, config, base, {runtime::TargetArch::sm_90a, kernels_dir(), mutants});
+  auto const program = compile_family_config(f, config, problems.front(),
+                                             {runtime::TargetArch::sm_90a, kernels_dir(), mutants});
   INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
   REQUIRE(program);
+  bool const causal = problems.front().shape.causal;
   for (auto const input_family : numerics::all_input_families())
-    for (auto const& p : edge_problems(d, causal, dtype)) {
+    for (auto const& p : problems) {
       if (!family_applies(input_family, causal)) continue;
       CheckOptions options;
       options.input_family = input_family;
@@ -40,6 +40,15 @@ inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string
       }
     }
   return true;
+}
+
+inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string> const& mutants, int d,
+                                 bool causal, numerics::Precision dtype,
+                                 tuner::Config const* override_config = nullptr) {
+  using namespace fl::tuner;
+  auto const base = headline_problem(1024, d, causal, dtype, Direction::forward);
+  auto const config = override_config ? *override_config : f.default_config(base);
+  return passes_problems(f, mutants, edge_problems(d, causal, dtype), config);
 }
 
 }  // namespace fl::test
