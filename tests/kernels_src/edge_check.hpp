@@ -1,7 +1,7 @@
 #pragma once
 // The forward families' [gpu] correctness check, one copy: a config (the family default when null), with
 // `mutants` compiled in, judged on every edge problem over every input family that applies; the first
-// failure is reported.
+// failure is reported. `fp8`: how FP8 operands are made (ignored for 16-bit dtypes).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -17,17 +17,20 @@ namespace fl::test {
 
 inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string> const& mutants, int d,
                                  bool causal, numerics::Precision dtype,
-                                 tuner::Config const* override_config = nullptr) {
+                                 tuner::Config const* override_config = nullptr,
+                                 tuner::Fp8Options const& fp8 = {}) {
   using namespace fl::tuner;
-  auto const base = headline_problem(1024, d, causal, dtype, Direction::forward);
+  auto base = headline_problem(1024, d, causal, dtype, Direction::forward);
+  base.fp8 = fp8;
   auto const config = override_config ? *override_config : f.default_config(base);
   auto const program =
       compile_family_config(f, config, base, {runtime::TargetArch::sm_90a, kernels_dir(), mutants});
   INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
   REQUIRE(program);
   for (auto const input_family : numerics::all_input_families())
-    for (auto const& p : edge_problems(d, causal, dtype)) {
+    for (auto p : edge_problems(d, causal, dtype)) {
       if (!family_applies(input_family, causal)) continue;
+      p.fp8 = fp8;
       CheckOptions options;
       options.input_family = input_family;
       auto const check = check_config(f, config, p, program.value(), options);
