@@ -82,7 +82,7 @@ TEST_CASE("fa3_sm90 is registered", "[tuner]") {
   CHECK(family_names().find("fa3_sm90") != std::string::npos);
 }
 
-TEST_CASE("fa3_sm90 FP8: V^T transposed first, into scratch padded to 128 keys; O staged apart", "[tuner]") {
+TEST_CASE("fa3_sm90 FP8: V^T transposed first into scratch padded to 128 keys, O staged apart", "[tuner]") {
   Fa3Sm90Family const f;
   auto p = headline_problem(4096, 128, false, Precision::fp8_e4m3, Direction::forward);
   p.shape.seqlen_k = 1000;  // 1024 padded keys: 16 transpose CTAs of 64 keys
