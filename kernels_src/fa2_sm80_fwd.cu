@@ -279,9 +279,9 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
       const float m_all_log2 = fa::guarded_max_log2(m_all, scale_log2);
       float l_all = 0.f;
       for (int w = 0; w < Cfg::kWarpsN; ++w)
-        l_all += merge_l[w * kBlockM + row] *
-                 fa::exp_of_log2_units(fa::max_log2(merge_m[w * kBlockM + row], scale_log2) - m_all_log2);
-      const float mine = fa::exp_of_log2_units(fa::max_log2(softmax.row_max[r], scale_log2) - m_all_log2);
+        l_all +=
+            merge_l[w * kBlockM + row] * fa::part_weight(merge_m[w * kBlockM + row], m_all_log2, scale_log2);
+      const float mine = fa::part_weight(softmax.row_max[r], m_all_log2, scale_log2);
 #pragma unroll
       for (int dt = 0; dt < kDT; ++dt) {
         o[r / 2][dt][2 * (r % 2)] *= mine;

@@ -31,25 +31,44 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
-// Copies rows [0, kRows) x D of a (N, D) slice with row stride `row_stride` (elements) into a swizzled
-// shared tile. Rows at or past `rows_valid` are zero-filled. All kThreads threads take part.
-template <int kRows, int kHeadDim, int kThreads, typename Element>
-__device__ __forceinline__ void load_tile_async(unsigned smem_tile, const Element* gmem, long long row_stride,
-                                                int rows_valid, int tid) {
+// Copies rows [0, kRows) x D into a swizzled shared tile; row r comes from row_address(r) (a const Element*
+// to its first element), rows at or past `rows_valid` (>= 1) are zero-filled. All kThreads threads take part.
+// kRolled keeps the loop rolled: each chunk's addresses are recomputed (a few integer ops) instead of held
+// in registers across the caller's loop. For one warp copying 8 KiB tiles (flash_decode: 16 chunks per
+// lane per tile) the unrolled loop held ~100 registers of addresses and d256 spilled 184 bytes.
+template <int kRows, int kHeadDim, int kThreads, typename Element, bool kRolled = false, typename RowAddress>
+__device__ __forceinline__ void load_rows_async(unsigned smem_tile, RowAddress&& row_address, int rows_valid,
+                                                int tid) {
   constexpr int kChunks = kHeadDim * int(sizeof(Element)) / 16;
   constexpr int kTotal = kRows * kChunks;
   static_assert(kTotal % kThreads == 0, "every thread copies the same number of chunks");
   constexpr int kElemsPerChunk = 16 / int(sizeof(Element));
-#pragma unroll
-  for (int i = 0; i < kTotal / kThreads; ++i) {
+  auto copy_chunk = [&](int i) {
     const int idx = i * kThreads + tid;
     const int row = idx / kChunks;  // consecutive threads walk one row: coalesced 16-byte loads
     const int chunk = idx % kChunks;
     const bool valid = row < rows_valid;
-    // An invalid row still needs a legal address: clamp to the slice's first row.
-    const Element* src = gmem + (valid ? row * row_stride : 0) + chunk * kElemsPerChunk;
+    // An invalid row still needs a legal address: the slice's first row. (Selecting the row index instead
+    // of the address cost fa2_sm80's d128 causal 128x32 forward a spill at 255 registers under NVRTC 13.0.)
+    const Element* src = (valid ? row_address(row) : row_address(0)) + chunk * kElemsPerChunk;
     cp_async_16(smem_tile + swizzled_offset<kChunks>(row, chunk), src, valid ? 16 : 0);
+  };
+  if constexpr (kRolled) {
+#pragma unroll 1
+    for (int i = 0; i < kTotal / kThreads; ++i) copy_chunk(i);
+  } else {
+#pragma unroll
+    for (int i = 0; i < kTotal / kThreads; ++i) copy_chunk(i);
   }
+}
+
+// Rows [0, kRows) of a (N, D) slice with row stride `row_stride` (elements).
+template <int kRows, int kHeadDim, int kThreads, bool kRolled = false, typename Element>
+__device__ __forceinline__ void load_tile_async(unsigned smem_tile, const Element* gmem, long long row_stride,
+                                                int rows_valid, int tid) {
+  load_rows_async<kRows, kHeadDim, kThreads, Element, kRolled>(
+      smem_tile, [gmem, row_stride](int row) -> const Element* { return gmem + row * row_stride; },
+      rows_valid, tid);
 }
 
 }  // namespace fa

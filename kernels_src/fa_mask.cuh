@@ -27,16 +27,17 @@ __device__ __forceinline__ int key_limit(int row, int seqlen_k, int causal_offse
   return min(tail_limit, causal_limit);
 }
 
-// s[mt][nt][2h+e] covers query row row0 + 16 mt + 8 h and key column col0 + 8 nt + e, where row0 and col0
-// are this thread's first row (…+ g) and column (…+ 2c).
+// s[mt][nt][2h+e] covers query row query_row[2 mt + h] and key column col0 + 8 nt + e, where col0 is this
+// thread's first column (…+ 2c). The rows need not be consecutive: flash_decode packs the query heads of a
+// GQA group into one tile.
 template <bool Is_causal, int kMT, int kNT>
-__device__ __forceinline__ void apply_mask(float (&s)[kMT][kNT][4], int row0, int col0, int seqlen_k,
-                                           int causal_offset) {
+__device__ __forceinline__ void apply_mask_to_rows(float (&s)[kMT][kNT][4], const int (&query_row)[2 * kMT],
+                                                   int col0, int seqlen_k, int causal_offset) {
 #pragma unroll
   for (int mt = 0; mt < kMT; ++mt) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int limit = key_limit<Is_causal>(row0 + 16 * mt + 8 * h, seqlen_k, causal_offset) - col0;
+      const int limit = key_limit<Is_causal>(query_row[2 * mt + h], seqlen_k, causal_offset) - col0;
 #pragma unroll
       for (int nt = 0; nt < kNT; ++nt) {
 #pragma unroll
@@ -46,6 +47,17 @@ __device__ __forceinline__ void apply_mask(float (&s)[kMT][kNT][4], int row0, in
       }
     }
   }
+}
+
+// The same for consecutive rows: row r = 2 mt + h is query row row0 + 16 mt + 8 h (row0: this thread's
+// first row, …+ g).
+template <bool Is_causal, int kMT, int kNT>
+__device__ __forceinline__ void apply_mask(float (&s)[kMT][kNT][4], int row0, int col0, int seqlen_k,
+                                           int causal_offset) {
+  int query_row[2 * kMT];
+#pragma unroll
+  for (int r = 0; r < 2 * kMT; ++r) query_row[r] = row0 + 16 * (r / 2) + 8 * (r % 2);
+  apply_mask_to_rows<Is_causal>(s, query_row, col0, seqlen_k, causal_offset);
 }
 
 }  // namespace fa

@@ -95,6 +95,14 @@ struct ScaledP {
   float inv_scale = 1.f;   // 1 / p_scale
 };
 
+// exp(m_part - m_merged): the factor that carries a sum or output kept against the raw max `part_max` to the
+// (guarded, log2-unit) max `merged_max_log2`. THE rescale rule: the running (O, l) at a new key block
+// (update), and partial states over disjoint key sets merged into one (fa2's FA-1 warp layout, flash_decode's
+// splits). 0 for a part that saw no key (m = -inf).
+__device__ __forceinline__ float part_weight(float part_max, float merged_max_log2, float scale_log2) {
+  return exp_of_log2_units(max_log2(part_max, scale_log2) - merged_max_log2);
+}
+
 template <int kMT>
 struct OnlineSoftmax {
   static constexpr int kRows = 2 * kMT;
@@ -168,7 +176,7 @@ struct OnlineSoftmax {
       // The old max is not guarded: m_old = -inf (nothing seen yet) must give rescale 2^(-inf) = 0,
       // also when the new max is -inf too (then -inf - 0). Guarding it to 0 would give 2^(-new), which
       // overflows to inf for a row of very negative scores and turns 0 * inf into NaN.
-      rescale[r] = exp_of_log2_units(max_log2(row_max[r], scale_log2) - new_max_log2);
+      rescale[r] = part_weight(row_max[r], new_max_log2, scale_log2);
 #ifdef FA_MUTANT_STALE_MAX
       // [stale-max] P computed with the previous running max
       p_max_log2[r] = guarded_max_log2(row_max[r], scale_log2);

@@ -11,6 +11,8 @@
 #include "common/atomic_file.hpp"
 #include "common/cli_lists.hpp"
 #include "common/exit_codes.hpp"
+#include "common/input_limits.hpp"
+#include "common/strict_command_line.hpp"
 #include "numerics/stability_study.hpp"
 
 namespace po = boost::program_options;
@@ -59,13 +61,12 @@ int main(int argc, char** argv) {
       ("precisions", po::value<std::string>()->default_value("bf16,fp16"), "claimed precisions")      //
       ("families", po::value<std::string>()->default_value("normal,fa3_outliers"), "input families")  //
       ("head-dim", po::value<int>()->default_value(64), "head dimension")                             //
-      ("seed", po::value<std::uint64_t>()->default_value(1), "input seed")                            //
-      ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)");
+      ("seed", po::value<std::string>()->default_value("1"), "input seed")                            //
+      ("threads", po::value<std::string>()->default_value("0"), "worker threads (0: all cores)");
   po::variables_map vm;
   StabilityOptions study;
   try {
-    po::store(po::parse_command_line(argc, argv, options), vm);
-    po::notify(vm);
+    vm = fl::common::parse_strictly(argc, argv, options);
     if (vm.count("help")) {
       std::cout << options << "\n";
       return fl::common::kExitOk;
@@ -83,8 +84,13 @@ int main(int argc, char** argv) {
     study.head_dim = vm["head-dim"].as<int>();
     if (study.head_dim < 2)
       throw po::error("--head-dim " + std::to_string(study.head_dim) + ": must be >= 2");
-    study.seed = vm["seed"].as<std::uint64_t>();
-    study.threads = vm["threads"].as<int>();
+    // Counts as typed: boost would read "--seed -3" as 2^64 - 3 and take any --threads.
+    auto const seed = fl::common::parse_count(fl::common::kSeed, vm["seed"].as<std::string>());
+    if (!seed.ok()) throw po::error(seed.error);
+    study.seed = static_cast<std::uint64_t>(seed.value);
+    auto const threads = fl::common::parse_count(fl::common::kThreads, vm["threads"].as<std::string>());
+    if (!threads.ok()) throw po::error(threads.error);
+    study.threads = static_cast<int>(threads.value);
     std::filesystem::path const out = vm["out"].as<std::string>();
     std::vector<StabilityRow> const rows = run_stability_study(study, [](StabilityRow const& r) {
       std::cerr << name(r.family) << " " << name(r.precision) << " (O in " << name(r.output) << ") n"

@@ -2,6 +2,7 @@
 // print the best config per problem. --compile-only needs no GPU.
 #include <cstdio>
 #include <exception>
+#include <functional>
 
 #include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
@@ -15,12 +16,14 @@
 #include "runtime/kernel_source.hpp"
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/families/registry.hpp"
-#include "tuner/report/tune_plots.hpp"
+#include "tuner/measure/gpu_telemetry.hpp"
 #include "tuner/tune/compile_only.hpp"
 #include "tuner/tune/gpu_backend.hpp"
+#include "tuner/tune/gpu_run.hpp"
 #include "tuner/tune/replay_backend.hpp"
 #include "tuner/tune/shipped_configs.hpp"
 #include "tuner/tune/tune_command.hpp"
+#include "tuner/tune/tune_plots.hpp"
 
 namespace {
 
@@ -151,21 +154,32 @@ int run(int argc, char const* const argv[]) {
     return report.context_lost ? common::kExitCheckFailed : common::kExitOk;
   };
 
+  if (!options.gpus.empty() || options.all_gpus) {
+    std::vector<std::string> user_args(argv + 1, argv + argc);
+    return tuner::tune_on_gpus(options, user_args, arch, kernels_dir.value(), db_path,
+                               [&](tuner::TuningReport const& report, std::string const& identity) {
+                                 write_outputs(report, identity);
+                               });
+  }
+
   if (!options.replay_path.empty()) {
     std::unique_ptr<tuner::ReplayBackend> backend;
     try {
-      backend = std::make_unique<tuner::ReplayBackend>(options.replay_path);
+      backend = std::make_unique<tuner::ReplayBackend>(options.replay_path,
+                                                       tuner::pace_named(options.pace)->cut_clearly_slower);
     } catch (std::exception const& e) {
       std::fprintf(stderr, "fa-tune: --replay: %s\n", e.what());
       return common::kExitBadInput;
     }
+    if (options.worker_gpu)
+      options.command_line += " [GPU " + std::to_string(*options.worker_gpu) + ", replay]";
     auto const report = tuner::run_tuning(options, *backend, kernels_dir.value(), db_path, stop);
     write_outputs(report, backend->gpu().name);
     std::printf("database: %s\n", db_path.string().c_str());
     return exit_code(report);
   }
 
-  auto device = runtime::query_device();
+  auto device = runtime::query_device(options.worker_gpu.value_or(0));  // a --gpus worker: its own GPU
   if (!device && !outputs.empty()) {
     std::fprintf(stderr, "fa-tune: %s; %s %s needs timed results, nothing written\n",
                  device.error().message.c_str(), outputs.front().first, outputs.front().second.c_str());
@@ -173,10 +187,16 @@ int run(int argc, char const* const argv[]) {
   }
   if (!device) {
     // No GPU: answer from the shipped best configs (and whatever this database measured before).
-    auto const shipped = tuner::report_shipped_configs(arch, kernels_dir.value(), db_path);
+    auto const shipped =
+        tuner::report_shipped_configs(arch, kernels_dir.value(), db_path, tuner::selected_problems(options),
+                                      tuner::default_tuning_families(options));
     std::printf("Best configs known for %s (%d; %d shipped seeds loaded now):\n%s",
                 std::string(runtime::arch_name(arch)).c_str(), shipped.configs, shipped.seeds_loaded,
                 shipped.table.c_str());
+    std::printf(
+        "\nConfigs to use for the problems asked (%d tuned, %d from the nearest tuned shape, %d family "
+        "defaults):\n%s",
+        shipped.tuned, shipped.nearest, shipped.defaults, shipped.answers.c_str());
     std::printf("fa-tune: %s; timing needs an %s GPU (the table above is what was measured elsewhere)\n",
                 device.error().message.c_str(), options.arch.c_str());
     return shipped.compile_failures > 0 ? common::kExitCheckFailed : common::kExitOk;
@@ -187,7 +207,12 @@ int run(int argc, char const* const argv[]) {
   }
   auto context = runtime::PrimaryContext::retain(device->ordinal);
   if (!context) runtime::exit_no_gpu(context.error());
-  tuner::GpuBackend backend(options.jobs, arch, kernels_dir.value(), db_path, device.value());
+  if (options.worker_gpu)  // which device measured this worker's rows, kept with its tuning run
+    options.command_line +=
+        " [GPU " + std::to_string(device->ordinal) + " " +
+        tuner::read_gpu_uuid(device->ordinal).value_or("(no UUID: nvidia-smi did not answer)") + "]";
+  tuner::GpuBackend backend(options.jobs, arch, kernels_dir.value(), db_path, device.value(),
+                            *tuner::pace_named(options.pace));
   auto const report = tuner::run_tuning(options, backend, kernels_dir.value(), db_path, stop);
   write_outputs(report, device->identity());
   if (!options.export_best_path.empty()) {

@@ -24,14 +24,15 @@ std::string to_csv(std::vector<BenchRow> const& rows) {
   std::string out =
       "family,config,dtype,mask,direction,batch,heads,seqlen,head_dim,median_ms,p20_ms,p80_ms,min_ms,max_ms,"
       "runs,"
-      "tflops,registers,spill_bytes,device_bytes,check\n";
+      "tflops,registers,spill_bytes,device_bytes,check,heads_kv,seqlen_k\n";
   for (auto const& r : rows) {
     out += r.family + ",\"" + r.config + "\"," + r.dtype + "," + r.mask + "," + r.direction + "," +
            std::to_string(r.batch) + "," + std::to_string(r.heads) + "," + std::to_string(r.seqlen) + "," +
            std::to_string(r.head_dim) + "," + number(r.stats.median_ms) + "," + number(r.stats.p20_ms) + "," +
            number(r.stats.p80_ms) + "," + number(r.stats.min_ms) + "," + number(r.stats.max_ms) + "," +
            std::to_string(r.stats.runs) + "," + number(r.tflops) + "," + std::to_string(r.registers) + "," +
-           std::to_string(r.spill_bytes) + "," + std::to_string(r.device_bytes) + ",\"" + r.check + "\"\n";
+           std::to_string(r.spill_bytes) + "," + std::to_string(r.device_bytes) + ",\"" + r.check + "\"," +
+           std::to_string(r.heads_kv) + "," + std::to_string(r.seqlen_k) + "\n";
   }
   return out;
 }
@@ -52,6 +53,7 @@ std::string to_json(std::vector<BenchRow> const& rows, std::string const& device
            ", \"registers\": " + std::to_string(r.registers) +
            ", \"spill_bytes\": " + std::to_string(r.spill_bytes) +
            ", \"device_bytes\": " + std::to_string(r.device_bytes) + ", \"check\": " + json_string(r.check) +
+           ", \"heads_kv\": " + std::to_string(r.heads_kv) + ", \"seqlen_k\": " + std::to_string(r.seqlen_k) +
            "}" + (i + 1 < rows.size() ? ",\n" : "\n");
   }
   return out + "  ]\n}\n";

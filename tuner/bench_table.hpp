@@ -10,7 +10,8 @@ namespace fl::tuner {
 
 struct BenchRow {
   std::string family, config, dtype, mask, direction;
-  int batch = 0, heads = 0, seqlen = 0, head_dim = 0;
+  int batch = 0, heads = 0, seqlen = 0, head_dim = 0;  // heads: query heads; seqlen: n_q
+  int heads_kv = 0, seqlen_k = 0;                      // GQA and decode shapes (CSV: the last columns)
   TimingStats stats;
   double tflops = 0;
   std::string check;  // "pass" or the failure summary

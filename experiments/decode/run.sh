@@ -1,17 +1,43 @@
 #!/usr/bin/env bash
-# decode: one query row (and 2-16) against long KV caches, PyTorch's FlashAttention-2, cuDNN and math
-# backends (decode.py), with this GPU's copy bandwidth (io_traffic/ceilings.py) as the ceiling. Our
-# split-KV family (Flash-Decoding) is not built yet: when it exists, add its fa-bench step here.
-# One device call, ~3 min:   CARRY=.carry/gpu bash experiments/decode/run.sh
-# Environment: BATCH (1), HEADS (16), NQ (1,2,4,8,16), NK (4096,...,131072).
+# decode: a few query rows against long KV caches. Our split-KV family flash_decode (Flash-Decoding) beside
+# fa2_sm80, fa3_sm90 and PyTorch's FlashAttention-2, cuDNN and math backends (decode.py), with this GPU's
+# copy bandwidth (io_traffic/ceilings.py) as the ceiling, and flash_decode's split count swept at one shape.
+# One device call, ~6 min:   bash scripts/gpu.sh experiment decode   (or CARRY=.carry/gpu bash experiments/decode/run.sh)
+# Environment: SHAPES ("1:16:16 1:32:8": batch:heads:kv_heads, the second GQA 4), NQ (1,4,16),
+#   NK (4096,16384,65536,131072), SWEEP_SHAPE ("1:32:8:1:32768": b:h:h_kv:n_q:n_k), bf16, d 128, no mask.
 set -uo pipefail
-FL_COMMAND="$0${BATCH:+ BATCH=$BATCH}${HEADS:+ HEADS=$HEADS}"
+FL_COMMAND="$0${SHAPES:+ SHAPES=$SHAPES}${NQ:+ NQ=$NQ}${NK:+ NK=$NK}"
 source "$(dirname "$0")/../lib.sh"
 fl_init decode
+nq_list=${NQ:-1,4,16}
+nk_list=${NK:-4096,16384,65536,131072}
+common=(--dtype bf16 --head-dim 128 --causal no)
 fl_step ceilings 120 python3 "$fl_here/../io_traffic/ceilings.py" --out ceilings.csv
-for b in ${BATCH:-1 8}; do
-  fl_step "decode_b$b" 300 python3 "$fl_here/decode.py" --batch "$b" --heads "${HEADS:-16}" \
-    --nq "${NQ:-1,2,4,8,16}" --nk "${NK:-4096,8192,16384,32768,65536,131072}" --out "decode_b$b.csv"
+for shape in ${SHAPES:-1:16:16 1:32:8}; do
+  IFS=: read -r b h hkv <<<"$shape"
+  tag="b${b}_h${h}_kv${hkv}"
+  fl_step "peers_$tag" 300 python3 "$fl_here/decode.py" --batch "$b" --heads "$h" --heads-kv "$hkv" \
+    --nq "$nq_list" --nk "$nk_list" --out "peers_$tag.csv"
+  for nq in ${nq_list//,/ }; do
+    shape_args=(--batch "$b" --heads "$h" --heads-kv "$hkv" --seqlen-q "$nq")
+    # One CTA per (query block, head): the grid decode leaves idle. Their configs do not depend on n_k.
+    for fam in fa2_sm80 fa3_sm90; do
+      fl_step "bench_${fam}_${tag}_nq$nq" 240 "$fl_bin/fa-bench" --family "$fam" "${common[@]}" "${shape_args[@]}" \
+        --seqlen "$nk_list" --csv "bench_${fam}_${tag}_nq$nq.csv"
+    done
+    # flash_decode's default split count depends on n_k: one call per cache length.
+    for nk in ${nk_list//,/ }; do
+      fl_step "bench_flash_decode_${tag}_nq${nq}_nk$nk" 120 "$fl_bin/fa-bench" --family flash_decode "${common[@]}" \
+        "${shape_args[@]}" --seqlen "$nk" --csv "bench_flash_decode_${tag}_nq${nq}_nk$nk.csv"
+    done
+  done
 done
+# The split count at one shape: kSplits = 1 is FlashAttention's grid (one CTA per (kv head, row block)).
+IFS=: read -r b h hkv nq nk <<<"${SWEEP_SHAPE:-1:32:8:1:32768}"
+for splits in 1 2 4 8 16 32 64 128; do
+  fl_step "sweep_splits$splits" 120 "$fl_bin/fa-bench" --family flash_decode "${common[@]}" --batch "$b" --heads "$h" \
+    --heads-kv "$hkv" --seqlen-q "$nq" --seqlen "$nk" --config "kSplits=$splits" --csv "sweep_splits$splits.csv"
+done
+fl_step merge 60 python3 "$fl_here/merge.py" .
 fl_sync
 fl_plot

@@ -1,7 +1,7 @@
 #pragma once
 // The forward families' [gpu] correctness check, one copy: a config (the family default when null), with
-// `mutants` compiled in, judged on every edge problem over every input family that applies; the first
-// failure is reported. `fp8`: how FP8 operands are made (ignored for 16-bit dtypes).
+// `mutants` compiled in, judged on every edge problem (or the caller's problems) over every input family
+// that applies; the first failure is reported. `fp8`: how FP8 operands are made (ignored for 16-bit).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -15,22 +15,19 @@
 
 namespace fl::test {
 
-inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string> const& mutants, int d,
-                                 bool causal, numerics::Precision dtype,
-                                 tuner::Config const* override_config = nullptr,
-                                 tuner::Fp8Options const& fp8 = {}) {
+// `config` compiled once with `mutants` (for problems.front(): every problem has its head dim, mask and
+// dtype), judged on every problem over every input family that applies.
+inline bool passes_problems(tuner::Family const& f, std::vector<std::string> const& mutants,
+                            std::vector<tuner::Problem> const& problems, tuner::Config const& config) {
   using namespace fl::tuner;
-  auto base = headline_problem(1024, d, causal, dtype, Direction::forward);
-  base.fp8 = fp8;
-  auto const config = override_config ? *override_config : f.default_config(base);
-  auto const program =
-      compile_family_config(f, config, base, {runtime::TargetArch::sm_90a, kernels_dir(), mutants});
+  auto const program = compile_family_config(f, config, problems.front(),
+                                             {runtime::TargetArch::sm_90a, kernels_dir(), mutants});
   INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
   REQUIRE(program);
+  bool const causal = problems.front().shape.causal;
   for (auto const input_family : numerics::all_input_families())
-    for (auto p : edge_problems(d, causal, dtype)) {
+    for (auto const& p : problems) {
       if (!family_applies(input_family, causal)) continue;
-      p.fp8 = fp8;
       CheckOptions options;
       options.input_family = input_family;
       auto const check = check_config(f, config, p, program.value(), options);
@@ -43,6 +40,19 @@ inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string
       }
     }
   return true;
+}
+
+inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string> const& mutants, int d,
+                                 bool causal, numerics::Precision dtype,
+                                 tuner::Config const* override_config = nullptr,
+                                 tuner::Fp8Options const& fp8 = {}) {
+  using namespace fl::tuner;
+  auto base = headline_problem(1024, d, causal, dtype, Direction::forward);
+  base.fp8 = fp8;
+  auto const config = override_config ? *override_config : f.default_config(base);
+  auto problems = edge_problems(d, causal, dtype);
+  for (auto& p : problems) p.fp8 = fp8;
+  return passes_problems(f, mutants, problems, config);
 }
 
 }  // namespace fl::test

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <tuple>
 
 #include "common/atomic_file.hpp"
 #include "common/cli_lists.hpp"
@@ -49,6 +50,9 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "batch", po::value<int>(),
       "batch size instead of the headline 16384/n (e.g. tiny problems under compute-sanitizer)")(
       "heads", po::value<int>(), "query = key/value heads instead of the headline 2048/d")(
+      "heads-kv", po::value<int>(), "key/value heads (GQA: a divisor of the query heads); default: as many")(
+      "seqlen-q", po::value<int>(),
+      "query rows n_q, with --seqlen giving the key lengths n_k (decode: --seqlen-q 1); default n_q = n_k")(
       "direction", po::value(&direction)->default_value("fwd"),
       "fwd or bwd (bwd: a backward family such as fa2_sm80_bwd; O and LSE come from fa2_sm80's forward)")(
       "arch", po::value(&arch), "NVRTC target (sm_80, sm_89, sm_90, sm_90a); default: the device's")(
@@ -157,15 +161,20 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   o.warmup = warmup;
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
   if (vm.count("json")) o.json = vm["json"].as<std::string>();
-  for (auto range : {common::kBatch, common::kHeads}) {
-    std::string const name(range.what);
-    if (!vm.count(name)) continue;
-    int const v = vm[name].as<int>();
-    std::string const option = "--" + name;
-    range.what = option;
+  for (auto [option, range, field] : {std::tuple{"batch", common::kBatch, &o.batch},
+                                      {"heads", common::kHeads, &o.heads},
+                                      {"heads-kv", common::kHeads, &o.heads_kv},
+                                      {"seqlen-q", common::kSeqlen, &o.seqlen_q}}) {
+    if (!vm.count(option)) continue;
+    int const v = vm[option].as<int>();
+    std::string const flag = std::string("--") + option;
+    range.what = flag;
     if (auto complaint = common::out_of_range(range, v)) bench_bad_input(*complaint);
-    (name == "batch" ? o.batch : o.heads) = v;
+    *field = v;
   }
+  if (o.heads_kv > 0 && o.heads > 0 && o.heads % o.heads_kv != 0)
+    bench_bad_input("--heads-kv " + std::to_string(o.heads_kv) + " does not divide --heads " +
+                    std::to_string(o.heads) + " (GQA: every key/value head serves h_q / h_kv query heads)");
   for (int n : o.seqlens)
     if (auto complaint = common::out_of_range({"--seqlen", common::kSeqlen.min, common::kSeqlen.max}, n))
       bench_bad_input(*complaint);
@@ -184,9 +193,7 @@ std::vector<Problem> problem_classes(BenchOptions const& opt) {
   for (auto const dtype : opt.dtypes)
     for (int const d : opt.head_dims)
       for (bool const causal : opt.causal) {
-        Problem p = headline_problem(opt.seqlens.front(), d, causal, dtype, opt.direction);
-        p.fp8 = opt.fp8;
-        out.push_back(p);
+        out.push_back(timed_problem(opt, opt.seqlens.front(), d, causal, dtype));
       }
   return out;
 }
@@ -259,11 +266,13 @@ std::optional<std::string> device_fit_problem(BenchOptions const& opt, Family co
   return std::nullopt;
 }
 
-// The headline shape for n and d, or the --batch/--heads override.
+// The headline shape for n and d, or the --batch/--heads/--heads-kv/--seqlen-q override.
 Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, numerics::Precision dtype) {
   Problem p = headline_problem(n, d, causal, dtype, opt.direction);
   if (opt.batch > 0) p.shape.batch = opt.batch;
   if (opt.heads > 0) p.shape.heads_q = p.shape.heads_kv = opt.heads;
+  if (opt.heads_kv > 0) p.shape.heads_kv = opt.heads_kv;
+  if (opt.seqlen_q > 0) p.shape.seqlen_q = opt.seqlen_q;
   p.fp8 = opt.fp8;
   return p;
 }

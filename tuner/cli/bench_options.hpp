@@ -25,6 +25,8 @@ struct BenchOptions {
   std::vector<std::string> mutants;
   int runs = 30, warmup = 5;
   int batch = 0, heads = 0;  // 0: the headline shape's b = 16384/n, h = 2048/d
+  int seqlen_q = 0;          // 0: n_q = n_k = --seqlen; else n_q, with --seqlen giving n_k (decode)
+  int heads_kv = 0;          // 0: h_kv = h_q; else key/value heads (GQA: a divisor of h_q)
   std::string csv, json;
   bool check_only = false;
   bool launch_once = false;
@@ -56,7 +58,8 @@ Config bench_config(BenchOptions const& opt, Family const& family, Problem const
 std::optional<std::string> device_fit_problem(BenchOptions const& opt, Family const& family,
                                               std::size_t device_bytes);
 
-// The headline shape for n and d, or the --batch/--heads override (and the FP8 options).
+// The headline shape for n and d, or the --batch/--heads/--heads-kv/--seqlen-q override (and the FP8
+// options): n is n_k, and n_q too unless --seqlen-q gives it.
 Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, numerics::Precision dtype);
 
 }  // namespace fl::tuner

@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fl::tuner {
@@ -32,9 +33,10 @@ struct TuneOptions {
   std::optional<int> budget;             // evaluations in all, split over the problems (tune_command.hpp)
   std::optional<double> time_limit_s;    // wall-clock limit for the whole run, split the same way
   std::string replay_path;               // empty: the GPU; else a recorded measurement TSV answers
+  std::string pace = "fast";             // fast or baseline (the 2026-11-29 protocol): tune/gpu_evaluator.hpp
   std::string db_path;                   // empty: the default database location
   std::string json_path;                 // empty: no JSON
-  std::string report_dir;                // empty: none; else Markdown + SVG plots + CSV (report/tune_plots)
+  std::string report_dir;                // empty: none; else Markdown + SVG plots + CSV (tune/tune_plots)
   std::string export_best_path;          // empty: none; else the best configs measured here, as seed TSV
   std::string export_measurements_path;  // empty: none; else every candidate of run 1, TSV (test fixtures)
   int noise_runs = 1;                    // >= 2: repeat the run, re-measuring everything, and report noise
@@ -42,6 +44,14 @@ struct TuneOptions {
   std::string command_line;  // as typed, stored with each tuning run (filled by the command's main)
   std::string kernels_dir;   // empty: found by runtime/
   int jobs = 0;              // compile workers; 0: one per core
+  // --gpus: one worker process per GPU (tune/gpu_workers.hpp), by CUDA ordinal (PCI bus order); empty and
+  // not all_gpus: this process measures on GPU 0 itself.
+  std::vector<int> gpus;
+  bool all_gpus = false;  // --gpus all: every GPU the driver lists, resolved when the run starts
+  // Set by the coordinator on its workers' command lines (not in --help): measure on this ordinal, and
+  // only shard K of N (1-based) of the run's work (tune_command.hpp says how work is split).
+  std::optional<int> worker_gpu;
+  std::optional<std::pair<int, int>> shard;
   std::uint64_t seed = 1;
   bool help = false;
   std::string help_text;
@@ -49,6 +59,9 @@ struct TuneOptions {
 
 // Throws UsageError for any bad value; returns help=true with help_text filled for --help.
 TuneOptions parse_tune_options(int argc, char const* const argv[]);
+
+// The most GPUs one host has that --gpus accepts (ordinals 0..kMaxGpus-1).
+inline constexpr int kMaxGpus = 64;
 
 // "64,128" -> {64, 128}; a non-number or a value outside [min, max] is a UsageError naming `option`.
 std::vector<int> parse_int_list(std::string const& text, std::string const& option, int min, int max);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "numerics/input_families.hpp"
 #include "numerics/precision_recipe.hpp"
 #include "tuner/run/fp8_operands.hpp"
 
@@ -24,6 +25,30 @@ runtime::Status upload(runtime::DeviceBuffer& buffer, std::vector<float> const& 
                        numerics::Precision dtype) {
   auto const bits = encode_16bit(values, dtype);
   return buffer.upload(bits.data(), bits.size() * sizeof(std::uint16_t));
+}
+
+runtime::Status upload_bits(runtime::DeviceBuffer& buffer, std::vector<std::uint16_t> const& bits) {
+  return buffer.upload(bits.data(), bits.size() * sizeof(std::uint16_t));
+}
+
+// Whether inputs.encoded holds this problem's encodings (the right dtype, the right sizes).
+bool encoded_for(Problem const& problem, HostInputs const& inputs) {
+  auto const* e = inputs.encoded.get();
+  return e && e->dtype == numerics::storage_precision(problem.dtype) && e->q.size() == inputs.q.size() &&
+         e->k.size() == inputs.k.size() && e->v.size() == inputs.v.size() &&
+         e->d_o.size() == inputs.d_o.size();
+}
+
+// Q, K, V of a 16-bit problem: the encodings made once when the inputs carry them, else converted now.
+runtime::Status upload_inputs(DeviceProblem& dp, Problem const& problem, HostInputs const& inputs) {
+  if (encoded_for(problem, inputs)) {
+    if (auto st = upload_bits(dp.q, inputs.encoded->q); !st) return st;
+    if (auto st = upload_bits(dp.k, inputs.encoded->k); !st) return st;
+    return upload_bits(dp.v, inputs.encoded->v);
+  }
+  if (auto st = upload(dp.q, inputs.q, problem.dtype); !st) return st;
+  if (auto st = upload(dp.k, inputs.k, problem.dtype); !st) return st;
+  return upload(dp.v, inputs.v, problem.dtype);
 }
 
 // Bytes of one Q, K or V element: one FP8 code or a 16-bit value. O is always 16-bit (bf16 for FP8).
@@ -122,9 +147,7 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
   if (fp8) {
     if (auto st = upload_fp8(dp, problem, inputs, fp8_ops); !st) return st.error();
   } else {
-    if (auto st = upload(dp.q, inputs.q, problem.dtype); !st) return st.error();
-    if (auto st = upload(dp.k, inputs.k, problem.dtype); !st) return st.error();
-    if (auto st = upload(dp.v, inputs.v, problem.dtype); !st) return st.error();
+    if (auto st = upload_inputs(dp, problem, inputs); !st) return st.error();
   }
   if (backward) {
     if (inputs.d_o.size() != s.q_elements())
@@ -141,7 +164,10 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
           std::pair{&dp.dk, kBytes16 * s.kv_elements()}, std::pair{&dp.dv, kBytes16 * s.kv_elements()},
           std::pair{&dp.delta, sizeof(float) * s.lse_elements()}})
       if (auto st = allocate_into(*slot, bytes); !st) return st.error();
-    if (auto st = upload(*dp.d_o, inputs.d_o, problem.dtype); !st) return st.error();
+    if (auto st = encoded_for(problem, inputs) ? upload_bits(*dp.d_o, inputs.encoded->d_o)
+                                               : upload(*dp.d_o, inputs.d_o, problem.dtype);
+        !st)
+      return st.error();
     if (forward) {
       if (auto st = upload(dp.o, forward->o, problem.dtype); !st) return st.error();
       if (auto st = dp.lse.upload(forward->lse.data(), forward->lse.size() * sizeof(float)); !st)

@@ -80,7 +80,8 @@ runtime::Result<std::string> run_fp8_error_study(Family const& family, CompileSp
         HostInputs host{{inputs.q.begin(), inputs.q.end()},
                         {inputs.k.begin(), inputs.k.end()},
                         {inputs.v.begin(), inputs.v.end()},
-                        {}};
+                        {},
+                        nullptr};
         for (auto const& v : fp8_variants()) {
           Problem p;
           p.shape = inputs.shape;

@@ -64,4 +64,10 @@ std::vector<float> decode_16bit(std::vector<std::uint16_t> const& bits, numerics
   return out;
 }
 
+EncodedInputs encode_inputs(HostInputs const& inputs, numerics::Precision dtype) {
+  dtype = numerics::storage_precision(dtype);
+  return EncodedInputs{dtype, encode_16bit(inputs.q, dtype), encode_16bit(inputs.k, dtype),
+                       encode_16bit(inputs.v, dtype), encode_16bit(inputs.d_o, dtype)};
+}
+
 }  // namespace fl::tuner

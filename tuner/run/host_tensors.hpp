@@ -2,18 +2,33 @@
 // Host-side inputs and outputs of one attention problem, as float values that are exactly representable
 // in the problem's dtype (so that the float64 reference sees the same numbers as the GPU).
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "tuner/problem.hpp"
 
 namespace fl::tuner {
 
+struct EncodedInputs;
+
 struct HostInputs {
   std::vector<float> q;    // (B, H_q, N_q, D)
   std::vector<float> k;    // (B, H_kv, N_k, D)
   std::vector<float> v;    // (B, H_kv, N_k, D)
   std::vector<float> d_o;  // (B, H_q, N_q, D); empty for a forward problem
+  // When set, exactly encode_inputs(*this, its dtype): uploads use it instead of converting again. Set only
+  // on inputs that are not changed afterwards (the reference cache's), shared by the copies of those.
+  std::shared_ptr<EncodedInputs const> encoded;
 };
+
+// The 16-bit encodings of a problem's inputs, made once per input set: converting Q, K, V of the H200 tuning
+// shape takes 0.44 s on one core here, and every candidate uploads them to three input sets (verification
+// and two rotated timing sets): 1.32 s of each candidate's host time before (tuner/README.md).
+struct EncodedInputs {
+  numerics::Precision dtype;  // the storage precision encoded (bf16 for FP8 dtypes)
+  std::vector<std::uint16_t> q, k, v, d_o;
+};
+EncodedInputs encode_inputs(HostInputs const& inputs, numerics::Precision dtype);
 
 struct HostOutputs {
   std::vector<float> o;    // (B, H_q, N_q, D)

@@ -25,7 +25,7 @@ HostInputs family_inputs(Problem& problem, numerics::InputFamily family, std::ui
   problem.shape = generated.inputs.shape;
   // Values are already rounded to the dtype, so the float copy is exact.
   return {to_float(generated.inputs.q), to_float(generated.inputs.k), to_float(generated.inputs.v),
-          to_float(generated.inputs.d_o)};
+          to_float(generated.inputs.d_o), nullptr};
 }
 
 bool family_applies(numerics::InputFamily family, bool causal) {

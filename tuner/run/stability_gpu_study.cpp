@@ -46,7 +46,8 @@ runtime::Result<std::string> run_stability_gpu_study(
         HostInputs const host{{inputs.q.begin(), inputs.q.end()},
                               {inputs.k.begin(), inputs.k.end()},
                               {inputs.v.begin(), inputs.v.end()},
-                              {}};
+                              {},
+                              nullptr};
         for (int block_n : tiled ? o.block_ns : std::vector<int>{0}) {
           Config config = defaults;
           if (tiled) config[kBlockNParam] = block_n;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "runtime/event.hpp"
+#include "tuner/measure/early_stop.hpp"
 
 namespace fl::tuner {
 
@@ -22,6 +23,7 @@ runtime::Result<TimingStats> time_runs(std::function<runtime::Status(int)> const
     auto elapsed = runtime::elapsed_ms(start.value(), stop.value());
     if (!elapsed) return elapsed.error();
     ms.push_back(elapsed.value());
+    if (int(ms.size()) == kProbeRuns && cut_after_probe(ms, options.cut_above_ms)) break;
   }
   // One definition of the statistics for every caller (tuner/measure/timing_stats.hpp).
   auto stats = summarize(std::move(ms));

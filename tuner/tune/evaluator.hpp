@@ -22,6 +22,8 @@ struct Evaluation {
   // The GPU's context is unusable after this candidate (a sticky CUDA error: illegal address, launch
   // failure, ...): every later call in this process would fail too, so the loop stops here.
   bool context_lost = false;
+  // Timed by the probe runs only: clearly slower than the best so far (tuner/measure/early_stop.hpp).
+  bool timing_cut = false;
   // Where the time went (ms of wall time on the calling thread, except compile_ms).
   double compile_ms = 0.0;       // NVRTC time spent on this candidate (on a compile worker; 0 on a cache hit)
   double compile_wait_ms = 0.0;  // the caller waited for the compile (0 when compiled ahead in time)
@@ -38,8 +40,9 @@ class Evaluator {
   // After an evaluation with context_lost: make the GPU usable again (a fresh context or worker process).
   // True when the next candidate can run; false ends the run after the culprit.
   virtual bool recover() { return false; }
-  // The median (ms) of the fastest config of this problem so far, before each evaluation: an evaluator may
-  // cut the timing of a candidate that is clearly slower (tuner/measure/early_stop.hpp).
+  // The median (ms) of the fastest config of this problem so far, before each evaluation (nullopt: none yet,
+  // or a --noise-runs repeat, which times everything in full): an evaluator may cut the timing of a
+  // candidate that is clearly slower (tuner/measure/early_stop.hpp).
   virtual void hear_best(std::optional<double> /*best_ms*/) {}
 };
 

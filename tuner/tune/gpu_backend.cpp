@@ -17,9 +17,11 @@ db::GpuKey gpu_key(runtime::DeviceInfo const& device) {
 }
 
 GpuBackend::GpuBackend(int jobs, runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
-                       std::filesystem::path const& db_path, runtime::DeviceInfo device)
+                       std::filesystem::path const& db_path, runtime::DeviceInfo device, EvaluationPace pace)
     : pool_(jobs, db_path),  // creates and migrates the file before its workers open it
       invalidator_(db_path),
+      references_(pace.encode_inputs_once),
+      pace_(pace),
       spec_{.arch = arch, .kernels_dir = kernels_dir, .mutant_switches = {}},
       device_(std::move(device)),
       gpu_(gpu_key(device_)),
@@ -29,9 +31,9 @@ Evaluator& GpuBackend::evaluator_for(Family const& family) {
   auto& slot = evaluators_[std::string(family.name())];
   if (!slot.evaluator) {
     slot.family = find_family(family.name());
-    slot.evaluator =
-        std::make_unique<GpuEvaluator>(*slot.family, pool_, invalidator_, spec_, device_,
-                                       TimingOptions{kTuningWarmupRuns, kTuningTimedRuns}, references_);
+    slot.evaluator = std::make_unique<GpuEvaluator>(
+        *slot.family, pool_, invalidator_, spec_, device_,
+        TimingOptions{kTuningWarmupRuns, kTuningTimedRuns, std::nullopt}, references_, pace_);
   }
   return *slot.evaluator;
 }

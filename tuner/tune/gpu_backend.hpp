@@ -24,7 +24,7 @@ constexpr int kTuningTimedRuns = 30;
 class GpuBackend final : public TuningBackend {
  public:
   GpuBackend(int jobs, runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
-             std::filesystem::path const& db_path, runtime::DeviceInfo device);
+             std::filesystem::path const& db_path, runtime::DeviceInfo device, EvaluationPace pace = {});
   db::GpuKey gpu() const override { return gpu_; }
   std::string nvrtc_version() const override { return nvrtc_version_; }
   int compile_workers() const override { return pool_.workers(); }
@@ -35,6 +35,7 @@ class GpuBackend final : public TuningBackend {
   CompilePool pool_;
   CompileService invalidator_;
   ReferenceCache references_;
+  EvaluationPace pace_;
   CompileSpec spec_;
   runtime::DeviceInfo device_;
   db::GpuKey gpu_;

@@ -6,9 +6,11 @@
 #include <string_view>
 
 #include "tuner/compile/prune.hpp"
+#include "tuner/measure/early_stop.hpp"
 #include "tuner/measure/gpu_telemetry.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/run_once.hpp"
+#include "tuner/tune/judge_overlap.hpp"
 
 namespace fl::tuner {
 
@@ -59,9 +61,17 @@ Problem verification_problem(Problem const& problem) {
   return small;
 }
 
+std::optional<EvaluationPace> pace_named(std::string const& name) {
+  if (name == "fast") return EvaluationPace{};
+  if (name == "baseline")
+    return EvaluationPace{
+        .judge_while_timing = false, .cut_clearly_slower = false, .encode_inputs_once = false};
+  return std::nullopt;
+}
+
 GpuEvaluator::GpuEvaluator(Family const& family, CompilePool& pool, CompileService& invalidator,
                            CompileSpec spec, runtime::DeviceInfo device, TimingOptions timing,
-                           ReferenceCache& references)
+                           ReferenceCache& references, EvaluationPace pace)
     : family_(family),
       pool_(pool),
       invalidator_(invalidator),
@@ -69,7 +79,8 @@ GpuEvaluator::GpuEvaluator(Family const& family, CompilePool& pool, CompileServi
       device_(std::move(device)),
       limits_(limits_for(device_)),
       timing_(timing),
-      references_(references) {}
+      references_(references),
+      pace_(pace) {}
 
 GpuEvaluator::PendingCompile& GpuEvaluator::submit(Config const& config, Problem const& problem,
                                                    bool urgent) {
@@ -150,24 +161,36 @@ Evaluation GpuEvaluator::evaluate(Config const& config, Problem const& problem) 
   auto big = run_once(family_, config, problem, program, timed_set.check.inputs(),
                       problem.direction == Direction::backward ? &timed_set.forward : nullptr);
   if (!big) return failed("failed", big.error());
-  if (auto const verdict = timed_set.check.judge(big.value()); !verdict.pass) {
-    e.verdict = "wrong";
-    e.diagnosis = "timed problem: " + verdict.summary;
-    return e;
-  }
   e.verify_ms = ms_since(verifying);
 
+  TimingOptions timing_options = timing_;
+  if (pace_.cut_clearly_slower) timing_options.cut_above_ms = cut_threshold_ms(best_ms_);
   auto const timing = std::chrono::steady_clock::now();
-  // A backward is timed on the reference forward's O and LSE (the same ones its verification used).
-  auto timed = time_config(family_, config, problem, program, device_, timing_, timed_set.check.inputs(), {},
+  auto judged = judge_while_measuring(
+      pace_.judge_while_timing, [&] { return timed_set.check.judge(big.value()); },
+      [&] {
+        // A backward is timed on the reference forward's O and LSE (the same ones its verification used).
+        return time_config(family_, config, problem, program, device_, timing_options,
+                           timed_set.check.inputs(), {},
                            problem.direction == Direction::backward ? &timed_set.forward : nullptr);
+      });
+  e.verify_ms += judged.judge_wait_ms;
+  if (!judged.verdict.pass) {  // its timing, if it ran alongside, is dropped here
+    e.verdict = "wrong";
+    e.diagnosis = "timed problem: " + judged.verdict.summary;
+    e.context_lost =
+        judged.measured && !*judged.measured && is_sticky_cuda_error(judged.measured->error().one_line());
+    return e;
+  }
+  auto const& timed = *judged.measured;
   if (!timed) return failed("failed", timed.error());
   e.stats = timed->stats;
   e.tflops = timed->tflops;
   auto const telemetry = read_gpu_telemetry(device_.ordinal);
   e.clock_mhz = telemetry.sm_clock_mhz;
   e.temperature_c = telemetry.temperature_c;
-  e.timing_ms = ms_since(timing);
+  e.timing_ms = ms_since(timing) - judged.judge_wait_ms;
+  e.timing_cut = e.stats->runs < timing_.runs;
   return e;
 }
 

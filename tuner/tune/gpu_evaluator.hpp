@@ -7,9 +7,12 @@
 // Pipeline: prefetch() submits a candidate to the compile pool (one NVRTC worker per core), so while this
 // thread verifies and times candidate i on the GPU, the workers compile the candidates the strategy will ask
 // for next. Only this thread touches the GPU (one CUDA context, one thread). The verification inputs and
-// their float64 reference come from a ReferenceCache shared by every candidate.
+// their float64 reference come from a ReferenceCache shared by every candidate. With the fast pace the
+// verdict on the timed problem is computed on a second thread while this one times the candidate, and a
+// candidate clearly slower than the best so far is timed by the probe runs only.
 #include <future>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "runtime/device.hpp"
@@ -23,17 +26,30 @@
 
 namespace fl::tuner {
 
+// How a candidate's evaluation is paced (fa-tune --pace). Neither setting changes what is verified or how a
+// config that can win is timed; "baseline" is the 2026-11-29 protocol, kept so that one GPU run measures
+// before and after.
+struct EvaluationPace {
+  bool judge_while_timing = true;  // tuner/tune/judge_overlap.hpp
+  bool cut_clearly_slower = true;  // tuner/measure/early_stop.hpp
+  bool encode_inputs_once = true;  // ReferenceCache(encode_once)
+};
+// "fast" (every setting on) or "baseline" (all off); nullopt for another name.
+std::optional<EvaluationPace> pace_named(std::string const& name);
+
 class GpuEvaluator final : public Evaluator {
  public:
   // `invalidator` drops a cached CUBIN the driver refuses to load (the pool's workers have their own
   // connections; this one belongs to the calling thread).
   GpuEvaluator(Family const& family, CompilePool& pool, CompileService& invalidator, CompileSpec spec,
-               runtime::DeviceInfo device, TimingOptions timing, ReferenceCache& references);
+               runtime::DeviceInfo device, TimingOptions timing, ReferenceCache& references,
+               EvaluationPace pace = {});
   Evaluation evaluate(Config const& config, Problem const& problem) override;
   void prefetch(Config const& config, Problem const& problem) override;
   // A fresh primary context (runtime::reset_primary_context); nothing of the old one is kept here (every
   // evaluation loads its module and allocates its buffers anew), so the next candidate runs as in a new run.
   bool recover() override;
+  void hear_best(std::optional<double> best_ms) override { best_ms_ = best_ms; }
 
  private:
   using PendingCompile = std::future<runtime::Result<CompileResult>>;
@@ -47,6 +63,8 @@ class GpuEvaluator final : public Evaluator {
   ArchLimits limits_;
   TimingOptions timing_;
   ReferenceCache& references_;
+  EvaluationPace pace_;
+  std::optional<double> best_ms_;                  // the problem's best median so far (hear_best)
   std::map<std::string, PendingCompile> pending_;  // by config text and problem
 };
 

@@ -24,6 +24,10 @@ struct VerificationSet {
 // problem's candidates together, so each large set is still built once per problem and run.
 class ReferenceCache {
  public:
+  // encode_once: each set also keeps its inputs' 16-bit encodings (HostInputs::encoded), so a candidate's
+  // uploads do not convert again (false: the 2026-11-29 protocol, for before/after runs: --pace baseline).
+  explicit ReferenceCache(bool encode_once = true) : encode_once_(encode_once) {}
+
   static constexpr std::size_t kKeptLargeSets = 2;
   static constexpr std::size_t kLargeSetBytes = std::size_t(64) << 20;
 
@@ -42,6 +46,7 @@ class ReferenceCache {
   std::map<std::string, std::unique_ptr<VerificationSet>> sets_;
   std::vector<std::string> large_;  // keys of the large sets, oldest first
   double seconds_ = 0.0;
+  bool encode_once_;
 };
 
 }  // namespace fl::tuner

@@ -1,13 +1,15 @@
 #include "tuner/tune/replay_backend.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "tuner/measure/early_stop.hpp"
 #include "tuner/tune/gpu_backend.hpp"
 
 namespace fl::tuner {
 
-RecordedEvaluator::RecordedEvaluator(Recording const& recording, std::string family)
-    : recording_(recording), family_(std::move(family)) {}
+RecordedEvaluator::RecordedEvaluator(Recording const& recording, std::string family, bool cut_clearly_slower)
+    : recording_(recording), family_(std::move(family)), cut_clearly_slower_(cut_clearly_slower) {}
 
 Evaluation RecordedEvaluator::evaluate(Config const& config, Problem const& problem) {
   Evaluation e;
@@ -30,11 +32,19 @@ Evaluation RecordedEvaluator::evaluate(Config const& config, Problem const& prob
                           .max_ms = m.p80_ms.value_or(median),
                           .runs = kTuningTimedRuns};  // recordings are of fa-tune's protocol
     e.tflops = m.tflops.value_or(attention_flops(problem) / (median * 1e-3) / 1e12);
+    std::vector<double> const probe(kProbeRuns, e.stats->p20_ms);
+    if (m.verdict == "ok" && cut_after_probe(probe, cut_threshold_ms(best_ms_))) {
+      e.stats->runs = kProbeRuns;
+      e.timing_cut = true;
+    }
   }
   e.compile_wait_ms = row.compile_wait_ms.value_or(0.0);
   e.compile_ms = row.compile_ms.value_or(0.0);
   e.verify_ms = row.verify_ms.value_or(0.0);
   e.timing_ms = row.timing_ms.value_or(0.0);
+  // A cut candidate saves the timed runs it skipped (the recording timed all of them).
+  if (e.timing_cut)
+    e.timing_ms = std::max(0.0, e.timing_ms - double(kTuningTimedRuns - kProbeRuns) * e.stats->median_ms);
   return e;
 }
 
@@ -54,8 +64,10 @@ db::GpuKey replay_gpu(Recording const& recording, std::filesystem::path const& p
 }
 }  // namespace
 
-ReplayBackend::ReplayBackend(std::filesystem::path const& recording)
-    : recording_(read_recording(recording)), gpu_(replay_gpu(recording_, recording)) {}
+ReplayBackend::ReplayBackend(std::filesystem::path const& recording, bool cut_clearly_slower)
+    : recording_(read_recording(recording)),
+      gpu_(replay_gpu(recording_, recording)),
+      cut_clearly_slower_(cut_clearly_slower) {}
 
 bool ReplayBackend::can_measure(Family const& family, Problem const& problem) const {
   return recording_.order.contains({std::string(family.name()), describe(problem)});
@@ -63,7 +75,8 @@ bool ReplayBackend::can_measure(Family const& family, Problem const& problem) co
 
 Evaluator& ReplayBackend::evaluator_for(Family const& family) {
   auto& slot = evaluators_[std::string(family.name())];
-  if (!slot) slot = std::make_unique<RecordedEvaluator>(recording_, std::string(family.name()));
+  if (!slot)
+    slot = std::make_unique<RecordedEvaluator>(recording_, std::string(family.name()), cut_clearly_slower_);
   return *slot;
 }
 

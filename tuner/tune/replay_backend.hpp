@@ -18,17 +18,25 @@ constexpr char const* kReplayGpuPrefix = "replay of ";
 
 class RecordedEvaluator final : public Evaluator {
  public:
-  RecordedEvaluator(Recording const& recording, std::string family);
+  RecordedEvaluator(Recording const& recording, std::string family, bool cut_clearly_slower = true);
   Evaluation evaluate(Config const& config, Problem const& problem) override;
+  // The GPU evaluator's early stop replayed: a recorded candidate whose p20 (the recording's stand-in for
+  // the fastest of the probe runs) is over the cut threshold answers with runs = kProbeRuns and timing_cut.
+  void hear_best(std::optional<double> best_ms) override {
+    if (cut_clearly_slower_) best_ms_ = best_ms;
+  }
 
  private:
   Recording const& recording_;
   std::string family_;
+  bool cut_clearly_slower_;
+  std::optional<double> best_ms_;
 };
 
 class ReplayBackend final : public TuningBackend {
  public:
-  explicit ReplayBackend(std::filesystem::path const& recording);
+  // cut_clearly_slower: replay the early stop (--pace fast) or not (--pace baseline).
+  explicit ReplayBackend(std::filesystem::path const& recording, bool cut_clearly_slower = true);
   db::GpuKey gpu() const override { return gpu_; }
   std::string nvrtc_version() const override { return "replay"; }
   int compile_workers() const override { return 0; }
@@ -38,6 +46,7 @@ class ReplayBackend final : public TuningBackend {
  private:
   Recording recording_;
   db::GpuKey gpu_;
+  bool cut_clearly_slower_;
   std::map<std::string, std::unique_ptr<RecordedEvaluator>> evaluators_;
 };
 

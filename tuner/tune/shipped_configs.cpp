@@ -7,25 +7,13 @@
 #include "tuner/compile/compile_service.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/report/table.hpp"
+#include "tuner/tune/nearest_tuned.hpp"
 #include "tuner/tune/replay_backend.hpp"
+#include "tuner/tune/tune_loop.hpp"
 
 namespace fl::tuner {
 
 namespace {
-
-Problem problem_of(db::ProblemKey const& key) {
-  Problem p;
-  p.shape.batch = key.batch;
-  p.shape.heads_q = key.heads_q;
-  p.shape.heads_kv = key.heads_kv;
-  p.shape.seqlen_q = key.seqlen_q;
-  p.shape.seqlen_k = key.seqlen_k;
-  p.shape.head_dim = key.head_dim;
-  p.shape.causal = key.causal;
-  p.dtype = numerics::parse_precision(key.dtype).value_or(numerics::Precision::bf16);
-  p.direction = key.direction == "bwd" ? Direction::backward : Direction::forward;
-  return p;
-}
 
 // The seeds were measured for one architecture; only those whose GPU the target can run are listed.
 bool runs_on(runtime::TargetArch arch, db::GpuKey const& gpu) {
@@ -44,8 +32,28 @@ std::string measured_on(db::GpuKey const& gpu) {
 
 }  // namespace
 
+namespace {
+std::string answer_text(TunedAnswer const& answer) {
+  switch (answer.kind) {
+    case AnswerKind::tuned:
+      return "tuned here: " + format_fixed(answer.from->tflops, 1) + " TFLOP/s on " + answer.from->gpu.name;
+    case AnswerKind::nearest:
+      return "not tuned; nearest tuned shape " + describe(problem_from_key(answer.from->problem)) + " (" +
+             format_fixed(answer.from->tflops, 1) + " TFLOP/s there on " + answer.from->gpu.name + ")";
+    case AnswerKind::family_default:
+      break;
+  }
+  return answer.considered == 0
+             ? "not tuned: the family default (nothing of this family tuned for it)"
+             : "not tuned: the family default (no config of this family tuned elsewhere is "
+               "valid here)";
+}
+}  // namespace
+
 ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
-                                     std::filesystem::path const& db_path) {
+                                     std::filesystem::path const& db_path,
+                                     std::vector<Problem> const& problems,
+                                     std::vector<std::string> const& families) {
   ShippedReport report;
   auto database = db::open_database(db_path);
   report.seeds_loaded = db::load_seed_configs(database, db::parse_seed_configs(db::shipped_seed_configs()));
@@ -59,7 +67,7 @@ ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::
     std::string compiles = "unknown family";
     auto family = find_family(best.family);
     auto config = parse_config(best.config);
-    auto const problem = problem_of(best.problem);
+    auto const problem = problem_from_key(best.problem);
     if (family && config) {
       auto request = make_family_request(*family, *config, problem, spec);
       auto compiled =
@@ -72,6 +80,22 @@ ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::
                    best.source, compiles});
   }
   report.table = table.render();
+
+  std::vector<db::BestConfig> known;
+  for (auto const& best : db::best_configs(database))
+    if (runs_on(arch, best.gpu) && !best.gpu.name.starts_with(kReplayGpuPrefix)) known.push_back(best);
+  TextTable answers({"problem", "family", "config", "answer"});
+  for (auto const& problem : problems)
+    for (auto const& name : families) {
+      auto family = find_family(name);
+      if (!family || family->unsupported(problem)) continue;
+      auto const answer = nearest_tuned(*family, problem, known);
+      ++(answer.kind == AnswerKind::tuned     ? report.tuned
+         : answer.kind == AnswerKind::nearest ? report.nearest
+                                              : report.defaults);
+      answers.add_row({describe(problem), name, answer.config, answer_text(answer)});
+    }
+  report.answers = answers.render();
   return report;
 }
 

@@ -1,22 +1,31 @@
 #pragma once
 // fa-tune on a machine without a GPU: the best configs known for the target (the shipped seeds, loaded
 // into SQLite on first use, and anything this database measured), each with its provenance (GPU,
-// driver, date, source) and compile-checked with NVRTC for the target here and now.
+// driver, date, source) and compile-checked with NVRTC for the target here and now; then, for every problem
+// asked (--dtype, --head-dim, --seqlen, --causal, --direction) and every family that can run it, the config
+// to use: tuned for that problem, else the nearest tuned shape's (named), else the family default
+// (tune/nearest_tuned.hpp).
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "runtime/target_arch.hpp"
+#include "tuner/problem.hpp"
 
 namespace fl::tuner {
 
 struct ShippedReport {
   std::string table;
+  std::string answers;  // the table of answers for the problems asked
+  int tuned = 0, nearest = 0, defaults = 0;
   int configs = 0;
   int compile_failures = 0;
   int seeds_loaded = 0;
 };
 
 ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
-                                     std::filesystem::path const& db_path);
+                                     std::filesystem::path const& db_path,
+                                     std::vector<Problem> const& problems,
+                                     std::vector<std::string> const& families);
 
 }  // namespace fl::tuner

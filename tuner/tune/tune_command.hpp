@@ -40,6 +40,7 @@ struct TuneRow {
   std::vector<std::string> faults;  // candidates that broke the GPU context, which was restored after each
   // Run 1's wall time (s) and where it went on the GPU thread, plus NVRTC time on the compile workers.
   double wall_s = 0.0, compile_wait_s = 0.0, verify_s = 0.0, timing_s = 0.0, compile_cpu_s = 0.0;
+  int timing_cut = 0;                  // measured candidates timed by the probe runs only
   RunRows candidates;                  // run 1's candidates in evaluation order (--export-measurements)
   std::vector<CandidateCost> costs;    // parallel to candidates
   std::vector<NoiseComparison> noise;  // runs 2..N against run 1
@@ -68,6 +69,7 @@ struct TuningReport {
   std::optional<std::string> context_lost;  // the config after which the GPU context was unusable, and why
   int stop_signal = 0;                      // SIGINT/SIGTERM that stopped the run (0: none)
   std::string split_note;                   // how --budget and --time-limit were split, in words
+  bool from_store = false;  // read back from the database after --gpus workers: no times of this process
   std::string strategy;
 };
 

@@ -20,6 +20,21 @@ db::ProblemKey problem_key(Problem const& problem) {
           direction_name(problem.direction)};
 }
 
+Problem problem_from_key(db::ProblemKey const& key) {
+  Problem p;
+  p.shape.batch = key.batch;
+  p.shape.heads_q = key.heads_q;
+  p.shape.heads_kv = key.heads_kv;
+  p.shape.seqlen_q = key.seqlen_q;
+  p.shape.seqlen_k = key.seqlen_k;
+  p.shape.head_dim = key.head_dim;
+  p.shape.causal = key.causal;
+  p.dtype = numerics::parse_precision(key.dtype).value_or(numerics::Precision::bf16);
+  p.direction =
+      key.direction == direction_name(Direction::backward) ? Direction::backward : Direction::forward;
+  return p;
+}
+
 namespace {
 
 db::Measurement to_row(Evaluation const& e) {
@@ -219,9 +234,12 @@ class ProblemTuning::Run {
   }
 
   Evaluation evaluate(Config const& config) {
-    evaluator_.hear_best(outcome_.best_stats ? std::optional<double>(outcome_.best_stats->median_ms)
-                                             : std::nullopt);
+    // A noise repeat compares every candidate's full measurement with run 1's: nothing is cut there.
+    evaluator_.hear_best(outcome_.best_stats && !remeasuring_
+                             ? std::optional<double>(outcome_.best_stats->median_ms)
+                             : std::nullopt);
     Evaluation e = evaluator_.evaluate(config, problem_);
+    if (e.timing_cut) ++outcome_.timing_cut;
     cost_.compile_wait_ms += e.compile_wait_ms;
     cost_.compile_ms += e.compile_ms;
     cost_.verify_ms += e.verify_ms;
@@ -242,6 +260,7 @@ class ProblemTuning::Run {
   }
 
   db::Measurement measure(Config const& config, TuneLimits const& limits) {
+    remeasuring_ = limits.remeasure_run.has_value();
     Evaluation evaluation = evaluate(config);
     // A candidate much faster than the best so far is measured again; the slower median counts.
     if (!evaluation.context_lost && evaluation.stats && outcome_.best_stats &&
@@ -273,6 +292,7 @@ class ProblemTuning::Run {
 
  private:
   double wall_s_ = 0.0;
+  bool remeasuring_ = false;  // the candidate being measured belongs to a --noise-runs repeat
   db::MeasurementKey key_;
   TuneOutcome outcome_;
   CandidateCost cost_;  // of the candidate being answered

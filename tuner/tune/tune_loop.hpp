@@ -73,6 +73,7 @@ struct TuneOutcome {
   int resumed = 0;     // answered from the store
   int rejected = 0;    // wrong, pruned or failed
   int remeasured = 0;  // suspicious speedups measured a second time
+  int timing_cut = 0;  // timed by the probe runs only (clearly slower than the best so far)
   // Every candidate of this run (first configs included) with the row it was answered with, in order.
   std::vector<std::pair<std::string, db::Measurement>> rows;
   std::vector<CandidateCost> costs;  // parallel to rows
@@ -87,6 +88,8 @@ struct TuneOutcome {
 };
 
 db::ProblemKey problem_key(Problem const& problem);
+// The inverse: the problem a stored row was measured on (scale and FP8 options at their defaults).
+Problem problem_from_key(db::ProblemKey const& key);
 
 // One problem's tuning, in steps that a run over many problems interleaves: first every problem's first
 // configs (the default: each problem gets its baseline before any problem searches), then each problem's

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "db/tuning_store.hpp"
+#include "tuner/measure/early_stop.hpp"
 #include "tuner/report/table.hpp"
 #include "tuner/tune/tune_command.hpp"
 
@@ -29,6 +30,12 @@ std::string one_field(std::string text) {
 
 std::string optional_fixed(std::optional<double> value, int digits) {
   return value ? format_fixed(*value, digits) : "";
+}
+
+// Measured candidates per second of this problem's wall time (issue 14's throughput figure).
+std::string candidates_per_second(TuneRow const& r) {
+  if (r.evaluated == 0 || !(r.wall_s > 0.0)) return "nothing measured";
+  return format_fixed(double(r.evaluated) / r.wall_s, 2) + " candidates/s";
 }
 
 std::string driver_text(db::GpuKey const& gpu) {
@@ -91,16 +98,22 @@ std::string render_tuning(TuningReport const& report) {
     for (auto const& fault : r.faults)
       out += r.family + " " + r.problem + ": the GPU context was lost after " + fault +
              "; stored as failed, context restored, tuning went on\n";
+    if (report.from_store) continue;  // each --gpus worker printed its own times
     // Compile and timing separately (issue 6 item 9): the GPU thread's wall time split, and the NVRTC time
     // the workers spent, which overlaps the GPU work.
     out += r.family + " " + r.problem + ": " + format_fixed(r.wall_s, 1) + " s wall: waited for compiles " +
            format_fixed(r.compile_wait_s, 1) + " s, verification " + format_fixed(r.verify_s, 1) +
            " s, timing " + format_fixed(r.timing_s, 1) + " s; NVRTC " + format_fixed(r.compile_cpu_s, 1) +
-           " s on " + std::to_string(report.compile_workers) + " workers\n";
+           " s on " + std::to_string(report.compile_workers) + " workers; " + candidates_per_second(r) +
+           (r.timing_cut > 0 ? "; timing cut after " + std::to_string(kProbeRuns) + " runs for " +
+                                   std::to_string(r.timing_cut) + " clearly slower than the best so far"
+                             : "") +
+           "\n";
     for (auto const& n : r.noise) out += render_noise(r.family + " " + r.problem, n);
   }
-  out += "verification inputs and float64 references: " + format_fixed(report.reference_s, 1) +
-         " s (once per problem, shared by every candidate)\n";
+  if (!report.from_store)
+    out += "verification inputs and float64 references: " + format_fixed(report.reference_s, 1) +
+           " s (once per problem, shared by every candidate)\n";
   if (report.context_lost)
     out += "fa-tune: the GPU context was lost after " + *report.context_lost +
            " and could not be restored; that candidate is stored as failed, nothing after it was measured; "
@@ -146,7 +159,8 @@ std::string tuning_json(TuningReport const& report, std::string const& gpu_ident
            ", \"compile_wait_s\": " + format_fixed(r.compile_wait_s, 3) +
            ", \"verify_s\": " + format_fixed(r.verify_s, 3) +
            ", \"timing_s\": " + format_fixed(r.timing_s, 3) +
-           ", \"compile_cpu_s\": " + format_fixed(r.compile_cpu_s, 3) + ", \"noise\": [" + noise + "]}" +
+           ", \"compile_cpu_s\": " + format_fixed(r.compile_cpu_s, 3) +
+           ", \"timing_cut\": " + std::to_string(r.timing_cut) + ", \"noise\": [" + noise + "]}" +
            (i + 1 < report.rows.size() ? "," : "") + "\n";
   }
   out += "  ],\n  \"best_per_problem\": [\n";

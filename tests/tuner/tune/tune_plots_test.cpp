@@ -7,7 +7,7 @@
 #include "runtime/kernel_source.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tests/tool_process.hpp"
-#include "tuner/report/tune_plots.hpp"
+#include "tuner/tune/tune_plots.hpp"
 #include "tuner/tune/replay_backend.hpp"
 
 using namespace fl;

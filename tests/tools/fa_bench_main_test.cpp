@@ -117,3 +117,26 @@ TEST_CASE("fa-bench: a problem that cannot fit in the GPU's memory is named with
   REQUIRE(huge);
   CHECK_THAT(*huge, Catch::Contains("more than 2^60 bytes"));
 }
+
+TEST_CASE("fa-bench: decode shapes, --seqlen-q rows against --seqlen keys, --heads-kv for GQA",
+          "[tuner][cli]") {
+  std::vector<std::string> words = {
+      "fa-bench", "--family", "flash_decode", "--seqlen",   "32768", "--seqlen-q", "4",  "--batch",
+      "2",        "--heads",  "32",           "--heads-kv", "8",     "--head-dim", "128"};
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  auto const opt = fl::tuner::parse_bench_options(int(argv.size()), argv.data());
+  auto const p = fl::tuner::timed_problem(opt, 32768, 128, false, fl::numerics::Precision::bf16);
+  CHECK(p.shape.batch == 2);
+  CHECK(p.shape.heads_q == 32);
+  CHECK(p.shape.heads_kv == 8);
+  CHECK(p.shape.seqlen_q == 4);
+  CHECK(p.shape.seqlen_k == 32768);
+  // The plan is judged on the decode shape (flash_decode refuses n_q = n_k = 32768 as a prefill).
+  auto const family = fl::tuner::find_family("flash_decode");
+  fl::tuner::validate_bench_plan(opt, *family);
+  check_refused("--family flash_decode --seqlen 32768");
+  check_refused("--seqlen-q 0");
+  check_refused("--heads 32 --heads-kv 5");
+  check_refused("--family fa2_sm80 --heads 32 --heads-kv 64");
+}

@@ -1,4 +1,4 @@
-#include "tuner/report/tune_plots.hpp"
+#include "tuner/tune/tune_plots.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -63,6 +63,22 @@ TEST_CASE("fa-tune without a GPU says that --json was not written, exit 3", "[tu
   CHECK(!fs::exists(scratch.dir / "r.json"));
 }
 
+TEST_CASE("fa-tune without a GPU answers a problem nobody tuned with the nearest tuned shape, named",
+          "[tuner][cli]") {
+  if (!fl::test::gpu_unavailable_reason()) return;  // with a GPU this would tune
+  Scratch scratch;
+  auto const outcome = fl::test::run_tool(fl::test::sibling_binary("fa-tune").string() + " --db " +
+                                          (scratch.dir / "db.sqlite").string() +
+                                          " --family fa2_sm80 --head-dim 64 --seqlen 2048 --causal yes");
+  INFO(outcome.out << outcome.err);
+  CHECK(outcome.exit_code == 0);
+  CHECK_THAT(outcome.out,
+             Catch::Contains("b8 h32/32 n2048x2048 d64 bf16 causal fwd") &&
+                 Catch::Contains("not tuned; nearest tuned shape b4 h16/16 n4096x4096 d128 bf16 "
+                                 "full fwd") &&
+                 Catch::Contains("(0 tuned, 1 from the nearest tuned shape, 0 family defaults)"));
+}
+
 TEST_CASE("fa-tune on an unusable database: exit 2, one line naming it", "[tuner][cli][db]") {
   Scratch scratch;
   fs::create_directories(scratch.dir / "folder.sqlite");

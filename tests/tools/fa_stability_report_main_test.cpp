@@ -1,0 +1,64 @@
+// fa-stability-report's command line, through the binary: --help exits 0, every bad value (a stray word,
+// a count out of range, a seed that would wrap, an unknown precision or family) is one line on stderr and
+// exit code 2 before any work, and a tiny study writes results.csv.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/tool_process.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fl::test::ToolOutcome stability_report(std::string const& args) {
+  return fl::test::run_tool(fl::test::sibling_binary("fa-stability-report").string() + " " + args);
+}
+
+fs::path scratch_dir() {
+  return fs::temp_directory_path() / ("fl_stability_cli_" + std::to_string(::getpid()));
+}
+
+}  // namespace
+
+TEST_CASE("fa-stability-report: --help explains and exits 0", "[tools][cli]") {
+  auto const r = stability_report("--help");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("--block-n") != std::string::npos);
+  CHECK(r.out.find("Golden et al.") != std::string::npos);
+}
+
+TEST_CASE("fa-stability-report: each bad value is one line and exit code 2, before any work",
+          "[tools][cli]") {
+  // "stray", "--threads -1", "--threads 5000" and "--seed -3" ran the whole study (the seed as 2^64 - 3).
+  for (char const* args : {"stray", "--threads -1", "--threads 5000", "--seed -3", "--seed 1e3",
+                           "--seqlens 0", "--block-n x", "--precisions fp8_e4m3", "--precisions fp64",
+                           "--families nope", "--head-dim 1", "--no-such-option"}) {
+    INFO(args);
+    auto const r = stability_report(std::string(args) + " --out " + scratch_dir().string());
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.error_lines() == 1);
+    CHECK(r.err.rfind("fa-stability-report: ", 0) == 0);
+    CHECK(r.out.empty());
+    CHECK_FALSE(fs::exists(scratch_dir()));
+  }
+}
+
+TEST_CASE("fa-stability-report: a tiny study writes results.csv", "[tools][cli]") {
+  fs::remove_all(scratch_dir());
+  auto const r = stability_report(
+      "--seqlens 64 --block-n 16 --precisions bf16 --families normal --head-dim 8 "
+      "--threads 1 --seed 7 --out " +
+      scratch_dir().string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto const csv = fl::test::read_text(scratch_dir() / "results.csv");
+  CHECK(csv.rfind("family,precision,output,method,block_n,seqlen,head_dim", 0) == 0);
+  // bf16 with O kept in bf16 and in fp32, each standard and tiled: four rows.
+  CHECK(r.out.find("4 rows") != std::string::npos);
+  fs::remove_all(scratch_dir());
+}

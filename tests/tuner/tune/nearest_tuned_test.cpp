@@ -1,0 +1,92 @@
+// The answer for a problem nobody tuned (tuner/tune/nearest_tuned.hpp): the tuned config when the problem
+// itself was tuned, else the nearest tuned shape whose config the family accepts for this problem, named,
+// else the family default; never another direction's config.
+#include <catch2/catch.hpp>
+
+#include "tuner/families/registry.hpp"
+#include "tuner/tune/nearest_tuned.hpp"
+#include "tuner/tune/tune_loop.hpp"
+
+using namespace fl;
+using namespace fl::tuner;
+using numerics::Precision;
+
+namespace {
+Problem headline(int n, int d, bool causal, Precision dtype = Precision::bf16,
+                 Direction dir = Direction::forward) {
+  return headline_problem(n, d, causal, dtype, dir);
+}
+db::BestConfig tuned(Family const& family, Problem const& problem, Config const& config, double tflops) {
+  db::BestConfig row;
+  row.gpu = {"NVIDIA H200", 9, 0, 132, "580.159.04", 13000};
+  row.problem = problem_key(problem);
+  row.family = std::string(family.name());
+  row.config = to_string(config);
+  row.tflops = tflops;
+  row.source = "seed";
+  return row;
+}
+}  // namespace
+
+TEST_CASE("shape distance: head dim, then mask, then dtype, then n", "[tuner][tune]") {
+  auto const d128 = headline(4096, 128, false);
+  CHECK(shape_distance(d128, d128) == 0.0);
+  CHECK(shape_distance(headline(4096, 64, false), d128) == Approx(4.5));  // a head-dim step; h 32 vs 16
+  CHECK(shape_distance(headline(4096, 128, true), d128) == Approx(2.0));
+  CHECK(shape_distance(headline(4096, 128, false, Precision::fp16), d128) == Approx(1.0));
+  CHECK(shape_distance(headline(8192, 128, false), d128) < shape_distance(headline(4096, 128, true), d128));
+  CHECK_FALSE(
+      std::isfinite(shape_distance(headline(4096, 128, false, Precision::bf16, Direction::backward), d128)));
+  CHECK_FALSE(std::isfinite(shape_distance(headline(4096, 128, false, Precision::fp8_e4m3), d128)));
+}
+
+TEST_CASE("a problem not tuned answers with the nearest tuned shape, and says which", "[tuner][tune]") {
+  auto const family = find_family("fa2_sm80");
+  auto const full_d128 = headline(4096, 128, false);
+  auto const causal_d64 = headline(1024, 64, true);
+  Config const a = family->default_config(full_d128);
+  Config const b = family->default_config(causal_d64);
+  std::vector<db::BestConfig> const known{tuned(*family, full_d128, a, 300.0),
+                                          tuned(*family, causal_d64, b, 200.0)};
+
+  auto const same = nearest_tuned(*family, full_d128, known);
+  CHECK(same.kind == AnswerKind::tuned);
+  CHECK(same.config == to_string(a));
+
+  auto const near_d64 = nearest_tuned(*family, headline(2048, 64, true), known);
+  CHECK(near_d64.kind == AnswerKind::nearest);
+  CHECK(near_d64.config == to_string(b));
+  REQUIRE(near_d64.from);
+  CHECK(describe(problem_from_key(near_d64.from->problem)) == describe(causal_d64));
+
+  auto const near_d128 = nearest_tuned(*family, headline(8192, 128, true), known);  // mask + n beat head dim
+  CHECK(near_d128.kind == AnswerKind::nearest);
+  CHECK(near_d128.config == to_string(a));
+
+  // Another direction is never near: the backward gets its family's default, not a forward config.
+  auto const bwd_family = find_family("fa2_sm80_bwd");
+  auto const bwd =
+      nearest_tuned(*bwd_family, headline(4096, 128, false, Precision::bf16, Direction::backward), known);
+  CHECK(bwd.kind == AnswerKind::family_default);
+  CHECK(bwd.considered == 0);
+}
+
+TEST_CASE("a nearest config the family rejects for this problem is skipped", "[tuner][tune]") {
+  auto const family = find_family("fa2_sm80");
+  auto const d64 = headline(4096, 64, false);
+  auto const d256 = headline(4096, 256, false);
+  // A d64 config that fa2_sm80 forbids at d256 (its shared memory or registers), tuned at d64 only.
+  std::optional<Config> rejected_at_d256;
+  for (auto const& config : enumerate_space(*family, d64))
+    if (family->violates(config, d256)) {
+      rejected_at_d256 = config;
+      break;
+    }
+  REQUIRE(rejected_at_d256);
+  std::vector<db::BestConfig> const known{tuned(*family, d64, *rejected_at_d256, 250.0)};
+  auto const answer = nearest_tuned(*family, d256, known);
+  CHECK(answer.kind == AnswerKind::family_default);
+  CHECK(answer.config == to_string(family->default_config(d256)));
+  CHECK(answer.considered == 1);
+  CHECK(nearest_tuned(*family, headline(2048, 64, false), known).kind == AnswerKind::nearest);
+}

@@ -1,0 +1,128 @@
+#include "tuner/families/flash_decode.hpp"
+
+#include "kernels_src/flash_decode_config.h"
+
+namespace fl::tuner {
+
+namespace {
+
+// A decode family: the partials cost partials x rows x D floats of scratch, and a long query block is
+// what fa2_sm80 and fa3_sm90 are for.
+constexpr int kMaxQueryRows = 128;
+constexpr unsigned kMaxGridY = 65535;  // CUDA's limit on gridDim.y
+// The default split count aims at the three resident CTAs per SM of the default tiles on the H200 (132
+// SMs) ...
+constexpr int kTargetCtas = 3 * 132;
+// ... while every partial keeps at least this many key blocks (a partial's fixed cost: its Q tile, the
+// scratch it writes, its share of the combine).
+constexpr int kMinBlocksPerPartial = 2;
+
+fdec::Tunables tunables_of(Config const& c, Problem const& problem) {
+  return fdec::Tunables{problem.shape.head_dim,    2,
+                        value_or(c, "kBlockM", 0), value_or(c, "kBlockN", 0),
+                        value_or(c, "kNWarps", 0), value_or(c, "kSplits", 0)};
+}
+
+long long rows_of(Problem const& problem) {
+  auto const& s = problem.shape;
+  return static_cast<long long>(s.batch) * s.heads_q * s.seqlen_q;
+}
+
+}  // namespace
+
+std::vector<ParamSpec> FlashDecodeFamily::parameters() const {
+  return {
+      {"kBlockM", {16, 32, 64}, "packed query rows per CTA (the query heads of a GQA group x n_q)"},
+      {"kBlockN", {16, 32, 64, 128}, "keys per block"},
+      {"kNWarps", {1, 2, 4, 8}, "warps per CTA, each walking its own range of key blocks"},
+      {"kSplits", {1, 2, 4, 8, 16, 32, 64, 128}, "CTAs the keys of one (batch, kv head) are split over"},
+  };
+}
+
+std::optional<std::string> FlashDecodeFamily::unsupported(Problem const& problem) const {
+  if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
+    return "flash_decode runs fp16 and bf16 (got " + std::string(numerics::name(problem.dtype)) + ")";
+  int const d = problem.shape.head_dim;
+  if (d != 64 && d != 128 && d != 256)
+    return "flash_decode runs head dims 64, 128, 256 (got " + std::to_string(d) + ")";
+  if (problem.direction != Direction::forward) return "flash_decode is a forward family";
+  if (problem.shape.heads_kv <= 0 || problem.shape.heads_q % problem.shape.heads_kv != 0)
+    return "heads_q must be a multiple of heads_kv";
+  if (problem.shape.seqlen_q > kMaxQueryRows)
+    return "flash_decode is the decode family: n_q up to " + std::to_string(kMaxQueryRows) + " (got " +
+           std::to_string(problem.shape.seqlen_q) + "; longer queries: fa2_sm80, fa3_sm90)";
+  return std::nullopt;
+}
+
+std::optional<std::string> FlashDecodeFamily::violates(Config const& config, Problem const& problem) const {
+  auto const t = tunables_of(config, problem);
+  if (char const* why = fdec::violation(t)) return std::string(why);
+  auto const& s = problem.shape;
+  if (unsigned(s.heads_kv) * unsigned(fdec::row_blocks(t, s.heads_q, s.heads_kv, s.seqlen_q)) > kMaxGridY)
+    return "h_kv x row blocks over the grid's 65535 (a larger kBlockM)";
+  return std::nullopt;
+}
+
+Config FlashDecodeFamily::default_config(Problem const& problem) const {
+  auto const& s = problem.shape;
+  int const packed = fdec::packed_rows(s.heads_q, s.heads_kv, s.seqlen_q);
+  // Key blocks of 8 KiB (64 keys at d64, 32 at d128, 16 at d256): a warp's two-slot ring of K and V is
+  // 32 KiB, a two-warp CTA ~66-72 KiB, three CTAs per SM. That keeps ~100 KB of loads in flight per SM,
+  // above the ~36 KB the H200's bandwidth-latency product asks for (4.8 TB/s x ~1 us over 132 SMs).
+  // d64 takes 32-row tiles when a group has more than 16 rows (O and S of two row tiles fit the
+  // registers); d128 and d256 keep one 16-row tile per warp.
+  Config c{{"kBlockM", s.head_dim == 64 && packed > 16 ? 32 : 16},
+           {"kBlockN", 64 * 64 / s.head_dim},
+           {"kNWarps", 2},
+           {"kSplits", 1}};
+  auto t = tunables_of(c, problem);
+  long long const base_ctas =
+      static_cast<long long>(s.batch) * s.heads_kv * fdec::row_blocks(t, s.heads_q, s.heads_kv, s.seqlen_q);
+  int const key_blocks = (s.seqlen_k + t.block_n - 1) / t.block_n;
+  while (t.splits * 2 <= fdec::kMaxSplits && base_ctas * t.splits * 2 <= kTargetCtas &&
+         key_blocks >= kMinBlocksPerPartial * t.splits * 2 * t.warps)
+    t.splits *= 2;
+  c["kSplits"] = t.splits;
+  return c;
+}
+
+std::vector<std::string> FlashDecodeFamily::name_expressions(Config const& config,
+                                                             Problem const& problem) const {
+  auto const t = tunables_of(config, problem);
+  auto const i = [](int v) { return std::to_string(v); };
+  auto const el = element_type_name(problem.dtype);
+  return {"flash_decode_split<" + el + ", " + i(t.head_dim) + ", " + i(t.block_m) + ", " + i(t.block_n) +
+              ", " + i(t.warps) + ", " + i(t.splits) + ", " + (problem.shape.causal ? "true" : "false") + ">",
+          "flash_decode_combine<" + el + ", " + i(t.head_dim) + ", " + i(fdec::partials(t)) + ">"};
+}
+
+std::vector<LaunchStep> FlashDecodeFamily::launches(Config const& config, Problem const& problem) const {
+  auto const t = tunables_of(config, problem);
+  auto const& s = problem.shape;
+  auto const names = name_expressions(config, problem);
+  LaunchStep split;
+  split.name_expression = names[0];
+  split.grid = {unsigned(t.splits),
+                unsigned(s.heads_kv * fdec::row_blocks(t, s.heads_q, s.heads_kv, s.seqlen_q)),
+                unsigned(s.batch)};
+  split.block = {unsigned(fdec::threads(t)), 1, 1};
+  split.dynamic_shared_bytes = std::size_t(fdec::shared_bytes(t));
+  LaunchStep combine;
+  combine.name_expression = names[1];
+  combine.grid = {unsigned(rows_of(problem)), 1, 1};
+  combine.block = {unsigned(fdec::combine_threads(s.head_dim)), 1, 1};
+  combine.step = 1;
+  return {split, combine};
+}
+
+ScratchBytes FlashDecodeFamily::scratch(Config const& config, Problem const& problem) const {
+  std::size_t const partial_rows =
+      std::size_t(fdec::partials(tunables_of(config, problem))) * rows_of(problem);
+  ScratchBytes b;
+  b.m = sizeof(float) * partial_rows;
+  b.l = sizeof(float) * partial_rows;
+  b.o = sizeof(float) * partial_rows * problem.shape.head_dim;
+  return b;
+}
+
+}  // namespace fl::tuner

@@ -1,0 +1,70 @@
+#include "tuner/tune/nearest_tuned.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "numerics/precision.hpp"
+#include "tuner/tune/tune_loop.hpp"
+
+namespace fl::tuner {
+
+namespace {
+constexpr double kHeadDimStep = 4.0;
+constexpr double kOtherMask = 2.0;
+constexpr double kOtherDtypeSameWidth = 1.0;
+constexpr double kSeqlenStep = 1.0;
+constexpr double kWorkStep = 0.5;
+
+double log2_ratio(double a, double b) {
+  return std::fabs(std::log2(a / b));
+}
+}  // namespace
+
+double shape_distance(Problem const& wanted, Problem const& tuned) {
+  if (wanted.direction != tuned.direction) return std::numeric_limits<double>::infinity();
+  if (numerics::is_fp8(wanted.dtype) != numerics::is_fp8(tuned.dtype))
+    return std::numeric_limits<double>::infinity();
+  auto const& w = wanted.shape;
+  auto const& t = tuned.shape;
+  double d = kHeadDimStep * log2_ratio(w.head_dim, t.head_dim);
+  if (w.causal != t.causal) d += kOtherMask;
+  if (wanted.dtype != tuned.dtype) d += kOtherDtypeSameWidth;
+  d += kSeqlenStep * 0.5 * (log2_ratio(w.seqlen_q, t.seqlen_q) + log2_ratio(w.seqlen_k, t.seqlen_k));
+  d += kWorkStep * log2_ratio(double(w.batch) * w.heads_q, double(t.batch) * t.heads_q);
+  if (w.group_size() != t.group_size()) d += kWorkStep * log2_ratio(w.group_size(), t.group_size());
+  return d;
+}
+
+TunedAnswer nearest_tuned(Family const& family, Problem const& problem,
+                          std::vector<db::BestConfig> const& known) {
+  TunedAnswer answer;
+  answer.config = to_string(family.default_config(problem));
+  double best = std::numeric_limits<double>::infinity();
+  std::string best_shape;
+  for (auto const& row : known) {
+    if (row.family != family.name()) continue;
+    auto const config = parse_config(row.config);
+    if (!config) continue;
+    auto const tuned = problem_from_key(row.problem);
+    double const distance = shape_distance(problem, tuned);
+    if (!std::isfinite(distance)) continue;
+    ++answer.considered;
+    if (family.violates(*config, problem)) continue;
+    // Ties go to the larger measured speed, then to the shape's name, so the answer never depends on order.
+    auto const shape = describe(tuned);
+    bool const nearer =
+        distance < best ||
+        (distance == best && answer.from &&
+         (row.tflops > answer.from->tflops || (row.tflops == answer.from->tflops && shape < best_shape)));
+    if (!nearer) continue;
+    best = distance;
+    best_shape = shape;
+    answer.from = row;
+    answer.config = row.config;
+    answer.distance = distance;
+    answer.kind = distance == 0.0 ? AnswerKind::tuned : AnswerKind::nearest;
+  }
+  return answer;
+}
+
+}  // namespace fl::tuner
