@@ -209,7 +209,14 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
   std::vector<MutantId> ids = options.mutants;
   if (ids.empty())
     for (auto const& m : kCatalogue) ids.push_back(m.id);
+  result.planned_mutants = ids.size();
+  result.planned_rows = ids.size() * options.precisions.size();
+  auto const stop = [&] {
+    if (options.stop_requested && result.stop_signal == 0) result.stop_signal = options.stop_requested();
+    return result.stop_signal != 0;
+  };
   for (Precision precision : options.precisions) {
+    if (stop()) break;
     // The diagnosis replays the emulator at candidate tiles: the target's own tiles must be among them
     // (fa3_sm90's 128-row query blocks make a causal row fully masked in its first key block, which no
     // 64-row replay reproduces).
@@ -231,6 +238,7 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
     }
     result.baseline.push_back(baseline);
     for (MutantId id : ids) {
+      if (stop()) break;
       MutantOutcome outcome;
       outcome.id = id;
       outcome.precision = precision;
@@ -245,6 +253,7 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
         hunt(runner, inputs, with_tiles, outcome);
       }
       result.outcomes.push_back(std::move(outcome));
+      if (options.on_row) options.on_row(result.outcomes.back(), result.outcomes.size(), result.planned_rows);
     }
   }
   return result;
