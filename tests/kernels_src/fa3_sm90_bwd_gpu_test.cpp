@@ -22,7 +22,7 @@ namespace {
 bool passes_edge_problems(std::vector<std::string> const& mutants, int d, bool causal, Precision dtype,
                           Config const* config = nullptr) {
   Fa3Sm90BwdFamily const f;
-  return test::passes_edge_problems(f, mutants, d, causal, dtype, config, Direction::backward);
+  return test::passes_edge_problems(f, mutants, d, causal, dtype, config, {}, Direction::backward);
 }
 
 // dQ, dK, dV of `runs` runs of one config on one problem's inputs.
