@@ -70,10 +70,13 @@ Config FlashDecodeFamily::default_config(Problem const& problem) const {
   // 32 KiB, a two-warp CTA ~66-72 KiB, three CTAs per SM. That keeps ~100 KB of loads in flight per SM,
   // above the ~36 KB the H200's bandwidth-latency product asks for (4.8 TB/s x ~1 us over 132 SMs).
   // d64 takes 32-row tiles when a group has more than 16 rows (O and S of two row tiles fit the
-  // registers); d128 and d256 keep one 16-row tile per warp.
+  // registers); d128 and d256 keep one 16-row tile per warp. d64 with 16-row tiles takes 32-key blocks
+  // and four warps (the same bytes per CTA): at 16 x 64 with two or four warps ptxas (NVRTC 13.0) capped
+  // the split kernel at 128 registers and spilled 20 bytes (fa-bench --compile-space).
+  bool const d64_single_tile = s.head_dim == 64 && packed <= 16;
   Config c{{"kBlockM", s.head_dim == 64 && packed > 16 ? 32 : 16},
-           {"kBlockN", 64 * 64 / s.head_dim},
-           {"kNWarps", 2},
+           {"kBlockN", d64_single_tile ? 32 : 64 * 64 / s.head_dim},
+           {"kNWarps", d64_single_tile ? 4 : 2},
            {"kSplits", 1}};
   auto t = tunables_of(c, problem);
   long long const base_ctas =
