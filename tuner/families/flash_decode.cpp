@@ -9,7 +9,8 @@ namespace {
 // A decode family: the partials cost partials x rows x D floats of scratch, and a long query block is
 // what fa2_sm80 and fa3_sm90 are for.
 constexpr int kMaxQueryRows = 128;
-constexpr unsigned kMaxGridY = 65535;  // CUDA's limit on gridDim.y
+constexpr unsigned kMaxGridY = 65535;        // CUDA's limit on gridDim.y
+constexpr long long kMaxGridX = 2147483647;  // and on gridDim.x
 // The default split count aims at the three resident CTAs per SM of the default tiles on the H200 (132
 // SMs) ...
 constexpr int kTargetCtas = 3 * 132;
@@ -48,6 +49,8 @@ std::optional<std::string> FlashDecodeFamily::unsupported(Problem const& problem
   if (problem.direction != Direction::forward) return "flash_decode is a forward family";
   if (problem.shape.heads_kv <= 0 || problem.shape.heads_q % problem.shape.heads_kv != 0)
     return "heads_q must be a multiple of heads_kv";
+  if (rows_of(problem) > kMaxGridX)
+    return "flash_decode's combine runs one CTA per row: b x h_q x n_q must be at most 2^31 - 1";
   if (problem.shape.seqlen_q > kMaxQueryRows)
     return "flash_decode is the decode family: n_q up to " + std::to_string(kMaxQueryRows) + " (got " +
            std::to_string(problem.shape.seqlen_q) + "; longer queries: fa2_sm80, fa3_sm90)";
