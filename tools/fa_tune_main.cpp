@@ -2,6 +2,7 @@
 // print the best config per problem. --compile-only needs no GPU.
 #include <cstdio>
 #include <exception>
+#include <functional>
 
 #include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
@@ -15,8 +16,10 @@
 #include "runtime/kernel_source.hpp"
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/families/registry.hpp"
+#include "tuner/measure/gpu_telemetry.hpp"
 #include "tuner/tune/compile_only.hpp"
 #include "tuner/tune/gpu_backend.hpp"
+#include "tuner/tune/gpu_run.hpp"
 #include "tuner/tune/replay_backend.hpp"
 #include "tuner/tune/shipped_configs.hpp"
 #include "tuner/tune/tune_command.hpp"
@@ -151,6 +154,14 @@ int run(int argc, char const* const argv[]) {
     return report.context_lost ? common::kExitCheckFailed : common::kExitOk;
   };
 
+  if (!options.gpus.empty() || options.all_gpus) {
+    std::vector<std::string> user_args(argv + 1, argv + argc);
+    return tuner::tune_on_gpus(options, user_args, arch, kernels_dir.value(), db_path,
+                               [&](tuner::TuningReport const& report, std::string const& identity) {
+                                 write_outputs(report, identity);
+                               });
+  }
+
   if (!options.replay_path.empty()) {
     std::unique_ptr<tuner::ReplayBackend> backend;
     try {
@@ -160,13 +171,15 @@ int run(int argc, char const* const argv[]) {
       std::fprintf(stderr, "fa-tune: --replay: %s\n", e.what());
       return common::kExitBadInput;
     }
+    if (options.worker_gpu)
+      options.command_line += " [GPU " + std::to_string(*options.worker_gpu) + ", replay]";
     auto const report = tuner::run_tuning(options, *backend, kernels_dir.value(), db_path, stop);
     write_outputs(report, backend->gpu().name);
     std::printf("database: %s\n", db_path.string().c_str());
     return exit_code(report);
   }
 
-  auto device = runtime::query_device();
+  auto device = runtime::query_device(options.worker_gpu.value_or(0));  // a --gpus worker: its own GPU
   if (!device && !outputs.empty()) {
     std::fprintf(stderr, "fa-tune: %s; %s %s needs timed results, nothing written\n",
                  device.error().message.c_str(), outputs.front().first, outputs.front().second.c_str());
@@ -194,6 +207,10 @@ int run(int argc, char const* const argv[]) {
   }
   auto context = runtime::PrimaryContext::retain(device->ordinal);
   if (!context) runtime::exit_no_gpu(context.error());
+  if (options.worker_gpu)  // which device measured this worker's rows, kept with its tuning run
+    options.command_line +=
+        " [GPU " + std::to_string(device->ordinal) + " " +
+        tuner::read_gpu_uuid(device->ordinal).value_or("(no UUID: nvidia-smi did not answer)") + "]";
   tuner::GpuBackend backend(options.jobs, arch, kernels_dir.value(), db_path, device.value(),
                             *tuner::pace_named(options.pace));
   auto const report = tuner::run_tuning(options, backend, kernels_dir.value(), db_path, stop);

@@ -69,3 +69,25 @@ TEST_CASE("fa-tune options: --pace is fast (default) or baseline, and --help say
   CHECK(help.find("--pace") != std::string::npos);
   CHECK(help.find("probe runs") != std::string::npos);
 }
+
+TEST_CASE("fa-tune options: --gpus names GPUs or all, once each, and what it cannot be combined with",
+          "[tuner][cli]") {
+  CHECK(parse({"--gpus", "0,2"}).gpus == std::vector<int>{0, 2});
+  CHECK(parse({"--gpus", "all"}).all_gpus);
+  CHECK(parse({}).gpus.empty());
+  CHECK_FALSE(parse({}).worker_gpu);
+  auto const worker = parse({"--gpu-worker", "3", "--shard", "2/4"});
+  CHECK(*worker.worker_gpu == 3);
+  CHECK(*worker.shard == std::pair{2, 4});
+  CHECK_THROWS_WITH(parse({"--gpus", "1,1"}), Catch::Contains("--gpus 1,1 names GPU 1 twice"));
+  CHECK_THROWS_WITH(parse({"--gpus", "-1"}), Catch::Contains("--gpus -1 is outside 0..63"));
+  CHECK_THROWS_WITH(parse({"--gpus", "0", "--compile-only"}),
+                    Catch::Contains("--compile-only measures nothing"));
+  CHECK_THROWS_WITH(parse({"--gpus", "0", "--noise-runs", "2"}),
+                    Catch::Contains("run a noise series on one GPU"));
+  CHECK_THROWS_WITH(parse({"--shard", "3/2"}), Catch::Contains("--shard '3/2' is not K/N"));
+  CHECK_THROWS_WITH(parse({"--shard", "1/2x"}), Catch::Contains("--shard '1/2x'"));
+  auto const help = parse({"--help"}).help_text;
+  CHECK(help.find("--gpus") != std::string::npos);
+  CHECK(help.find("--gpu-worker") == std::string::npos);  // written by the coordinator, not for users
+}

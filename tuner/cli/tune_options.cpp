@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <set>
 #include <sstream>
 
@@ -57,6 +58,42 @@ void require_one_of(std::string const& value, std::set<std::string> const& allow
   throw UsageError("--" + option + " '" + value + "' is not one of: " + list);
 }
 
+// --gpus and the worker's --gpu-worker/--shard, with what they cannot be combined with.
+void parse_gpu_options(TuneOptions& o, std::string const* gpus, int const* worker_gpu,
+                       std::string const* shard) {
+  if (gpus) {
+    if (*gpus == "all") {
+      o.all_gpus = true;
+    } else {
+      o.gpus = parse_int_list(*gpus, "gpus", 0, kMaxGpus - 1);
+      std::set<int> seen;
+      for (int g : o.gpus)
+        if (!seen.insert(g).second)
+          throw UsageError("--gpus " + *gpus + " names GPU " + std::to_string(g) + " twice");
+    }
+    if (o.compile_only)
+      throw UsageError("--gpus spreads measurements over GPUs; --compile-only measures nothing");
+    if (o.noise_runs > 1) throw UsageError("--gpus with --noise-runs: run a noise series on one GPU");
+    if (o.all_gpus && !o.replay_path.empty())
+      throw UsageError("--gpus all counts the GPUs present; with --replay name the workers, e.g. --gpus 0,1");
+  }
+  if (worker_gpu) {
+    if (*worker_gpu < 0 || *worker_gpu >= kMaxGpus)
+      throw UsageError("--gpu-worker " + std::to_string(*worker_gpu) + " is outside 0.." +
+                       std::to_string(kMaxGpus - 1));
+    o.worker_gpu = *worker_gpu;
+  }
+  if (shard) {
+    int k = 0, n = 0;
+    char tail = 0;
+    if (std::sscanf(shard->c_str(), "%d/%d%c", &k, &n, &tail) != 2 || n < 1 || n > kMaxGpus || k < 1 || k > n)
+      throw UsageError("--shard '" + *shard + "' is not K/N with 1 <= K <= N <= " + std::to_string(kMaxGpus));
+    o.shard = std::pair{k, n};
+  }
+  if ((gpus != nullptr) && (worker_gpu || shard))
+    throw UsageError("--gpus starts workers; --gpu-worker and --shard are what it gives each of them");
+}
+
 }  // namespace
 
 std::vector<int> parse_int_list(std::string const& text, std::string const& option, int min, int max) {
@@ -83,6 +120,8 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   int batch = 0, heads = 0, budget = 0, noise_runs = 1;
   std::string seed = "1";
   double time_limit = 0.0;
+  std::string gpus, shard;
+  int worker_gpu = -1;
 
   po::options_description desc(
       "fa-tune: JIT-compile attention kernel configs with NVRTC, verify each, time each on the GPU,\n"
@@ -146,11 +185,22 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "direction at other shapes (what a small --budget with bayes or anneal then refines)")(
       "jobs,j", po::value(&o.jobs)->default_value(0),
       "compile workers, compiling ahead while the GPU times (0: one per core)")(
-      "seed", po::value(&seed)->default_value("1"), "seed for the random, anneal and bayes strategies");
+      "seed", po::value(&seed)->default_value("1"), "seed for the random, anneal and bayes strategies")(
+      "gpus", po::value(&gpus),
+      "all, or GPU ordinals (PCI bus order) e.g. 0,1: one worker process per GPU, each with its own CUDA "
+      "context; the (problem, family) pairs are dealt out to the workers in turn, or, when there are fewer "
+      "pairs than GPUs and the strategy is exhaustive or random, each pair's candidates; every result goes "
+      "to the one --db (SQLite WAL: a worker killed loses only its candidate in flight, a rerun resumes); "
+      "the table is then read from the database. --gpus 0 runs the same way with one worker");
+  // Written by the --gpus coordinator on its workers' command lines; not for users, so not in --help.
+  po::options_description internal("internal");
+  internal.add_options()("gpu-worker", po::value(&worker_gpu))("shard", po::value(&shard));
+  po::options_description all_options;
+  all_options.add(desc).add(internal);
 
   po::variables_map vm;
   try {
-    vm = common::parse_strictly(argc, argv, desc);
+    vm = common::parse_strictly(argc, argv, all_options);
   } catch (po::error const& e) {
     throw UsageError(e.what());
   }
@@ -218,6 +268,8 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   auto const parsed_seed = common::parse_count(common::kSeed, seed);
   if (!parsed_seed.ok()) throw UsageError(parsed_seed.error);
   o.seed = std::uint64_t(parsed_seed.value);
+  parse_gpu_options(o, vm.count("gpus") ? &gpus : nullptr, vm.count("gpu-worker") ? &worker_gpu : nullptr,
+                    vm.count("shard") ? &shard : nullptr);
   return o;
 }
 

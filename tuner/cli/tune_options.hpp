@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fl::tuner {
@@ -43,6 +44,14 @@ struct TuneOptions {
   std::string command_line;  // as typed, stored with each tuning run (filled by the command's main)
   std::string kernels_dir;   // empty: found by runtime/
   int jobs = 0;              // compile workers; 0: one per core
+  // --gpus: one worker process per GPU (tune/gpu_workers.hpp), by CUDA ordinal (PCI bus order); empty and
+  // not all_gpus: this process measures on GPU 0 itself.
+  std::vector<int> gpus;
+  bool all_gpus = false;  // --gpus all: every GPU the driver lists, resolved when the run starts
+  // Set by the coordinator on its workers' command lines (not in --help): measure on this ordinal, and
+  // only shard K of N (1-based) of the run's work (tune_command.hpp says how work is split).
+  std::optional<int> worker_gpu;
+  std::optional<std::pair<int, int>> shard;
   std::uint64_t seed = 1;
   bool help = false;
   std::string help_text;
@@ -50,6 +59,9 @@ struct TuneOptions {
 
 // Throws UsageError for any bad value; returns help=true with help_text filled for --help.
 TuneOptions parse_tune_options(int argc, char const* const argv[]);
+
+// The most GPUs one host has that --gpus accepts (ordinals 0..kMaxGpus-1).
+inline constexpr int kMaxGpus = 64;
 
 // "64,128" -> {64, 128}; a non-number or a value outside [min, max] is a UsageError naming `option`.
 std::vector<int> parse_int_list(std::string const& text, std::string const& option, int min, int max);

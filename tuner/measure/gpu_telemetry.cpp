@@ -62,3 +62,16 @@ GpuTelemetry read_gpu_telemetry(int ordinal) {
 }
 
 }  // namespace fl::tuner
+
+namespace fl::tuner {
+
+std::optional<std::string> read_gpu_uuid(int ordinal) {
+  auto line = nvidia_smi_line("uuid", ordinal);
+  if (!line) return std::nullopt;
+  while (!line->empty() && (line->back() == '\n' || line->back() == '\r' || line->back() == ' '))
+    line->pop_back();
+  if (!line->starts_with("GPU-")) return std::nullopt;
+  return line;
+}
+
+}  // namespace fl::tuner

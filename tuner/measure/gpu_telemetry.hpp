@@ -23,4 +23,8 @@ GpuTelemetry parse_gpu_telemetry(char const* line);
 std::optional<std::string> read_driver_release(int ordinal = 0);
 std::optional<std::string> parse_driver_release(char const* line);
 
+// The GPU's UUID as nvidia-smi prints it ("GPU-6f1c..."): which device of a multi-GPU host measured a row
+// (fa-tune --gpus records it with each worker's run). nullopt without nvidia-smi.
+std::optional<std::string> read_gpu_uuid(int ordinal);
+
 }  // namespace fl::tuner

@@ -11,6 +11,7 @@
 #include "tuner/report/table.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/tune/compile_only.hpp"
+#include "tuner/tune/shard.hpp"
 #include "tuner/tune/source_hash.hpp"
 
 namespace fl::tuner {
@@ -218,6 +219,7 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     return report.stop_signal != 0;
   };
 
+  std::optional<int> budget = options.budget;  // this worker's part of it under --gpus
   for (int run = 1; run <= options.noise_runs && !report.context_lost && !stopped(); ++run) {
     auto const run_id = db::begin_tuning_run(
         database, options.command_line,
@@ -236,17 +238,35 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     // Problem-major: every family of problem 1, then of problem 2, ... (the order of the table).
     std::vector<Unit> units;
     auto const problems = selected_problems(options);
+    std::vector<std::pair<std::size_t, std::unique_ptr<Family>>> pairs;
     for (std::size_t p = 0; p < problems.size(); ++p)
       for (auto const& family_name : default_tuning_families(options)) {
         auto family = find_family(family_name);
         if (!family || family->unsupported(problems[p]) || !backend.can_measure(*family, problems[p]))
           continue;  // names validated by the caller
+        pairs.emplace_back(p, std::move(family));
+      }
+    // A --gpus worker takes its share of the pairs, or of every pair's candidates (tune/shard.hpp).
+    auto const shard = options.shard
+                           ? std::optional<Shard>(Shard{options.shard->first - 1, options.shard->second})
+                           : std::nullopt;
+    auto const mode = shard_mode(shard, pairs.size(), exact_order);
+    std::size_t taken = 0;
+    for (std::size_t i = 0; i < pairs.size(); ++i) taken += mode != ShardMode::pairs || takes_pair(*shard, i);
+    budget = worker_budget(options.budget, mode, shard.value_or(Shard{}), pairs.size(), taken);
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      if (mode == ShardMode::pairs && !takes_pair(*shard, i)) continue;
+      auto const p = pairs[i].first;
+      auto family = std::move(pairs[i].second);
+      {
         auto hash = family_source_hash(*family, problems[p], kernels_dir);
         if (!hash) throw std::runtime_error(hash.error().one_line());
         Unit unit;
         unit.problem = problems[p];
         unit.problem_index = p;
         unit.space = std::make_unique<ParameterSpace>(family_space(*family, problems[p]));
+        if (mode == ShardMode::candidates)
+          unit.space = std::make_unique<ParameterSpace>(candidates_of(*unit.space, *shard));
         unit.strategy = make_strategy(kind, *unit.space, options.seed);
         unit.fallback = family->default_config(problems[p]);
         TuneStore const store{&database, report.gpu, report.nvrtc_version, hash.value()};
@@ -255,6 +275,7 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
         unit.family = std::move(family);
         units.push_back(std::move(unit));
       }
+    }
     if (run == 1) report.split_note = split_note(options, units.size());
     std::size_t planned = 0;
     for (std::size_t k = 0; k < units.size(); ++k) {
@@ -263,7 +284,7 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
           "problem " + std::to_string(k + 1) + "/" + std::to_string(units.size()) + " " +
           std::string(units[k].family->name()) + " " + describe(units[k].problem));
     }
-    if (options.budget) planned = std::min(planned, std::size_t(*options.budget));
+    if (budget) planned = std::min(planned, std::size_t(*budget));
     progress.set_total(planned);
     auto const spent = [&] {
       int total = 0;
@@ -271,15 +292,17 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
       return total;
     };
     auto const budget_left = [&]() -> std::optional<int> {
-      if (!options.budget) return std::nullopt;
-      return std::max(0, *options.budget - spent());
+      if (!budget) return std::nullopt;
+      return std::max(0, *budget - spent());
     };
 
     // Every problem's default first: a small budget or time limit still gives each its baseline.
     for (auto& unit : units) {
       TuneLimits limits = base;
       limits.deadline = deadline;
-      limits.first = {unit.fallback};
+      // A worker with the candidates split measures the default only when it is one of its own.
+      if (mode != ShardMode::candidates || unit.space->point_of(unit.fallback))
+        limits.first = {unit.fallback};
       auto const left = budget_left();
       limits.budget = unit.tuning->spent() + std::min(1, left.value_or(1));
       unit.tuning->evaluate_first(limits);

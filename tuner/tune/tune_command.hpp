@@ -69,6 +69,7 @@ struct TuningReport {
   std::optional<std::string> context_lost;  // the config after which the GPU context was unusable, and why
   int stop_signal = 0;                      // SIGINT/SIGTERM that stopped the run (0: none)
   std::string split_note;                   // how --budget and --time-limit were split, in words
+  bool from_store = false;  // read back from the database after --gpus workers: no times of this process
   std::string strategy;
 };
 

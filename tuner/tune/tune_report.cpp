@@ -98,6 +98,7 @@ std::string render_tuning(TuningReport const& report) {
     for (auto const& fault : r.faults)
       out += r.family + " " + r.problem + ": the GPU context was lost after " + fault +
              "; stored as failed, context restored, tuning went on\n";
+    if (report.from_store) continue;  // each --gpus worker printed its own times
     // Compile and timing separately (issue 6 item 9): the GPU thread's wall time split, and the NVRTC time
     // the workers spent, which overlaps the GPU work.
     out += r.family + " " + r.problem + ": " + format_fixed(r.wall_s, 1) + " s wall: waited for compiles " +
@@ -110,8 +111,9 @@ std::string render_tuning(TuningReport const& report) {
            "\n";
     for (auto const& n : r.noise) out += render_noise(r.family + " " + r.problem, n);
   }
-  out += "verification inputs and float64 references: " + format_fixed(report.reference_s, 1) +
-         " s (once per problem, shared by every candidate)\n";
+  if (!report.from_store)
+    out += "verification inputs and float64 references: " + format_fixed(report.reference_s, 1) +
+           " s (once per problem, shared by every candidate)\n";
   if (report.context_lost)
     out += "fa-tune: the GPU context was lost after " + *report.context_lost +
            " and could not be restored; that candidate is stored as failed, nothing after it was measured; "
