@@ -196,3 +196,41 @@ TEST_CASE("fa-tune --gpus 0,1 over a replay: two worker processes, one merged ta
     CHECK_THAT(refused.err, Catch::Contains(named));
   }
 }
+
+TEST_CASE("two hosts tune halves into their own databases, and fa-tune --merge combines them",
+          "[tuner][tune][cli]") {
+  if (!std::filesystem::exists(fixture())) {
+    WARN("skipped: " << fixture() << " is not committed");
+    return;
+  }
+  test::TempKernelsDir dir;
+  auto const kernels = runtime::resolve_kernels_dir(std::nullopt).value();
+  ReplayBackend alone_backend(fixture());
+  auto const alone = run_tuning(options_for({}), alone_backend, kernels, dir.path() / "alone.sqlite");
+  for (int k = 1; k <= 2; ++k) {
+    ReplayBackend host(fixture());
+    (void)run_tuning(options_for({"--shard", std::to_string(k) + "/2"}), host, kernels,
+                     dir.path() / ("host" + std::to_string(k) + ".sqlite"));
+  }
+  auto const base =
+      fl::test::sibling_binary("fa-tune").string() + " --db " + (dir.path() / "host1.sqlite").string();
+  auto const merged = fl::test::run_tool(base + " --merge " + (dir.path() / "host2.sqlite").string());
+  INFO(merged.out << merged.err);
+  CHECK(merged.exit_code == 0);
+  CHECK_THAT(merged.out,
+             Catch::Contains(std::to_string(alone.rows[0].space_size / 2) + " measurements imported"));
+  auto const report = report_from_store(
+      options_for({}), alone_backend.gpu(), "replay", kernels, dir.path() / "host1.sqlite",
+      [&](Family const& f, Problem const& p) { return alone_backend.can_measure(f, p); }, 0);
+  REQUIRE(report.rows.size() == 1);
+  CHECK(report.rows[0].end == SearchEnd::exhausted);
+  CHECK(report.rows[0].best_config == alone.rows[0].best_config);
+
+  auto const refused = fl::test::run_tool(base + " --merge " + (dir.path() / "nothing.sqlite").string());
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.error_lines() == 1);
+  CHECK_THAT(refused.err, Catch::Contains("nothing.sqlite is not a file"));
+  auto const combined = fl::test::run_tool(base + " --merge x.sqlite --json r.json");
+  CHECK(combined.exit_code == 2);
+  CHECK_THAT(combined.err, Catch::Contains("--merge writes only the database"));
+}
