@@ -11,6 +11,7 @@
 #include "tuner/report/table.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/tune/compile_only.hpp"
+#include "tuner/tune/cross_check.hpp"
 #include "tuner/tune/shard.hpp"
 #include "tuner/tune/source_hash.hpp"
 
@@ -220,6 +221,9 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
   };
 
   std::optional<int> budget = options.budget;  // this worker's part of it under --gpus
+  auto const shard = options.shard
+                         ? std::optional<Shard>(Shard{options.shard->first - 1, options.shard->second})
+                         : std::nullopt;
   for (int run = 1; run <= options.noise_runs && !report.context_lost && !stopped(); ++run) {
     auto const run_id = db::begin_tuning_run(
         database, options.command_line,
@@ -247,9 +251,6 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
         pairs.emplace_back(p, std::move(family));
       }
     // A --gpus worker takes its share of the pairs, or of every pair's candidates (tune/shard.hpp).
-    auto const shard = options.shard
-                           ? std::optional<Shard>(Shard{options.shard->first - 1, options.shard->second})
-                           : std::nullopt;
     auto const mode = shard_mode(shard, pairs.size(), exact_order);
     std::size_t taken = 0;
     for (std::size_t i = 0; i < pairs.size(); ++i) taken += mode != ShardMode::pairs || takes_pair(*shard, i);
@@ -343,6 +344,19 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     }
     progress.finish();
   }
+  // A --gpus worker times the run's reference once more, for the coordinator's cross-check of the GPUs.
+  if (shard && shard->count > 1 && !report.context_lost && !stopped() && !report.run_ids.empty())
+    if (auto const reference =
+            reference_of_run(options, report.gpu, report.nvrtc_version, kernels_dir,
+                             [&](Family const& f, Problem const& p) { return backend.can_measure(f, p); })) {
+      auto const family = find_family(reference->family);
+      auto const problem = problem_from_key(reference->problem);
+      auto& evaluator = backend.evaluator_for(*family);
+      evaluator.hear_best(std::nullopt);  // timed in full
+      auto row = measurement_of(evaluator.evaluate(*parse_config(reference->config), problem));
+      row.run_id = report.run_ids.front();
+      db::store_remeasurement(database, *reference, report.run_ids.front(), row);
+    }
   report.winners = winners_of(report.rows);
   report.reference_s = backend.reference_seconds();
   return report;

@@ -70,6 +70,7 @@ struct TuningReport {
   int stop_signal = 0;                      // SIGINT/SIGTERM that stopped the run (0: none)
   std::string split_note;                   // how --budget and --time-limit were split, in words
   bool from_store = false;  // read back from the database after --gpus workers: no times of this process
+  std::string cross_check;  // --gpus: whether the workers' GPUs measure alike (tune/cross_check.hpp)
   std::string strategy;
 };
 
