@@ -52,6 +52,21 @@ std::optional<db::MeasurementKey> reference_of_run(
   return std::nullopt;
 }
 
+void time_reference(TuneOptions const& options, TuningBackend& backend, db::Database& database,
+                    std::filesystem::path const& kernels_dir, std::int64_t run_id) {
+  auto const reference =
+      reference_of_run(options, backend.gpu(), backend.nvrtc_version(), kernels_dir,
+                       [&](Family const& f, Problem const& p) { return backend.can_measure(f, p); });
+  if (!reference) return;
+  auto const family = find_family(reference->family);
+  auto& evaluator = backend.evaluator_for(*family);
+  evaluator.hear_best(std::nullopt);  // timed in full: no early stop
+  auto row = measurement_of(
+      evaluator.evaluate(*parse_config(reference->config), problem_from_key(reference->problem)));
+  row.run_id = run_id;
+  db::store_remeasurement(database, *reference, run_id, row);
+}
+
 CrossCheck cross_check(db::Database& database, db::MeasurementKey const& reference, std::int64_t before_run) {
   std::map<int, ReferenceTiming> by_gpu;
   auto const take = [&](db::Measurement const& m) {

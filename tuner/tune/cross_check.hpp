@@ -16,6 +16,7 @@
 #include "db/tuning_store.hpp"
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/family.hpp"
+#include "tuner/tune/tuning_backend.hpp"
 
 namespace fl::tuner {
 
@@ -41,6 +42,10 @@ std::optional<db::MeasurementKey> reference_of_run(
     TuneOptions const& options, db::GpuKey const& gpu, std::string const& nvrtc_version,
     std::filesystem::path const& kernels_dir,
     std::function<bool(Family const&, Problem const&)> const& can_measure);
+
+// A worker's side: times the reference on this worker's GPU and stores it as a re-measurement under run_id.
+void time_reference(TuneOptions const& options, TuningBackend& backend, db::Database& database,
+                    std::filesystem::path const& kernels_dir, std::int64_t run_id);
 
 // The reference timings stored under worker runs after `before_run` (re-measurements, or the measurement
 // itself when a worker's re-measurement was the first row of the key).

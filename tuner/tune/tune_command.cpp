@@ -346,17 +346,7 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
   }
   // A --gpus worker times the run's reference once more, for the coordinator's cross-check of the GPUs.
   if (shard && shard->count > 1 && !report.context_lost && !stopped() && !report.run_ids.empty())
-    if (auto const reference =
-            reference_of_run(options, report.gpu, report.nvrtc_version, kernels_dir,
-                             [&](Family const& f, Problem const& p) { return backend.can_measure(f, p); })) {
-      auto const family = find_family(reference->family);
-      auto const problem = problem_from_key(reference->problem);
-      auto& evaluator = backend.evaluator_for(*family);
-      evaluator.hear_best(std::nullopt);  // timed in full
-      auto row = measurement_of(evaluator.evaluate(*parse_config(reference->config), problem));
-      row.run_id = report.run_ids.front();
-      db::store_remeasurement(database, *reference, report.run_ids.front(), row);
-    }
+    time_reference(options, backend, database, kernels_dir, report.run_ids.front());
   report.winners = winners_of(report.rows);
   report.reference_s = backend.reference_seconds();
   return report;

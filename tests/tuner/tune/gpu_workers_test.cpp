@@ -123,7 +123,11 @@ TEST_CASE("two workers in two processes split one problem, a killed one loses no
     }
   }
   auto const space = alone.rows[0].space_size;
-  CHECK(stored_rows(db_path) == int(space - space / 2) + kKilledAfter);  // worker 1's half + what 2 finished
+  // Worker 1's half + what worker 2 finished; worker 1's cross-check timing of the reference (worker 2's
+  // default) is one more row when it got there before worker 2 stored it (a race of the two processes).
+  int const finished = int(space - space / 2) + kKilledAfter;
+  int const stored = stored_rows(db_path);
+  CHECK((stored == finished || stored == finished + 1));
 
   auto const can_measure = [&](Family const& f, Problem const& p) { return alone_backend.can_measure(f, p); };
   auto const partial = report_from_store(options_for({}), alone_backend.gpu(), "replay", kernels, db_path,
@@ -137,8 +141,8 @@ TEST_CASE("two workers in two processes split one problem, a killed one loses no
   auto const rerun =
       run_tuning(options_for({"--gpu-worker", "1", "--shard", "2/2"}), rerun_backend, kernels, db_path);
   REQUIRE(rerun.rows.size() == 1);
-  CHECK(rerun.rows[0].resumed == kKilledAfter);
-  CHECK(rerun.rows[0].evaluated == int(space / 2) - kKilledAfter);
+  CHECK(rerun.rows[0].resumed == kKilledAfter + (stored - finished));
+  CHECK(rerun.rows[0].evaluated + rerun.rows[0].resumed == int(space / 2));
 
   auto const merged = report_from_store(options_for({}), alone_backend.gpu(), "replay", kernels, db_path,
                                         can_measure, before_run);
