@@ -98,6 +98,11 @@ JsonWriter& JsonWriter::value(bool b) {
   out_ << (b ? "true" : "false");
   return *this;
 }
+JsonWriter& JsonWriter::null_value() {
+  separate();
+  out_ << "null";
+  return *this;
+}
 JsonWriter& JsonWriter::value(std::size_t n) {
   separate();
   out_ << n;

@@ -21,6 +21,7 @@ class JsonWriter {
   JsonWriter& value(bool b);
   JsonWriter& value(std::size_t n);
   JsonWriter& value(int n);
+  JsonWriter& null_value();
   template <class T>
   JsonWriter& field(std::string_view k, T const& v) {
     key(k);

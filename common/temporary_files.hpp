@@ -2,10 +2,12 @@
 // Temporary files that never outlive the process, whatever ends it: each one (common/atomic_file's
 // "<name>.tmp<pid>") is registered here while it exists, and a signal handler that ends the process
 // removes them first (unlink and _exit are async-signal-safe).
-//  - exit_on_signals(): for a command without boundaries to stop at (fa-check, fa-bench, fa-mutate,
-//    fa-fp8-report), SIGINT and SIGTERM end it at once with 128 + the signal (130, 143), temporaries gone;
-//  - common/stop_signals.hpp (fa-tune): the first signal is a request to stop at the next boundary, a
-//    second of the same kind ends the process through remove_temporary_files() and _exit.
+//  - exit_on_signals(): for a command (or the part of one) without boundaries to stop at (fa-bench,
+//    fa-fp8-report; fa-check and fa-mutate while they parse and load), SIGINT and SIGTERM end it at once
+//    with 128 + the signal (130, 143), temporaries gone;
+//  - common/stop_signals.hpp (fa-tune, fa-mutate's campaign, fa-check's check): the first signal is a
+//    request to stop at the next boundary, a second of the same kind ends the process through
+//    remove_temporary_files() and _exit.
 #include <signal.h>
 #include <unistd.h>
 

@@ -25,9 +25,11 @@ class DatabaseError;
 UnusableDatabaseError unusable_database(std::filesystem::path const& path, DatabaseError const& error);
 
 struct SalvageReport {
-  std::filesystem::path kept_as;     // where the damaged file now is
-  std::size_t rows_salvaged = 0;     // rows copied into the fresh file (compile cache not counted)
-  std::size_t tables_cut_short = 0;  // tables whose copy stopped at a damaged page
+  std::filesystem::path kept_as;  // where the damaged file now is
+  std::size_t rows_salvaged = 0;  // rows copied into the fresh file (compile cache not counted)
+  // Runs of rows the copy skipped at a damaged page (it resumes past each one: a damaged leaf loses its own
+  // rows, a damaged interior page the rows below it).
+  std::size_t damaged_regions_skipped = 0;
 };
 
 // Checks `path` (nothing happens when it does not exist yet); salvages it when damaged. Throws

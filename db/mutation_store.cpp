@@ -24,7 +24,11 @@ std::vector<std::int64_t> store_mutation_runs(Database& database, std::string co
       run.bind_int64(6, gpu_id(database, *r.gpu));
     else
       run.bind_null(6);
-    run.bind_double(7, r.mutation_score).bind_int64(8, r.passed ? 1 : 0);
+    run.bind_double(7, r.mutation_score);
+    if (r.passed)
+      run.bind_int64(8, *r.passed ? 1 : 0);
+    else
+      run.bind_null(8);
     run.run();
     std::int64_t const run_id = database.last_insert_rowid();
     ids.push_back(run_id);

@@ -27,9 +27,9 @@ struct MutationRunRow {
   std::string target;  // cpu or gpu
   std::string family;
   std::string dtype;
-  std::optional<GpuKey> gpu;  // the GPU of a gpu run; none for the CPU emulator
-  double mutation_score = 0;  // detected / valid x 100
-  bool passed = false;
+  std::optional<GpuKey> gpu;   // the GPU of a gpu run; none for the CPU emulator
+  double mutation_score = 0;   // detected / valid x 100
+  std::optional<bool> passed;  // NULL: the run did not finish (stopped by a signal): its rows are partial
   std::vector<MutationResultRow> results;
 };
 

@@ -40,6 +40,9 @@ struct DiagnosisRequest {
   std::vector<std::size_t> const& failing_query_rows;        // flat query rows
   std::vector<std::size_t> const& failing_key_rows;          // flat key rows
   std::vector<RowProperties> const& failing_row_properties;  // of failing_query_rows (at most 64 of them)
+  // Where the diagnoser says what it could not try (a model over its work cap): the check's notes, printed
+  // and written to the JSON, so that a hypothesis is never skipped silently. May be null.
+  std::vector<std::string>* notes = nullptr;
 };
 
 using Diagnoser = std::function<std::vector<DiagnosisEntry>(DiagnosisRequest const&)>;
@@ -59,6 +62,11 @@ struct CheckOptions {
   int report_block_n = 64;  // block size used to describe where a row's maximum sits
   std::size_t worst_rows_listed = 10;
   bool cross_check_baseline = true;
+  // fa-check under SIGINT/SIGTERM: the signal that asks the check to stop, 0 to go on (empty: never asked).
+  // A forward check then stops at the next slice of query rows (about 1/16 of them; every slice has its
+  // reference, bounds and baseline, so it is judged whole) and judges the rows finished; a backward check
+  // (dK/dV need every query row's statistics) finishes its rows. Either skips the diagnosis once asked.
+  std::function<int()> stop_requested;
 };
 
 // The largest problem (B * H_q * N_q * N_k * D) checked on every row by default: about 2 s on two cores.
@@ -99,6 +107,12 @@ struct CheckResult {
   std::string causal_convention;  // one line, printed in every report
   SampledOutputs reference;       // for reports (per-row errors along the sequence)
   ElementBounds bounds;
+  int stop_signal = 0;  // the signal that stopped the check (CheckOptions::stop_requested), 0: it ran whole
+  bool interrupted() const { return stop_signal != 0; }
+  bool rows_cut_by_stop = false;  // the signal cut the rows checked short (not only the diagnosis)
+  // "fail" (a failing element on the rows checked), "incomplete" (none, but the signal cut the rows
+  // checked short) or "pass".
+  char const* verdict() const { return !pass ? "fail" : rows_cut_by_stop ? "incomplete" : "pass"; }
 };
 
 // The check cut where the outputs enter: prepare once, judge many. What depends on the inputs only (the row
@@ -127,11 +141,14 @@ class PreparedCheck {
     SampledOutputs reference;
     ElementBounds bounds;
     BaselineCrossCheck baseline;
+    int stop_signal = 0;                 // the signal that cut the sample short (sliced_basis_for)
+    std::size_t planned_query_rows = 0;  // the rows of the sample before the cut
   };
   // `screen`: outputs whose screened rows join the sample from the start (run_check judges one output).
   PreparedCheck(std::shared_ptr<AttentionInputs const> inputs, CheckOptions options,
                 AttentionOutputs const* screen);
   Basis basis_for(RowSample sample) const;
+  Basis sliced_basis_for(RowSample sample) const;  // forward with stop_requested: stops between slices
 
   std::shared_ptr<AttentionInputs const> inputs_;
   CheckOptions options_;

@@ -1,5 +1,6 @@
 #include "numerics/check_report.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -9,6 +10,7 @@
 #include "common/atomic_file.hpp"
 #include "common/gnuplot.hpp"
 #include "common/json_writer.hpp"
+#include "common/stop_signals.hpp"
 
 namespace fl::numerics {
 
@@ -23,6 +25,11 @@ std::string shape_line(AttentionShape const& s) {
   out << "B=" << s.batch << " H_q=" << s.heads_q << " H_kv=" << s.heads_kv << " N_q=" << s.seqlen_q
       << " N_k=" << s.seqlen_k << " D=" << s.head_dim << " scale=" << std::setprecision(6) << s.scale();
   return out.str();
+}
+
+std::string upper(std::string text) {
+  for (char& c : text) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return text;
 }
 
 std::string sci(double x, int digits = 3) {
@@ -58,7 +65,13 @@ std::string utc_timestamp() {
 std::string check_json(CheckResult const& r, AttentionShape const& s, CheckContext const& context) {
   common::JsonWriter j;
   j.begin_object();
-  j.field("verdict", r.pass ? "pass" : "fail");
+  j.field("verdict", r.verdict());
+  // null, or the signal that stopped the check ("SIGINT", "SIGTERM"): the rows checked are in
+  // checked_query_rows, and the diagnosis was not run.
+  if (r.interrupted())
+    j.field("interrupted", common::stop_signal_name(r.stop_signal));
+  else
+    j.key("interrupted").null_value();
   j.field("claimed_precision", name(r.recipe.claimed));
   j.field("causal_convention", r.causal_convention);
   j.key("shape").begin_object();
@@ -137,12 +150,17 @@ std::string check_json(CheckResult const& r, AttentionShape const& s, CheckConte
 }
 
 void print_check_summary(std::ostream& out, CheckResult const& r, AttentionShape const& s) {
-  out << "fa-check: " << (r.pass ? "PASS" : "FAIL") << " (claimed " << name(r.recipe.claimed) << ", "
-      << shape_line(s) << ")\n";
+  if (r.interrupted())
+    out << "fa-check: INTERRUPTED by " << common::stop_signal_name(r.stop_signal)
+        << (r.rows_cut_by_stop ? ": the rows below are those checked before it"
+                               : ": the diagnosis was not run")
+        << "\n";
+  out << "fa-check: " << upper(r.verdict()) << " (claimed " << name(r.recipe.claimed) << ", " << shape_line(s)
+      << ")\n";
   out << "  " << r.causal_convention << "\n";
   out << "  rows checked: " << r.checked_query_rows << " of " << r.total_query_rows << " query rows";
   if (r.total_key_rows) out << ", " << r.checked_key_rows << " of " << r.total_key_rows << " key rows";
-  out << (r.sampled ? " (sampled)" : " (all)") << "\n";
+  out << (r.rows_cut_by_stop ? " (interrupted)" : r.sampled ? " (sampled)" : " (all)") << "\n";
   out << "  output  verdict  max_abs     rmse        rel_frob    cosine      nan  inf  failing  worst "
          "err/bound\n";
   for (OutputJudgement const& o : r.judgement.outputs) {
@@ -279,14 +297,17 @@ ReportOutcome write_check_report(std::filesystem::path const& dir, CheckResult c
   if (have_gnuplot && drawn.size() != plots.size()) outcome.plots_drawn = false;
 
   std::ostringstream md;
-  md << "# fa-check report: " << (r.pass ? "PASS" : "FAIL") << "\n\n";
+  md << "# fa-check report: " << upper(r.verdict())
+     << (r.interrupted() ? std::string(" (interrupted by ") + common::stop_signal_name(r.stop_signal) + ")"
+                         : "")
+     << "\n\n";
   md << "- date: " << utc_timestamp() << "\n- command: `" << context.command_line << "`\n";
   md << "- claimed precision: " << name(r.recipe.claimed) << " (inputs stored as " << context.input_dtype
      << ")\n";
   md << "- shape: " << shape_line(s) << "\n- masking: " << r.causal_convention << "\n";
   md << "- rows checked: " << r.checked_query_rows << " of " << r.total_query_rows << " query rows";
   if (r.total_key_rows) md << ", " << r.checked_key_rows << " of " << r.total_key_rows << " key rows";
-  md << (r.sampled ? " (sampled)" : " (all)") << "\n";
+  md << (r.rows_cut_by_stop ? " (interrupted)" : r.sampled ? " (sampled)" : " (all)") << "\n";
   md << "- tolerance: per element, " << kDefaultToleranceSigmas
      << " standard deviations of the rounding-error model plus the output's own rounding "
         "(numerics/README.md)\n\n";

@@ -97,7 +97,13 @@ def check_all(fa_check, root):
 
 # ---- run: the callable on generated inputs (needs torch and a GPU) ----
 
+def builtin_names():
+    return ["sdpa", "sdpa_lower_right"]
+
+
 def builtin(name):
+    if name not in builtin_names():
+        return None
     import torch.nn.functional as F
 
     def grouped(q, k, v):
@@ -133,20 +139,22 @@ def load_callable(spec):
         fail(f"{spec}: {e}")
 
 
-def make_inputs(torch, family, shape, seed):
-    """Inputs of one family in float32 on the CPU (seeded), (B, H, N, D)."""
+def make_inputs(family, shape, seed):
+    """Inputs of one family as float32 numpy arrays (B, H, N, D), seeded: q, k, v, do. numpy, not torch, so
+    that the families are the same on every machine and tested where there is no torch."""
+    import numpy as np
     b, hq, hkv, nq, nk, d, causal = shape
-    g = torch.Generator().manual_seed(seed)
-    q = torch.randn(b, hq, nq, d, generator=g)
-    k = torch.randn(b, hkv, nk, d, generator=g)
-    v = torch.randn(b, hkv, nk, d, generator=g)
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((b, hq, nq, d))
+    k = rng.standard_normal((b, hkv, nk, d))
+    v = rng.standard_normal((b, hkv, nk, d))
     if family == "fa3_outliers":  # FlashAttention-3's: N(0,1) + N(0,100) * Bernoulli(0.001)
         for t in (q, k, v):
-            t += 10.0 * torch.randn(t.shape, generator=g) * (torch.rand(t.shape, generator=g) < 0.001)
+            t += 10.0 * rng.standard_normal(t.shape) * (rng.random(t.shape) < 0.001)
     elif family == "max_in_last_block":  # the maximum moves late: keys align with queries along the sequence
-        direction = torch.randn(d, generator=g)
-        direction /= direction.norm()
-        k += torch.linspace(0, 3 * math.sqrt(d), nk)[None, None, :, None] * direction
+        direction = rng.standard_normal(d)
+        direction /= np.linalg.norm(direction)
+        k += np.linspace(0, 3 * math.sqrt(d), nk)[None, None, :, None] * direction
         q += 0.8 * direction
     elif family == "all_negative":  # every scaled score far below 0
         a = math.sqrt(200.0 * math.sqrt(d))
@@ -156,20 +164,55 @@ def make_inputs(torch, family, shape, seed):
         k[..., 0] -= a
     elif family != "normal":
         fail(f"--families {family} is not allowed ({', '.join(FAMILIES)})")
-    return q, k, v, torch.randn(b, hq, nq, d, generator=g)
+    do = rng.standard_normal((b, hq, nq, d))
+    return tuple(t.astype(np.float32) for t in (q, k, v, do))
+
+
+def plan_cases(shapes, families, dtypes):
+    """(name, family, shape, dtype, seed) of every case, seeds 1, 2, ... in order; names unique."""
+    cases = []
+    for shape in shapes:
+        for family in families:
+            for dtype in dtypes:
+                b, hq, hkv, nq, nk, d, causal = shape
+                name = f"{family}-{dtype}-b{b}h{hq}kv{hkv}-q{nq}k{nk}d{d}{'-causal' if causal else ''}"
+                cases.append((name, family, shape, dtype, len(cases) + 1))
+    return cases
+
+
+def causal_alignment(callable_spec, causal_align):
+    """The convention fa-check checks a case under: the user's, else PyTorch's top-left for the `sdpa`
+    built-in (is_causal=True), else FlashAttention's bottom-right."""
+    return causal_align or ("top-left" if callable_spec == "sdpa" else "bottom-right")
+
+
+def save_case(case_dir, arrays, dtype, record):
+    """Writes NAME.npy for each numpy array (fp16 cases in float16, bf16 values as float32, LSE always
+    float32) and case.json (`record`)."""
+    import numpy as np
+    os.makedirs(case_dir, exist_ok=True)
+    for key, a in arrays.items():
+        a = np.asarray(a, dtype=np.float32)
+        np.save(os.path.join(case_dir, key + ".npy"), a.astype(np.float16) if dtype == "fp16" and key != "lse" else a)
+    with open(os.path.join(case_dir, "case.json"), "w") as f:
+        json.dump(record, f, indent=1)
+
+
+def case_record(name, callable_spec, family, shape, dtype, seed, align):
+    b, hq, hkv, nq, nk, d, causal = shape
+    return dict(name=name, callable=callable_spec, family=family, dtype=dtype, causal=causal,
+                causal_align=align, shape=dict(batch=b, heads_q=hq, heads_kv=hkv, seqlen_q=nq, seqlen_k=nk,
+                                               head_dim=d), seed=seed, command=" ".join(sys.argv))
 
 
 def to_numpy(t):
-    import numpy as np
-    t = t.detach().float().cpu()
-    return t.numpy().astype(np.float32)
+    return t.detach().float().cpu().numpy()
 
 
 def run_case(torch, fn, args, name, family, shape, dtype, seed):
-    import numpy as np
     b, hq, hkv, nq, nk, d, causal = shape
     torch_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
-    q, k, v, do = (t.to("cuda", torch_dtype) for t in make_inputs(torch, family, shape, seed))
+    q, k, v, do = (torch.from_numpy(t).to("cuda", torch_dtype) for t in make_inputs(family, shape, seed))
     if args.backward:
         for t in (q, k, v):
             t.requires_grad_(True)
@@ -186,22 +229,26 @@ def run_case(torch, fn, args, name, family, shape, dtype, seed):
         o.backward(do)
         tensors.update(do=do, dq=q.grad, dk=k.grad, dv=v.grad)
     case_dir = os.path.join(args.out, name)
-    os.makedirs(case_dir, exist_ok=True)
-    for key, t in tensors.items():
-        a = to_numpy(t)
-        if dtype == "fp16" and key != "lse":
-            a = a.astype(np.float16)
-        np.save(os.path.join(case_dir, key + ".npy"), a)
-    align = args.causal_align or ("top-left" if args.callable == "sdpa" else "bottom-right")
-    case = dict(name=name, callable=args.callable, family=family, dtype=dtype, causal=causal,
-                causal_align=align, shape=dict(batch=b, heads_q=hq, heads_kv=hkv, seqlen_q=nq, seqlen_k=nk,
-                                               head_dim=d), seed=seed, command=" ".join(sys.argv))
-    with open(os.path.join(case_dir, "case.json"), "w") as f:
-        json.dump(case, f, indent=1)
+    align = causal_alignment(args.callable, args.causal_align)
+    save_case(case_dir, {key: to_numpy(t) for key, t in tensors.items()}, dtype,
+              case_record(name, args.callable, family, shape, dtype, seed, align))
     return check_case(args.fa_check, case_dir)
 
 
+def validate(args):
+    """Every option checked before torch is imported or a GPU touched: one line and exit 2 on bad input."""
+    for dt in args.dtypes.split(","):
+        if dt not in DTYPES:
+            fail(f"--dtypes {dt} is not allowed ({', '.join(DTYPES)})")
+    for family in args.families.split(","):
+        if family not in FAMILIES:
+            fail(f"--families {family} is not allowed ({', '.join(FAMILIES)})")
+    if args.callable not in builtin_names() and ":" not in args.callable:
+        fail(f"{args.callable} is not allowed (MODULE:FUNCTION, or a built-in: {', '.join(builtin_names())})")
+
+
 def run_all(args):
+    validate(args)
     try:
         import torch
     except ImportError:
@@ -210,21 +257,12 @@ def run_all(args):
         print("fa_check_torch: no CUDA device", file=sys.stderr)
         return 3
     fn = load_callable(args.callable)
-    dtypes = args.dtypes.split(",")
-    for dt in dtypes:
-        if dt not in DTYPES:
-            fail(f"--dtypes {dt} is not allowed ({', '.join(DTYPES)})")
     all_pass = True
-    seed = 0
-    for shape in SHAPES[args.shapes]:
-        for family in args.families.split(","):
-            for dtype in dtypes:
-                seed += 1
-                b, hq, hkv, nq, nk, d, causal = shape
-                name = f"{family}-{dtype}-b{b}h{hq}kv{hkv}-q{nq}k{nk}d{d}{'-causal' if causal else ''}"
-                ok, line = run_case(torch, fn, args, name, family, shape, dtype, seed)
-                print(line, flush=True)
-                all_pass = all_pass and ok
+    for name, family, shape, dtype, seed in plan_cases(SHAPES[args.shapes], args.families.split(","),
+                                                       args.dtypes.split(",")):
+        ok, line = run_case(torch, fn, args, name, family, shape, dtype, seed)
+        print(line, flush=True)
+        all_pass = all_pass and ok
     return 0 if all_pass else 1
 
 

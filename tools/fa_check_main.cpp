@@ -12,6 +12,7 @@
 #include "common/exit_codes.hpp"
 #include "common/gnuplot.hpp"
 #include "common/input_limits.hpp"
+#include "common/stop_signals.hpp"
 #include "common/strict_command_line.hpp"
 #include "common/temporary_files.hpp"
 #include "numerics/check.hpp"
@@ -172,6 +173,11 @@ int main(int argc, char** argv) {
     check.force_full = vm["full"].as<bool>();
     check.sample_rows = sample_rows;
     check.sample_key_rows = sample_key_rows;
+    // From the check on, SIGINT/SIGTERM stop it at the next slice of rows (CheckOptions::stop_requested):
+    // the rows finished are judged, printed and written (--json, --report) marked interrupted, and
+    // fa-check exits 130/143. A second signal of the same kind ends it at once.
+    fl::common::StopOnSignals const stop_on_signals;
+    check.stop_requested = [] { return fl::common::StopOnSignals::received(); };
     CheckResult const result = run_check(problem.inputs, problem.observed, check, make_diagnoser(vm));
 
     CheckContext context;
@@ -190,6 +196,7 @@ int main(int argc, char** argv) {
       std::cout << "report: " << (dir / "report.md").string()
                 << (outcome.plots_drawn ? "" : " (plots skipped: gnuplot not available; CSV kept)") << "\n";
     }
+    if (result.interrupted()) return fl::common::exit_code_after_signal(result.stop_signal);
     return result.pass ? fl::common::kExitOk : fl::common::kExitCheckFailed;
   } catch (CheckInputError const& e) {
     std::cerr << "fa-check: " << e.what() << "\n";

@@ -22,6 +22,7 @@
 #include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
 #include "common/input_limits.hpp"
+#include "common/stop_signals.hpp"
 #include "common/strict_command_line.hpp"
 #include "common/temporary_files.hpp"
 #include "db/schema.hpp"
@@ -290,7 +291,17 @@ int main(int argc, char** argv) {
       if (error || !std::filesystem::is_directory(*dump_dir))
         throw BadInput("--dump-dir " + dump_dir->string() + ": cannot create that folder");
     }
-    for (std::size_t i = 0; i < runners.size(); ++i) {
+    // From here on SIGINT/SIGTERM ask the campaign to stop after the row in flight (a GPU campaign runs for
+    // minutes): the rows finished are printed, written to --json and stored in --db, marked interrupted,
+    // and fa-mutate exits 130/143. A second signal of the same kind ends it at once.
+    fl::common::StopOnSignals const stop_on_signals;
+    options.stop_requested = [] { return fl::common::StopOnSignals::received(); };
+    options.on_row = [](mut::MutantOutcome const& row, std::size_t done, std::size_t planned) {
+      std::cerr << "fa-mutate: row " << done << "/" << planned << " " << name(row.precision) << " "
+                << mut::info(row.id).name << ": " << mut::status_name(row.status) << "\n";
+    };
+    int stop_signal = 0;
+    for (std::size_t i = 0; i < runners.size() && stop_signal == 0; ++i) {
       mut::CampaignOptions runner_options = options;
       runner_options.precisions = runner_precisions[i];
       if (dump_dir) {
@@ -307,17 +318,27 @@ int main(int argc, char** argv) {
           mut::run_campaign(*runners[i], mut::verifier_judge(threads), runner_options);
       std::cout << mut::campaign_table(result) << "\n";
       ok = ok && result.ok();
+      stop_signal = result.stop_signal;
       json += (i ? ",\n" : "\n") + mut::campaign_json(result);
       results.push_back(result);
     }
     double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    json += "],\n \"seconds\": " + std::to_string(seconds) + ", \"ok\": " + (ok ? "true" : "false") + "}";
+    // Families not started because of the signal are absent from "campaigns"; "interrupted" says so.
+    json +=
+        "],\n \"seconds\": " + std::to_string(seconds) + ", \"interrupted\": " +
+        (stop_signal ? mut::json_string(fl::common::stop_signal_name(stop_signal)) : std::string("null")) +
+        ", \"ok\": " + (ok ? "true" : "false") + "}";
     if (vm.count("json")) fl::common::write_file_atomically(vm["json"].as<std::string>(), json + "\n");
     if (dump_dir)
       std::cout << "failures written under " << dump_dir->string() << " (each with fa-check.sh)\n";
     if (vm.count("db")) {
       auto const ids = mut::store_mutation_runs(vm["db"].as<std::string>(), command_line, results, gpu_key);
       std::cout << "stored " << ids.size() << " mutation run(s) in " << vm["db"].as<std::string>() << "\n";
+    }
+    if (stop_signal) {
+      std::cout << "fa-mutate: INTERRUPTED by " << fl::common::stop_signal_name(stop_signal)
+                << ": the rows above are all that ran (the rest of the campaign did not)\n";
+      return fl::common::exit_code_after_signal(stop_signal);
     }
     std::cout << (ok ? "every mutant killed and named; no false positive" : "FAILED: see the table above")
               << "\n";

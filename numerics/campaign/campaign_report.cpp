@@ -1,5 +1,7 @@
 #include "numerics/campaign/campaign_report.hpp"
 
+#include "common/stop_signals.hpp"
+
 #include <cstdio>
 #include <iomanip>
 #include <sstream>
@@ -83,6 +85,9 @@ std::string campaign_table(CampaignResult const& r) {
   out << std::fixed << std::setprecision(1) << "mutation score " << r.score() << "% (" << r.detected()
       << " detected / " << r.valid() << " valid; " << r.count(MutantStatus::equivalent) << " equivalent, "
       << r.count(MutantStatus::not_applicable) << " not applicable, " << r.misnamed() << " named wrongly)\n";
+  if (r.interrupted())
+    out << "INTERRUPTED by " << common::stop_signal_name(r.stop_signal) << ": " << r.outcomes.size() << " of "
+        << r.planned_rows << " mutant rows run; the others were not run and are not in the score\n";
   return out.str();
 }
 
@@ -117,6 +122,9 @@ std::string campaign_json(CampaignResult const& r) {
       << ", \"equivalent\": " << r.count(MutantStatus::equivalent)
       << ", \"not_applicable\": " << r.count(MutantStatus::not_applicable)
       << ", \"misnamed\": " << r.misnamed() << ", \"score\": " << r.score()
+      << ", \"rows_run\": " << r.outcomes.size() << ", \"rows_planned\": " << r.planned_rows
+      << ", \"interrupted\": "
+      << (r.interrupted() ? json_string(common::stop_signal_name(r.stop_signal)) : std::string("null"))
       << ", \"ok\": " << (r.ok() ? "true" : "false") << "}";
   return out.str();
 }

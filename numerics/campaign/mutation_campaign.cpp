@@ -209,7 +209,14 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
   std::vector<MutantId> ids = options.mutants;
   if (ids.empty())
     for (auto const& m : kCatalogue) ids.push_back(m.id);
+  result.planned_mutants = ids.size();
+  result.planned_rows = ids.size() * options.precisions.size();
+  auto const stop = [&] {
+    if (options.stop_requested && result.stop_signal == 0) result.stop_signal = options.stop_requested();
+    return result.stop_signal != 0;
+  };
   for (Precision precision : options.precisions) {
+    if (stop()) break;
     std::vector<PreparedInput> const inputs = prepare_inputs(runner, precision, options, judge);
     BaselineOutcome baseline{precision, inputs.size(), {}};
     for (PreparedInput const& input : inputs) {
@@ -221,6 +228,7 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
     }
     result.baseline.push_back(baseline);
     for (MutantId id : ids) {
+      if (stop()) break;
       MutantOutcome outcome;
       outcome.id = id;
       outcome.precision = precision;
@@ -235,6 +243,7 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
         hunt(runner, inputs, options, outcome);
       }
       result.outcomes.push_back(std::move(outcome));
+      if (options.on_row) options.on_row(result.outcomes.back(), result.outcomes.size(), result.planned_rows);
     }
   }
   return result;

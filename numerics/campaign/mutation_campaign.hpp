@@ -47,6 +47,8 @@ struct FailureRecord {
 };
 using FailureSink = std::function<void(FailureRecord const&)>;
 
+struct MutantOutcome;
+
 struct CampaignOptions {
   std::vector<Precision> precisions{Precision::bf16, Precision::fp8_e4m3};
   std::vector<InputFamily> families;  // empty: all_input_families()
@@ -60,6 +62,12 @@ struct CampaignOptions {
   // (0: none), compared bit for bit and never judged: a missing barrier only shows when warps drift
   // apart over many tile reuses, and the campaign's n = 100 problems reuse each tile once or twice.
   int race_seqlen = 0;
+  // Asked before each row (a precision's baseline, each mutant): the signal that asks the campaign to stop
+  // (SIGINT, SIGTERM), 0 to go on; empty: never stops. The row in flight always finishes, so a stopped
+  // campaign holds whole rows only (fa-mutate prints, writes and stores them, then exits 130/143).
+  std::function<int()> stop_requested;
+  // Called after each finished mutant row (progress on stderr for long GPU campaigns); may be empty.
+  std::function<void(MutantOutcome const&, std::size_t done, std::size_t planned)> on_row;
 };
 
 struct InputCase {
@@ -92,6 +100,10 @@ struct CampaignResult {
   std::string target, family;
   std::vector<BaselineOutcome> baseline;
   std::vector<MutantOutcome> outcomes;
+  std::size_t planned_mutants = 0;  // mutant rows per precision the campaign would have run
+  std::size_t planned_rows = 0;     // over every precision (precisions x planned_mutants)
+  int stop_signal = 0;              // the signal that stopped it before planned_rows (0: it ran to the end)
+  bool interrupted() const { return stop_signal != 0; }
 
   std::size_t count(MutantStatus s) const;
   std::size_t detected() const { return count(MutantStatus::killed); }
@@ -99,8 +111,10 @@ struct CampaignResult {
   double score() const;  // detected / valid x 100 (100 when nothing is valid)
   std::size_t misnamed() const;
   bool baseline_clean() const;
-  // No survivor, every kill named correctly, no false positive on the correct variant.
-  bool ok() const { return count(MutantStatus::survived) == 0 && misnamed() == 0 && baseline_clean(); }
+  // No survivor, every kill named correctly, no false positive on the correct variant, and every row run.
+  bool ok() const {
+    return !interrupted() && count(MutantStatus::survived) == 0 && misnamed() == 0 && baseline_clean();
+  }
 };
 
 // A mutant that no input can distinguish from the correct algorithm in this configuration, with the

@@ -18,10 +18,13 @@ CampaignResult slice(CampaignResult const& all, Precision precision) {
   CampaignResult out;
   out.target = all.target;
   out.family = all.family;
+  out.planned_mutants = out.planned_rows = all.planned_mutants;
   for (auto const& b : all.baseline)
     if (b.precision == precision) out.baseline.push_back(b);
   for (auto const& o : all.outcomes)
     if (o.precision == precision) out.outcomes.push_back(o);
+  // The slice in flight when a signal stopped the campaign holds fewer rows than planned.
+  if (out.outcomes.size() < out.planned_rows) out.stop_signal = all.stop_signal;
   return out;
 }
 
@@ -40,7 +43,7 @@ std::vector<long long> store_mutation_runs(std::filesystem::path const& database
       run.dtype = name(b.precision);
       if (part.target == "gpu") run.gpu = gpu;
       run.mutation_score = part.score();
-      run.passed = part.ok();
+      if (!part.interrupted()) run.passed = part.ok();  // NULL: partial
       for (MutantOutcome const& o : part.outcomes) {
         bool const killed = o.status == MutantStatus::killed;
         db::MutationResultRow row;

@@ -221,7 +221,13 @@ std::vector<fl::numerics::DiagnosisEntry> model_backward_bugs(AttentionInputs co
   AttentionShape const& s = in.shape;
   if (!in.has_backward() || (observed.dq.empty() && observed.dk.empty() && observed.dv.empty())) return {};
   double const work = double(s.batch) * s.heads_q * double(s.seqlen_q) * s.seqlen_k * s.head_dim * 8.0;
-  if (work > kMaxModelWork) return {};
+  if (work > kMaxModelWork) {
+    if (options.declined)
+      options.declined->push_back(
+          declined_note("the float64 models of the backward bugs", work, kMaxModelWork,
+                        "check fewer heads or a shorter sequence to name a backward bug"));
+    return {};
+  }
   auto const d = std::size_t(s.head_dim);
   std::vector<HeadRows> heads;
   for (std::size_t b = 0; b < std::size_t(s.batch); ++b)

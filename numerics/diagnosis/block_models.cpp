@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <numbers>
 #include <optional>
@@ -243,6 +244,13 @@ std::vector<mutants::MutantId> modelled_bugs() {
           MutantId::bwd_p_without_l};
 }
 
+std::string declined_note(std::string const& what, double work, double cap, std::string const& advice) {
+  std::ostringstream out;
+  out << std::setprecision(2) << "diagnosis: " << what << " not tried: the problem needs about " << work
+      << " multiply-adds, above its cap of " << cap << "; " << advice;
+  return out.str();
+}
+
 std::vector<int> model_block_sizes(std::vector<int> const& extra) {
   std::vector<int> sizes;
   for (int b = kBlockStep; b <= kMaxModelBlock; b += kBlockStep) sizes.push_back(b);
@@ -264,7 +272,12 @@ std::vector<fl::numerics::DiagnosisEntry> model_forward_bugs(
     for (bool reverse : {false, true})
       for (int splits : {1, 2}) configs.push_back({bn, reverse, splits});
   double const work = double(rows.size()) * s.seqlen_k * double(d) * double(sizes.size()) * 3.0;
-  if (work > kMaxModelWork) return {};
+  if (work > kMaxModelWork) {
+    if (options.declined)
+      options.declined->push_back(declined_note("the float64 models of the forward bugs", work, kMaxModelWork,
+                                                "a forward bug is named only by the emulator search"));
+    return {};
+  }
   double const norm = typical_row_norm(observed.o, d);
 
   std::size_t const n_bugs = std::size(kForwardBugs);

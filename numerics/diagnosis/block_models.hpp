@@ -29,7 +29,13 @@ inline constexpr double kMaxModelWork = 4e9;
 struct ModelOptions {
   std::vector<int> extra_block_sizes;  // fa-check --block-n
   int threads = 0;
+  // Where a model that declines (over kMaxModelWork) says so, with the work it would need; may be null.
+  std::vector<std::string>* declined = nullptr;
 };
+
+// The line a model or hypothesis that declines leaves in the check's notes: "diagnosis: WHAT not tried: the
+// problem needs about N multiply-adds, above its cap of CAP; ADVICE".
+std::string declined_note(std::string const& what, double work, double cap, std::string const& advice);
 
 // Named bugs, best first, from O and LSE on the compared rows (forward) or from dQ, dK, dV (backward, when
 // the observation has gradients and its forward rows pass).

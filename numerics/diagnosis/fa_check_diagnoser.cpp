@@ -62,9 +62,9 @@ Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes, int
     // float64 block models (forward; the backward's when no forward bug explains the output). The emulator
     // search, which reproduces a bug to the bit only in the walks it knows, is the fallback for the bugs
     // the models do not express (m-init-zero, masked-row-nan, the FP8 ones) and rounding-level effects.
-    std::vector<fl::numerics::DiagnosisEntry> out =
-        diagnose_interface(request.inputs, request.observed, request.failing_query_rows, options.threads);
-    ModelOptions const models{extra_block_sizes, options.threads};
+    std::vector<fl::numerics::DiagnosisEntry> out = diagnose_interface(
+        request.inputs, request.observed, request.failing_query_rows, options.threads, request.notes);
+    ModelOptions const models{extra_block_sizes, options.threads, request.notes};
     for (auto& e : model_forward_bugs(request.inputs, request.observed, request.failing_query_rows, models))
       merge_entry(out, std::move(e));
     bool const forward_named =
@@ -76,6 +76,8 @@ Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes, int
         std::any_of(out.begin(), out.end(), [](auto const& e) { return e.id != "dropout-on"; });
     Diagnosis const d =
         named ? Diagnosis{} : diagnose(request.inputs, request.observed, request.recipe, failing, fallback);
+    if (!d.declined.empty() && request.notes)
+      request.notes->push_back("diagnosis: the emulator search not tried: " + d.declined);
     for (auto const& e : d.entries) {
       fl::numerics::DiagnosisEntry entry;
       entry.id = e.id;

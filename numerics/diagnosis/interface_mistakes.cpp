@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "numerics/diagnosis/block_models.hpp"
 #include "numerics/diagnosis/diagnose.hpp"
 #include "numerics/diagnosis/match_error.hpp"
 #include "numerics/reference.hpp"
@@ -40,7 +41,8 @@ struct Comparison {
   AttentionOutputs const& observed;
   std::vector<std::size_t> rows;  // compared flat query rows, sorted
   int threads;
-  MatchError correct;  // the reference's own match on O (and LSE)
+  std::vector<std::string>* declined;  // where a hypothesis that declines says so (may be null)
+  MatchError correct;                  // the reference's own match on O (and LSE)
   MatchError correct_lse;
   std::vector<double> reference_o, reference_lse;  // packed per compared row
 };
@@ -121,7 +123,13 @@ void try_wrong_head(Comparison const& c, std::vector<fl::numerics::DiagnosisEntr
   positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
   // Every head's reference at these positions: skipped where that would take long (a sampled check of a
   // long sequence), as the other hypotheses' references cost one row set each.
-  if (double(heads) * double(positions.size()) * s.seqlen_k * s.head_dim > kMaxWrongHeadWork) return;
+  if (double const work = double(heads) * double(positions.size()) * s.seqlen_k * s.head_dim;
+      work > kMaxWrongHeadWork) {
+    if (c.declined)
+      c.declined->push_back(declined_note("the wrong-head hypothesis", work, kMaxWrongHeadWork,
+                                          "compare one head's output with fa-check on that head alone"));
+    return;
+  }
   std::vector<std::size_t> all_rows;
   for (std::size_t bh = 0; bh < heads; ++bh)
     for (int p : positions) all_rows.push_back(bh * nq + std::size_t(p));
@@ -250,12 +258,12 @@ std::vector<double> from_bnhd_memory(std::vector<double> const& t, int batch, in
 
 std::vector<fl::numerics::DiagnosisEntry> diagnose_interface(
     AttentionInputs const& in, AttentionOutputs const& observed,
-    std::vector<std::size_t> const& failing_query_rows, int threads) {
+    std::vector<std::size_t> const& failing_query_rows, int threads, std::vector<std::string>* declined) {
   AttentionShape const& s = in.shape;
   Comparison c{
       in,      observed, compared_query_rows(query_rows(s), failing_query_rows, kInterfaceRowsCompared),
-      threads, {},       {},
-      {},      {}};
+      threads, declined, {},
+      {},      {},       {}};
   SampledOutputs const ref = reference_on(in, c.rows, threads);
   c.reference_o = ref.o;
   c.reference_lse = ref.lse;

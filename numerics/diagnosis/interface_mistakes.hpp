@@ -25,7 +25,8 @@ inline constexpr std::size_t kMaxHeadsMatched = 64;
 
 std::vector<fl::numerics::DiagnosisEntry> diagnose_interface(
     AttentionInputs const& in, AttentionOutputs const& observed,
-    std::vector<std::size_t> const& failing_query_rows, int threads);
+    std::vector<std::size_t> const& failing_query_rows, int threads,
+    std::vector<std::string>* declined = nullptr);  // where a hypothesis over its work cap says so
 
 // Memory of a (B, N, H, D) tensor labelled (B, H, N, D): returns the tensor in (B, H, N, D) order.
 std::vector<double> from_bnhd_memory(std::vector<double> const& t, int batch, int heads, int seqlen, int dim);

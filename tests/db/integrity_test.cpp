@@ -10,6 +10,7 @@
 #include "db/compile_cache.hpp"
 #include "db/integrity.hpp"
 #include "db/schema.hpp"
+#include "db/transaction.hpp"
 #include "db/tuning_store.hpp"
 #include "tests/db/compile_cache_fixture.hpp"
 #include "tests/db/temp_dir.hpp"
@@ -45,6 +46,32 @@ void scribble(fs::path const& path, double at_fraction, std::size_t bytes) {
   std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
   file.seekp(std::streamoff(double(fs::file_size(path)) * at_fraction));
   file << std::string(bytes, '\xde');
+}
+
+std::int64_t page_size_of(Database& database) {
+  auto size = database.prepare("PRAGMA page_size");
+  size.step();
+  return size.column_int64(0);
+}
+
+// The first B-tree leaf page of `kind` (0x0D a table leaf, 0x0A an index or WITHOUT ROWID leaf: the page's
+// first byte) at or after page `from` (0-based): a damaged leaf loses its own rows only, a damaged interior
+// page every row below it (salvage seeks through the tree, it does not read pages one by one).
+std::int64_t leaf_page_from(fs::path const& path, std::int64_t from, std::int64_t page_size, char kind) {
+  std::ifstream file(path, std::ios::binary);
+  for (std::int64_t page = from;; ++page) {
+    file.seekg(std::streamoff(page * page_size));
+    char type = 0;
+    if (!file.get(type)) return -1;
+    if (type == kind) return page;
+  }
+}
+
+// Overwrites page `page` (0-based) of the file whole: SQLite reports SQLITE_CORRUPT on reaching it.
+void overwrite_page(fs::path const& path, std::int64_t page, std::int64_t page_size) {
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  file.seekp(std::streamoff(page * page_size));
+  file << std::string(std::size_t(page_size), '\xde');
 }
 
 fs::path only_file_starting(fs::path const& dir, std::string const& prefix) {
@@ -107,4 +134,78 @@ TEST_CASE("an intact database is checked once per process and left alone", "[db]
   CHECK(count_rows(second, "tuning_runs") == kTuningRuns);
   CHECK(count_rows(second, "compile_cache") == kCachedPrograms);
   CHECK(only_file_starting(dir.path(), "ok.sqlite.corrupt-").empty());
+}
+
+TEST_CASE("salvage reads past a damaged page in the middle of a table: every readable row is kept",
+          "[db][integrity]") {
+  TempDir dir;
+  auto const path = dir / "runs.sqlite";
+  constexpr int kRuns = 3000;  // ~170 pages of 4 KiB: the file's middle page is one of their leaves
+  std::int64_t page_size = 0;
+  {
+    Database database = open_database(path);
+    Transaction transaction(database);
+    auto insert = database.prepare("INSERT INTO tuning_runs (run_id, started_at, command) VALUES (?, ?, ?)");
+    for (int i = 1; i <= kRuns; ++i) {
+      insert.reset();
+      insert.bind_int64(1, i).bind_text(2, "2026-12-01T11:00:00Z");
+      insert.bind_text(3, "fa-tune --run " + std::to_string(i) + " " + std::string(180, 'x')).run();
+    }
+    transaction.commit();
+    page_size = page_size_of(database);
+  }
+  std::int64_t const leaf =
+      leaf_page_from(path, std::int64_t(fs::file_size(path)) / page_size / 2, page_size, 0x0D);
+  REQUIRE(leaf > 0);
+  overwrite_page(path, leaf, page_size);    // a leaf of tuning_runs in the file's middle
+  Database database = open_database(path);  // quick_check fails: salvaged
+  REQUIRE_FALSE(only_file_starting(dir.path(), "runs.sqlite.corrupt-").empty());
+  std::int64_t const kept = count_rows(database, "tuning_runs");
+  int const rows_per_page = int(page_size / 200);
+  CHECK(kept < kRuns);                       // the damaged page's rows are gone
+  CHECK(kept >= kRuns - 2 * rows_per_page);  // and only those: the copy resumed past it
+  auto last = database.prepare("SELECT max(run_id) FROM tuning_runs");
+  REQUIRE(last.step());
+  CHECK(last.column_int64(0) == kRuns);  // rows after the damage (before: the copy stopped at it)
+}
+
+TEST_CASE("salvage of a WITHOUT ROWID table resumes past a damaged page by its first key column",
+          "[db][integrity]") {
+  TempDir dir;
+  auto const path = dir / "mutants.sqlite";
+  constexpr int kRuns = 1500;  // mutation_results keyed (run_id, mutant_id), two rows per run
+  std::int64_t page_size = 0;
+  {
+    Database database = open_database(path);
+    Transaction transaction(database);
+    auto run = database.prepare(
+        "INSERT INTO mutation_runs (run_id, started_at, command, target, family, dtype) VALUES (?, ?, ?, "
+        "'cpu', "
+        "'fa2', 'bf16')");
+    for (int i = 1; i <= kRuns; ++i) {
+      run.reset();
+      run.bind_int64(1, i).bind_text(2, "2026-12-01T11:00:00Z").bind_text(3, "fa-mutate").run();
+    }
+    auto result = database.prepare(
+        "INSERT INTO mutation_results (run_id, mutant_id, outcome, note) VALUES (?, ?, 'survived', ?)");
+    for (int i = 1; i <= kRuns; ++i)
+      for (char const* id : {"unrescaled-o", "stale-max"}) {
+        result.reset();
+        result.bind_int64(1, i).bind_text(2, id).bind_text(3, std::string(90, 'n')).run();
+      }
+    transaction.commit();
+    page_size = page_size_of(database);
+  }
+  // mutation_runs fills the first ~30 pages, mutation_results the rest: damage a leaf three quarters in.
+  std::int64_t const leaf =
+      leaf_page_from(path, std::int64_t(fs::file_size(path)) / page_size * 3 / 4, page_size, 0x0A);
+  REQUIRE(leaf > 0);
+  overwrite_page(path, leaf, page_size);
+  Database database = open_database(path);
+  std::int64_t const kept = count_rows(database, "mutation_results");
+  CHECK(kept < 2 * kRuns);
+  CHECK(kept >= 2 * kRuns - 2 * int(page_size / 100));
+  auto last = database.prepare("SELECT max(run_id) FROM mutation_results");
+  REQUIRE(last.step());
+  CHECK(last.column_int64(0) == kRuns);
 }

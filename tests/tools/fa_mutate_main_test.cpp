@@ -4,6 +4,11 @@
 
 #include "tests/tool_process.hpp"
 
+#include <signal.h>
+
+#include "db/schema.hpp"
+#include "numerics/mutants/catalogue.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cstdlib>
@@ -120,4 +125,56 @@ TEST_CASE(
   refused("--db " + (dir / "not.sqlite").string(),
           (dir / "not.sqlite").string() + " is not a SQLite");  // was after
   fs::remove_all(dir);
+}
+
+TEST_CASE(
+    "fa-mutate stopped by SIGINT / SIGTERM finishes the row in flight, writes and stores the rows run, "
+    "marked interrupted, and exits 130 / 143",
+    "[mutants][cli][signals]") {
+  REQUIRE(fs::exists(fa_mutate()));
+  for (int signal_number : {SIGINT, SIGTERM}) {
+    fs::path const dir = fs::temp_directory_path() / ("fl_fa_mutate_signal_" + std::to_string(::getpid()) +
+                                                      "_" + std::to_string(signal_number));
+    fs::create_directories(dir);
+    auto const out = dir / "out.txt", err = dir / "err.txt", json = dir / "r.json", db = dir / "runs.sqlite";
+    // The signal goes once the second row's progress line is on stderr: the campaign is then in its third
+    // row, which must still finish.
+    std::string const script = fa_mutate().string() +
+                               " --target cpu --family fa2 --dtype bf16 --threads 1 --json " + json.string() +
+                               " --db " + db.string() + " > " + out.string() + " 2> " + err.string() +
+                               " & pid=$!; for i in $(seq 1200); do grep -q 'row 2/' " + err.string() +
+                               " 2>/dev/null && break; sleep 0.05; done; kill -" +
+                               std::to_string(signal_number) + " $pid; wait $pid";
+    int const code = fl::test::shell_exit_code(script);
+    std::string const printed = slurp(out);
+    INFO(printed << slurp(err));
+    CHECK(code == 128 + signal_number);
+    std::string const name = signal_number == SIGINT ? "SIGINT" : "SIGTERM";
+    CHECK_THAT(printed, Catch::Contains("INTERRUPTED by " + name));
+    std::string const report = slurp(json);
+    CHECK_THAT(report, Catch::Contains("\"interrupted\": \"" + name + "\""));
+    CHECK_THAT(report, Catch::Contains("\"ok\": false"));
+    int const planned = int(fl::numerics::mutants::kMutantCount);  // one precision, one family
+    CHECK_THAT(report, Catch::Contains("\"rows_planned\": " + std::to_string(planned)));
+    // Whole rows only: at least the two announced and the one in flight, fewer than the whole campaign.
+    auto const rows_at = report.find("\"rows_run\": ");
+    REQUIRE(rows_at != std::string::npos);
+    int const rows_run = std::stoi(report.substr(rows_at + 12));
+    CHECK(rows_run >= 3);
+    CHECK(rows_run < planned);
+    int statuses = 0;  // each row run is whole: it has its status
+    for (auto at = report.find("\"status\": \""); at != std::string::npos;
+         at = report.find("\"status\": \"", at + 1))
+      ++statuses;
+    CHECK(statuses == rows_run);
+    CHECK_FALSE(fs::exists(json.string() + ".tmp"));
+    // The database holds those rows, the run marked unfinished (passed NULL).
+    fl::db::Database store = fl::db::open_database(db);
+    auto run =
+        store.prepare("SELECT passed IS NULL, (SELECT count(*) FROM mutation_results) FROM mutation_runs");
+    REQUIRE(run.step());
+    CHECK(run.column_int64(0) == 1);
+    CHECK(run.column_int64(1) == rows_run);
+    fs::remove_all(dir);
+  }
 }

@@ -5,8 +5,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "numerics/diagnosis/fa_check_diagnoser.hpp"
 #include "numerics/emulator/emulator.hpp"
 #include "numerics/input_families.hpp"
+#include "numerics/reference.hpp"
 
 namespace {
 
@@ -96,4 +98,60 @@ TEST_CASE("backward bugs are named from dQ, dK, dV with the gradients they break
     if (id == MutantId::bwd_missing_delta) CHECK(evidence.find("it matches dV") != std::string::npos);
     if (id == MutantId::bwd_dq_overwrite) CHECK(evidence.find("kBlockN 40") != std::string::npos);
   }
+}
+
+TEST_CASE("a bug model over its work cap says so in the check's notes instead of naming nothing silently",
+          "[diagnosis][models]") {
+  // Forward: 192 compared rows x 16384 keys x d 64 x ~36 block sizes x 3 > 4e9; backward: 1024 x 16384 x 64 x
+  // 8 > 4e9. Both decline before touching an element, so the tensors can stay zero.
+  AttentionInputs in;
+  in.shape.seqlen_q = 1024;
+  in.shape.seqlen_k = 16384;
+  in.shape.head_dim = 64;
+  in.q.assign(in.shape.q_elements(), 0.0);
+  in.k.assign(in.shape.kv_elements(), 0.0);
+  in.v.assign(in.shape.kv_elements(), 0.0);
+  in.d_o.assign(in.shape.q_elements(), 0.0);
+  AttentionOutputs observed;
+  observed.o.assign(in.shape.q_elements(), 1.0);
+  observed.dq = observed.o;
+  observed.dk.assign(in.shape.kv_elements(), 1.0);
+  observed.dv = observed.dk;
+  std::vector<std::string> notes;
+  dx::ModelOptions options;
+  options.declined = &notes;
+  CHECK(dx::model_forward_bugs(in, observed, all_rows(in.shape), options).empty());
+  CHECK(dx::model_backward_bugs(in, observed, options).empty());
+  REQUIRE(notes.size() == 2);
+  CHECK_THAT(notes[0], Catch::StartsWith("diagnosis: the float64 models of the forward bugs not tried") &&
+                           Catch::Contains("multiply-adds, above its cap of 4e+09"));
+  CHECK_THAT(notes[1], Catch::StartsWith("diagnosis: the float64 models of the backward bugs not tried"));
+}
+
+TEST_CASE("fa-check's notes say which models a long problem's diagnosis did not try", "[diagnosis][models]") {
+  FamilyRequest r;
+  r.shape.seqlen_q = 64;
+  r.shape.seqlen_k = 16384;  // 64 rows x 16384 keys x d 64 x the block sizes x 3 > 4e9 for the models
+  r.shape.head_dim = 64;
+  r.seed = 2;
+  r.precision = Precision::bf16;
+  r.with_backward = false;
+  AttentionInputs const in = generate_family(InputFamily::normal, r).inputs;
+  // The softmax scale 1/d instead of 1/sqrt(d): an interface mistake names it, so the (slow) emulator search
+  // is not needed, while the bug models are over their cap.
+  AttentionInputs wrong_scale = in;
+  wrong_scale.shape.softmax_scale = 1.0 / 64;
+  AttentionOutputs const observed = reference_attention(wrong_scale);
+  CheckOptions options;
+  options.claimed = Precision::bf16;
+  CheckResult const result = run_check(in, observed, options, dx::make_fa_check_diagnoser());
+  CHECK_FALSE(result.pass);
+  REQUIRE_FALSE(result.diagnosis.empty());
+  CHECK(result.diagnosis.front().id == "scale-1-over-d");
+  bool forward_models_declined = false;
+  for (auto const& note : result.notes)
+    forward_models_declined = forward_models_declined ||
+                              note.starts_with("diagnosis: the float64 models of the forward bugs not tried");
+  INFO(result.notes.size() << " notes");
+  CHECK(forward_models_declined);
 }

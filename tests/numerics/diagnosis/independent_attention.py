@@ -10,6 +10,12 @@ combined through their LSE as flash-decoding does).
 Precision: inputs, P and dS rounded to fp16 or bf16 (bf16: round-to-nearest-even on the float32 bits),
 every product and sum in fp32 (numpy's float32 matmul), outputs rounded at the end.
 
+FP8 (Impl.fp8 = "e4m3" or "e5m2", forward only: FlashAttention-3 publishes no FP8 backward): Q, K, V are
+quantised with a scale that maps the largest magnitude of the tensor (per_tensor) or of each block of
+fp8_block_rows rows of a (batch, head) matrix (per_block) onto the format's largest finite value, rounded to
+nearest-even with saturation, and descaled inside the score product; P is quantised as FP8 of P * 2^8 (its
+largest weight 256) before P V, while l sums the unquantised weights; O is written in bf16 (Impl.dtype).
+
 Layout (B, H, N, D); GQA: query head h reads key/value head h // (H_q // H_kv); causal masks are bottom-right
 aligned unless `top_left` (query i sees key j when j <= i + N_k - N_q).
 """
@@ -19,6 +25,12 @@ import numpy as np
 
 LOG2E = np.float32(1.4426950408889634)
 F32 = np.float32
+
+# FP8 formats: (mantissa bits, smallest normal exponent, largest finite value), from the OCP FP8 spec.
+FP8_FORMATS = {"e4m3": (3, -6, 448.0), "e5m2": (2, -14, 57344.0)}
+FP8_P_SCALE = 256.0  # FlashAttention-3: P computed as exp2(x - m + 8), so P <= 2^8
+# fp8-p-overflow: a P scale far past the format's maximum (128 x, rounded up to a power of two).
+FP8_OVERFLOW_FACTOR = 128.0
 
 
 def round_bf16(x):
@@ -40,6 +52,40 @@ def round_to(dtype, x):
     return x
 
 
+def round_fp8(fmt, x):
+    """x rounded to the FP8 format (nearest, ties to even; subnormals; saturation to the largest finite
+    value, as a kernel's satfinite conversion does). NaN stays NaN."""
+    mbits, emin, top = FP8_FORMATS[fmt]
+    x = np.asarray(x, dtype=np.float64)
+    a = np.abs(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = np.floor(np.log2(np.where(a > 0, a, 1.0)))
+    quantum = np.exp2(np.maximum(e, emin) - mbits)
+    r = np.minimum(np.round(a / quantum) * quantum, top)
+    return np.where(np.isnan(x), x, np.sign(x) * r)
+
+
+def fp8_scales(fmt, x, scaling, block_rows):
+    """One scale per element row of x (B, H, N, D): top / amax of its tensor or of its block of rows."""
+    top = FP8_FORMATS[fmt][2]
+    a = np.abs(np.asarray(x, dtype=np.float64))
+    if scaling == "per_tensor":
+        amax = np.full(x.shape[:3], a.max())
+    else:
+        n = x.shape[2]
+        amax = np.zeros(x.shape[:3])
+        for r0 in range(0, n, block_rows):
+            amax[:, :, r0:r0 + block_rows] = a[:, :, r0:r0 + block_rows].max(axis=(2, 3), keepdims=True)[..., 0]
+    return np.where(amax > 0, top / np.where(amax > 0, amax, 1.0), 1.0)
+
+
+def quantize_fp8(fmt, x, scaling, block_rows):
+    """(codes, descale per row): codes = FP8(x * scale); the kernel computes with codes * descale."""
+    scale = fp8_scales(fmt, x, scaling, block_rows)
+    codes = round_fp8(fmt, x * scale[..., None])
+    return codes.astype(F32), (1.0 / scale).astype(F32)
+
+
 @dataclasses.dataclass
 class Impl:
     dtype: str = "bf16"
@@ -56,6 +102,9 @@ class Impl:
     gqa_interleaved: bool = False
     dropout: float = 0.0
     seed: int = 0
+    fp8: str = ""               # "e4m3" or "e5m2": FP8 operands and P (dtype is then the output's, bf16)
+    fp8_scaling: str = "per_tensor"  # or "per_block"
+    fp8_block_rows: int = 64
 
 
 def softmax_scale(impl, d):
@@ -82,6 +131,8 @@ def forward_head(impl, q, k, v, rng):
     bm, bn = impl.block_m, impl.block_n
     offset = causal_limit(impl, nq, nk)
     slack = 1 if impl.bug == "causal-diagonal" else 0
+    top = FP8_FORMATS[impl.fp8][2] if impl.fp8 else 0.0
+    p_scale = 2.0 ** np.ceil(np.log2(FP8_OVERFLOW_FACTOR * top)) if impl.bug == "fp8-p-overflow" else FP8_P_SCALE
     n_blocks = (nk + bn - 1) // bn
     # Zero-padded K and V (as a kernel's shared-memory tiles past N_k).
     kp = np.zeros((n_blocks * bn, d), F32)
@@ -141,7 +192,10 @@ def forward_head(impl, q, k, v, rng):
                 if impl.dropout > 0:
                     keep = rng.random(p.shape) >= impl.dropout
                     p = np.where(keep, p / F32(1 - impl.dropout), F32(0)).astype(F32)
-                pv = round_to(impl.dtype, p) if impl.round_p else p
+                if impl.fp8:  # FP8 of P * 2^8 before P V (saturating; l keeps the unquantised weights)
+                    pv = (round_fp8(impl.fp8, p.astype(np.float64) * p_scale) / p_scale).astype(F32)
+                else:
+                    pv = round_to(impl.dtype, p) if impl.round_p else p
                 acc = acc + pv @ vp[c0:c0 + bn] if impl.bug == "unrescaled-o" else alpha[:, None] * acc + pv @ vp[c0:c0 + bn]
                 if impl.bug == "normalize-in-loop":
                     acc = acc / np.where((l == 0) | np.isnan(l), F32(1), l)[:, None]
@@ -227,6 +281,16 @@ def attention(impl, q, k, v, do=None):
     b, hq, nq, d = q.shape
     hkv = k.shape[1]
     rng = np.random.default_rng(impl.seed + 7)
+    if impl.fp8:
+        if do is not None:
+            raise ValueError("FP8: forward only (FlashAttention-3 publishes no FP8 backward)")
+        # The score product sees codes x descale of Q and of K; fp8-missing-descale drops K's descale.
+        q_codes, q_descale = quantize_fp8(impl.fp8, q, impl.fp8_scaling, impl.fp8_block_rows)
+        k_codes, k_descale = quantize_fp8(impl.fp8, k, impl.fp8_scaling, impl.fp8_block_rows)
+        v_codes, v_descale = quantize_fp8(impl.fp8, v, impl.fp8_scaling, impl.fp8_block_rows)
+        q = (q_codes * q_descale[..., None]).astype(F32)
+        k = k_codes if impl.bug == "fp8-missing-descale" else (k_codes * k_descale[..., None]).astype(F32)
+        v = (v_codes * v_descale[..., None]).astype(F32)
     out = {"o": np.zeros_like(q), "lse": np.zeros((b, hq, nq), F32)}
     if do is not None:
         out.update(dq=np.zeros_like(q), dk=np.zeros_like(k), dv=np.zeros_like(v))

@@ -156,7 +156,8 @@ def write_case(root, name, impl, shape, q, k, v, do, expect, kind, transform=Non
         tensors.update(do=do, dq=out["dq"], dk=out["dk"], dv=out["dv"])
     for key, value in tensors.items():
         np.save(os.path.join(path, key + ".npy"), value.astype(np.float32 if key == "lse" else store))
-    args = ["--dtype", dt] + (["--causal"] if shape["causal"] else [])
+    claimed = "fp8_" + impl.fp8 if impl.fp8 else dt  # FP8: bf16 inputs, quantised by the implementation
+    args = ["--dtype", claimed] + (["--causal"] if shape["causal"] else [])
     with open(os.path.join(path, "case.json"), "w") as f:
         json.dump(dict(name=name, kind=kind, expect=expect, args=args, files=sorted(tensors),
                        impl={k_: v_ for k_, v_ in vars(impl).items()}, shape=shape), f, indent=1)
@@ -177,6 +178,41 @@ def bug_cases(root, seeds):
             write_case(root, f"{bug}-s{seed}", impl, shape, q, k, v, do, bug, "bwd" if backward else "fwd")
             n += 1
     return n
+
+
+FP8_BUGS = ["fp8-missing-descale", "fp8-p-overflow"]
+
+
+def draw_fp8(rng, impl):
+    """FP8 operands (forward only) on a bf16-output implementation: format and scaling from the seed."""
+    impl.dtype = "bf16"
+    impl.fp8 = str(rng.choice(["e4m3", "e5m2"]))
+    impl.fp8_scaling = str(rng.choice(["per_tensor", "per_block"]))
+    impl.fp8_block_rows = impl.block_n  # the tile a kernel loads
+    return impl
+
+
+def fp8_cases(root, seeds, correct):
+    """FP8 forward outputs: every FP8 bug (kind "fp8") and every forward bug (kind "fp8-fwd"), each format and
+    scaling drawn per case, and correct FP8 outputs (kind "correct": no false positive allowed)."""
+    for seed in range(seeds):
+        for i, bug in enumerate(FP8_BUGS + FORWARD_BUGS):
+            rng = np.random.default_rng(70000 + 1000 * seed + i)
+            impl = draw_fp8(rng, draw_impl(rng, **({"exp2": True} if bug == "exp-base-mismatch" else {})))
+            impl.bug = bug
+            shape = shape_for(rng, bug, impl)
+            q, k, v = input_family_for(bug)(rng, shape)
+            write_case(root, f"fp8-{bug}-s{seed}", impl, shape, q, k, v, None, bug,
+                       "fp8" if bug in FP8_BUGS else "fp8-fwd")
+    families = [normal_inputs, rising_max_inputs, all_negative_inputs, shifted_negative_inputs]
+    for seed in range(correct):
+        rng = np.random.default_rng(80000 + seed)
+        impl = draw_fp8(rng, draw_impl(rng))
+        shape = draw_shape(rng)
+        if seed % 3 == 2:
+            shape.update(causal=True, nq=shape["nk"] + 17)
+        q, k, v = families[seed % len(families)](rng, shape)
+        write_case(root, f"fp8-correct-s{seed}", impl, shape, q, k, v, None, None, "correct")
 
 
 def correct_cases(root, seeds):
@@ -236,11 +272,14 @@ def main():
     parser.add_argument("--seeds", type=int, default=3, help="cases per bug (default 3)")
     parser.add_argument("--correct", type=int, default=18, help="correct cases (default 18)")
     parser.add_argument("--interface-seeds", type=int, default=2, help="cases per interface mistake (default 2)")
+    parser.add_argument("--fp8-seeds", type=int, default=1, help="FP8 cases per bug (default 1)")
+    parser.add_argument("--fp8-correct", type=int, default=8, help="correct FP8 cases (default 8)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     bug_cases(args.out, args.seeds)
     correct_cases(args.out, args.correct)
     interface_cases(args.out, args.interface_seeds)
+    fp8_cases(args.out, args.fp8_seeds, args.fp8_correct)
 
 
 if __name__ == "__main__":

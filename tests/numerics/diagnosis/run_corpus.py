@@ -3,7 +3,10 @@
 
 - named first: a buggy case whose expected id is fa-check's first diagnosis;
 - named anywhere: the expected id is among the names;
-- false positives: a correct case that fails or gets a name.
+- false positives: a correct case that fails or gets a name (FP8 correct outputs included).
+
+Kinds: fwd, bwd (catalogued bugs), fp8 (the FP8 bugs), fp8-fwd (forward bugs in FP8 outputs), interface
+(interface mistakes), correct.
 
 Figures are printed per kind (forward bugs, backward bugs, interface mistakes, correct outputs), then
 compared with the floors given on the command line (exit 1 when one is missed, with every miss listed).
@@ -48,6 +51,10 @@ def main():
                         help="floor on the fraction of catalogued bugs (fwd and bwd, each) named first")
     parser.add_argument("--min-interface-first", type=float, default=0.95,
                         help="floor on the fraction of interface mistakes named first")
+    parser.add_argument("--min-fp8-first", type=float, default=0.95,
+                        help="floor on the fraction of FP8 bugs (fp8-missing-descale, fp8-p-overflow) named first")
+    parser.add_argument("--min-fp8-fwd-first", type=float, default=0.95,
+                        help="floor on the fraction of forward bugs in FP8 outputs named first")
     parser.add_argument("--max-false-positives", type=int, default=0)
     args = parser.parse_args()
     if args.generate:
@@ -83,7 +90,7 @@ def main():
             misses.append(f"{case['name']}: expected {expect}, verdict {report['verdict']}, named {ids}")
 
     print("independent corpus:", len(results), "cases")
-    for kind in ("fwd", "bwd", "interface", "correct"):
+    for kind in ("fwd", "bwd", "fp8", "fp8-fwd", "interface", "correct"):
         t = tally.get(kind)
         if not t:
             continue
@@ -101,7 +108,8 @@ def main():
         print("  miss:", m)
 
     ok = True
-    for kind, floor in (("fwd", args.min_first), ("bwd", args.min_first), ("interface", args.min_interface_first)):
+    for kind, floor in (("fwd", args.min_first), ("bwd", args.min_first), ("interface", args.min_interface_first),
+                        ("fp8", args.min_fp8_first), ("fp8-fwd", args.min_fp8_fwd_first)):
         t = tally.get(kind)
         if t and t["first"] < floor * t["cases"]:
             print(f"FAIL: {kind}: named first {t['first']}/{t['cases']} is below the floor {floor:.2f}")
