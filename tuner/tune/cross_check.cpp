@@ -36,20 +36,17 @@ std::optional<db::MeasurementKey> reference_of_run(
     TuneOptions const& options, db::GpuKey const& gpu, std::string const& nvrtc_version,
     std::filesystem::path const& kernels_dir,
     std::function<bool(Family const&, Problem const&)> const& can_measure) {
-  for (auto const& problem : selected_problems(options))
-    for (auto const& name : default_tuning_families(options)) {
-      auto family = find_family(name);
-      if (!family || family->unsupported(problem) || !can_measure(*family, problem)) continue;
-      auto hash = family_source_hash(*family, problem, kernels_dir);
-      if (!hash) throw std::runtime_error(hash.error().one_line());
-      return db::MeasurementKey{gpu,
-                                nvrtc_version,
-                                hash.value(),
-                                name,
-                                to_string(family->default_config(problem)),
-                                problem_key(problem)};
-    }
-  return std::nullopt;
+  auto const pairs = run_pairs(options, can_measure);
+  if (pairs.empty()) return std::nullopt;
+  auto const& [problem, index, family] = pairs.front();
+  auto hash = family_source_hash(*family, problem, kernels_dir);
+  if (!hash) throw std::runtime_error(hash.error().one_line());
+  return db::MeasurementKey{gpu,
+                            nvrtc_version,
+                            hash.value(),
+                            std::string(family->name()),
+                            to_string(family->default_config(problem)),
+                            problem_key(problem)};
 }
 
 void time_reference(TuneOptions const& options, TuningBackend& backend, db::Database& database,

@@ -167,6 +167,20 @@ TuneRow row_of(Unit const& unit, TuneOutcome&& outcome) {
 
 }  // namespace
 
+std::vector<RunPair> run_pairs(TuneOptions const& options,
+                               std::function<bool(Family const&, Problem const&)> const& can_measure) {
+  std::vector<RunPair> pairs;
+  auto const problems = selected_problems(options);
+  for (std::size_t p = 0; p < problems.size(); ++p)
+    for (auto const& name : default_tuning_families(options)) {
+      auto family = find_family(name);
+      if (!family || family->unsupported(problems[p]) || !can_measure(*family, problems[p]))
+        continue;  // names validated by the caller
+      pairs.push_back({problems[p], p, std::move(family)});
+    }
+  return pairs;
+}
+
 std::vector<ProblemWinner> winners_of(std::vector<TuneRow> const& rows) {
   std::vector<ProblemWinner> winners;
   for (auto const& row : rows) {
@@ -242,14 +256,8 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     // Problem-major: every family of problem 1, then of problem 2, ... (the order of the table).
     std::vector<Unit> units;
     auto const problems = selected_problems(options);
-    std::vector<std::pair<std::size_t, std::unique_ptr<Family>>> pairs;
-    for (std::size_t p = 0; p < problems.size(); ++p)
-      for (auto const& family_name : default_tuning_families(options)) {
-        auto family = find_family(family_name);
-        if (!family || family->unsupported(problems[p]) || !backend.can_measure(*family, problems[p]))
-          continue;  // names validated by the caller
-        pairs.emplace_back(p, std::move(family));
-      }
+    auto pairs =
+        run_pairs(options, [&](Family const& f, Problem const& p) { return backend.can_measure(f, p); });
     // A --gpus worker takes its share of the pairs, or of every pair's candidates (tune/shard.hpp).
     auto const mode = shard_mode(shard, pairs.size(), exact_order);
     std::size_t taken = 0;
@@ -257,8 +265,8 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     budget = worker_budget(options.budget, mode, shard.value_or(Shard{}), pairs.size(), taken);
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       if (mode == ShardMode::pairs && !takes_pair(*shard, i)) continue;
-      auto const p = pairs[i].first;
-      auto family = std::move(pairs[i].second);
+      auto const p = pairs[i].problem_index;
+      auto family = std::move(pairs[i].family);
       {
         auto hash = family_source_hash(*family, problems[p], kernels_dir);
         if (!hash) throw std::runtime_error(hash.error().one_line());
