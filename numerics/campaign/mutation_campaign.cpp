@@ -100,6 +100,27 @@ bool race_shows_under_stress(MutantRunner& runner, CampaignOptions const& option
       outcome);
 }
 
+// A race no rerun showed: the target's race tool (racecheck) on it once. A kill is named as the reruns
+// name one (only a race gives hazards the correct kernel has not); otherwise the tool's answer (nothing
+// found, or why it could not look) becomes the survivor's reason, never silence.
+bool race_tool_kills(MutantRunner& runner, CampaignOptions const& options, MutantOutcome& outcome) {
+  if (runner.repeats(outcome.id) <= 1) return false;
+  std::optional<RaceToolReport> const report =
+      runner.race_tool_check(outcome.id, outcome.precision, options.seed);
+  if (!report) return false;
+  if (!report->kills) {
+    outcome.reason = report->verdict;
+    return false;
+  }
+  outcome.status = MutantStatus::killed;
+  outcome.killed_by = InputCase{InputFamily::normal, false, options.seed};
+  outcome.verdict = report->verdict;
+  outcome.diagnosis = {std::string(info(outcome.id).name)};
+  outcome.named_correctly = info(outcome.id).kind == MutantKind::gpu_only;
+  outcome.evidence = report->evidence;
+  return true;
+}
+
 void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, CampaignOptions const& options,
           MutantOutcome& outcome) {
   if (race_shows_under_stress(runner, options, outcome)) return;
@@ -125,6 +146,7 @@ void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, Campai
     outcome.match_error = d.entries.empty() ? 0.0 : d.entries.front().match_error;
     return;
   }
+  if (race_tool_kills(runner, options, outcome)) return;
   outcome.status = MutantStatus::survived;
   if (auto from_target = runner.equivalence_argument(outcome.id, outcome.precision)) {
     outcome.status = MutantStatus::equivalent;
@@ -217,7 +239,17 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
   };
   for (Precision precision : options.precisions) {
     if (stop()) break;
-    std::vector<PreparedInput> const inputs = prepare_inputs(runner, precision, options, judge);
+    // The diagnosis replays the emulator at candidate tiles: the target's own tiles must be among them
+    // (fa3_sm90's 128-row query blocks make a causal row fully masked in its first key block, which no
+    // 64-row replay reproduces).
+    CampaignOptions with_tiles = options;
+    CampaignTiles const tiles = runner.largest_tiles(precision, options.shape);
+    auto add_unique = [](std::vector<int>& list, int value) {
+      if (value > 0 && std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+    };
+    add_unique(with_tiles.diagnosis.block_m_candidates, tiles.block_m);
+    add_unique(with_tiles.diagnosis.block_n_candidates, tiles.block_n);
+    std::vector<PreparedInput> const inputs = prepare_inputs(runner, precision, with_tiles, judge);
     BaselineOutcome baseline{precision, inputs.size(), {}};
     for (PreparedInput const& input : inputs) {
       AttentionOutputs const observed = runner.run(std::nullopt, input.inputs, precision);
@@ -240,7 +272,7 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
         outcome.reason =
             "the " + runner.family() + " target has no backward at " + std::string(name(precision));
       } else {
-        hunt(runner, inputs, options, outcome);
+        hunt(runner, inputs, with_tiles, outcome);
       }
       result.outcomes.push_back(std::move(outcome));
       if (options.on_row) options.on_row(result.outcomes.back(), result.outcomes.size(), result.planned_rows);

@@ -5,6 +5,7 @@
 #include "runtime/kernel_source.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/families/registry.hpp"
+#include "tuner/mutants/racecheck_probe.hpp"
 #include "tuner/run/attention_io.hpp"
 #include "tuner/run/numerics_check.hpp"
 #include "tuner/run/run_once.hpp"
@@ -108,6 +109,7 @@ runtime::Result<std::unique_ptr<GpuMutantRunner>> GpuMutantRunner::create(GpuMut
     b.text = std::move(bwd_text.value());
     backward = std::move(b);
   }
+  if (!options.racecheck) options.racecheck = discover_racecheck();
   return std::unique_ptr<GpuMutantRunner>(
       new GpuMutantRunner(std::move(options), std::move(forward), std::move(backward)));
 }
@@ -162,6 +164,34 @@ int GpuMutantRunner::repeats(mut::MutantId id) const {
   return id == mut::MutantId::bwd_race ? kRaceRepeats : 1;
 }
 
+std::optional<mut::RaceToolReport> GpuMutantRunner::race_tool_check(mut::MutantId id, Precision precision,
+                                                                    std::uint64_t seed) {
+  bool const backward = runs_backward(id);
+  Problem const problem{racecheck_shape(options_.head_dim), precision,
+                        backward ? Direction::backward : Direction::forward};
+  if (backward && !backward_) return std::nullopt;  // not applicable: the campaign never asks
+  std::string const what = describe(problem) + " (" + std::string(family_for(problem).name()) + ")";
+  RacecheckProbe probe;
+  probe.request.precisions = {precision};
+  probe.mutant = id;
+  probe.seed = seed;
+  RacecheckSetup const& setup = *options_.racecheck;
+  RacecheckRun const mutant = run_racecheck(setup, racecheck_probe_arguments(options_, probe));
+  std::optional<RacecheckRun> control;
+  if (mutant.summary && mutant.summary->errors > 0) {
+    auto const key = std::make_pair(precision, backward);
+    auto known = racecheck_controls_.find(key);
+    if (known == racecheck_controls_.end()) {
+      probe.control = true;
+      known =
+          racecheck_controls_.emplace(key, run_racecheck(setup, racecheck_probe_arguments(options_, probe)))
+              .first;
+    }
+    control = known->second;
+  }
+  return racecheck_report(mutant, control, what);
+}
+
 std::optional<std::string> GpuMutantRunner::equivalence_argument(mut::MutantId id, Precision) const {
   int classes = 0;
   for (auto const& [key, program] : programs_) {
@@ -190,9 +220,17 @@ Config GpuMutantRunner::config_for(Problem const& problem) const {
   if (problem.direction == Direction::backward) return family_for(problem).reproducible_config(problem);
   Family const& family = family_for(problem);
   Config const fallback = family.default_config(problem);
+  // Only the tunables the family has: fa3_sm90 has no kBlockM (64 rows per consumer warpgroup), and a
+  // kBlockM key it ignores would make the campaign size its problems, and the diagnosis replay, for the
+  // wrong tiles.
+  auto const has = [&](char const* name) {
+    for (auto const& spec : family.parameters())
+      if (spec.name == name) return true;
+    return false;
+  };
   Config both = fallback;
-  if (options_.block_m > 0) both["kBlockM"] = options_.block_m;
-  if (options_.block_n > 0) both["kBlockN"] = options_.block_n;
+  if (options_.block_m > 0 && has("kBlockM")) both["kBlockM"] = options_.block_m;
+  if (options_.block_n > 0 && has("kBlockN")) both["kBlockN"] = options_.block_n;
   if (!family.violates(both, problem)) return both;
   // The requested tiles may break a family's constraints (fa2_fp8's 8 warps need kBlockM >= 128). The key
   // block matters most: with the default kBlockN = 128 the campaign's n = 100 keys fit one block, where
@@ -208,13 +246,9 @@ mut::CampaignTiles GpuMutantRunner::largest_tiles(Precision precision,
   mut::CampaignTiles tiles;
   auto widen = [&](Problem const& problem) {
     if (family_for(problem).unsupported(problem)) return;  // not run at all: not_applicable says why
-    Config const config = config_for(problem);
-    auto value = [&](char const* key) {
-      auto const it = config.find(key);
-      return it == config.end() ? 0 : it->second;
-    };
-    tiles.block_m = std::max(tiles.block_m, value("kBlockM"));
-    tiles.block_n = std::max(tiles.block_n, value("kBlockN"));
+    auto const [rows, keys] = family_for(problem).tile_rows_and_keys(config_for(problem), problem);
+    tiles.block_m = std::max(tiles.block_m, rows);
+    tiles.block_n = std::max(tiles.block_n, keys);
   };
   widen(Problem{base, precision, Direction::forward});
   if (backward_ && has_backward(precision)) widen(Problem{base, precision, Direction::backward});

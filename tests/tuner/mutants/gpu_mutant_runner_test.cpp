@@ -1,7 +1,9 @@
 // The GPU target of fa-mutate without a GPU: which mutants apply to fa2_sm80 and why the others do not,
 // that each mutant's NVRTC request carries exactly its own -D switch, and that a few compile for sm_90a
 // (a few, not all: one fa2_sm80 program takes seconds of NVRTC on CI's two cores). With a GPU ([gpu]):
-// the whole campaign on fa2_sm80 in bf16 scores 100% with every kill named and no false positive.
+// the whole campaign on fa2_sm80 in bf16 scores 100% with every kill named and no false positive (bwd-race
+// by compute-sanitizer's racecheck where reruns agree: compute-sanitizer on PATH, fa-mutate beside this
+// binary as its probe).
 #include <algorithm>
 #include <catch2/catch.hpp>
 
@@ -199,8 +201,8 @@ TEST_CASE("fa-mutate's campaign on fa2_sm80 kills and names every applicable mut
     for (auto const& f : b.failures) UNSCOPED_INFO("false positive: " << f);
   for (auto const& o : result.outcomes)
     UNSCOPED_INFO(mut::info(o.id).name << ": " << mut::status_name(o.status) << " "
-                                       << (o.diagnosis.empty() ? "" : o.diagnosis.front()) << " "
-                                       << o.reason);
+                                       << (o.diagnosis.empty() ? "" : o.diagnosis.front()) << " " << o.reason
+                                       << " " << o.verdict);
   CHECK(result.baseline_clean());
   // The 11 forward mutants of the catalogue, and the backward ones fa2_sm80_bwd carries.
   CHECK(result.count(mut::MutantStatus::killed) >= 11);
@@ -232,6 +234,14 @@ TEST_CASE("the GPU campaign's problems give every config two key blocks and more
     REQUIRE(runner);
     numerics::AttentionShape const shape = check(*runner.value(), Precision::fp8_e4m3, 128, 128);
     CHECK(shape.seqlen_k > 256);
+  }
+  SECTION("fa3_sm90: its rows are 64 per consumer warpgroup, whatever --block-m says") {
+    // d64 default: 3 consumer warpgroups (192 rows); kBlockN from --block-n. A kBlockM key (fa3_sm90 has
+    // none) once made the campaign size its problems for 64 rows, and the diagnosis replay 64-row tiles.
+    auto runner = GpuMutantRunner::create({"fa3_sm90", kKernelsDir, runtime::TargetArch::sm_90a, {}, 64, 64});
+    REQUIRE(runner);
+    CHECK(runner.value()->config_for(small_problem(false)).count("kBlockM") == 0);
+    check(*runner.value(), Precision::bf16, 192, 64);
   }
   SECTION("fa2_sm80: the backward's reproducible tiles count too") {
     auto runner = fa2_runner();
