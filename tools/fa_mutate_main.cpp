@@ -5,6 +5,8 @@
 // --target gpu without a CUDA driver or device.
 #include <boost/program_options.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -34,6 +36,8 @@
 #include "numerics/campaign/verifier_judge.hpp"
 #ifdef FL_FA_MUTATE_WITH_GPU  // fa-mutate links fl_tuner (tools/CMakeLists.txt); fl_numerics never does
 #include "tuner/mutants/gpu_mutant_target.hpp"
+#include "tuner/mutants/racecheck.hpp"
+#include "tuner/mutants/racecheck_probe.hpp"
 #include "tuner/tune/gpu_backend.hpp"
 #endif
 
@@ -43,6 +47,12 @@ namespace emu = fl::numerics::emulator;
 using fl::numerics::Precision;
 
 namespace {
+
+#ifdef FL_FA_MUTATE_WITH_GPU
+constexpr int kDefaultRacecheckSeconds = int(fl::tuner::kDefaultRacecheckLimit.count());
+#else
+constexpr int kDefaultRacecheckSeconds = 0;  // no GPU target, nothing to racecheck
+#endif
 
 struct BadInput : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -143,16 +153,27 @@ int main(int argc, char** argv) {
     ("heads-kv", po::value<int>()->default_value(1), "key/value heads (GQA when fewer than query heads)")
     ("seed", po::value<std::string>()->default_value("1"), "seed of the input families")
     ("race-seqlen", po::value<int>()->default_value(1024), "gpu: races (bwd-race) are first rerun bit for bit on a normal problem of this N_q = N_k (0: only the campaign's inputs)")
+    ("compute-sanitizer", po::value<std::string>(), "gpu: compute-sanitizer that racechecks a race mutant (bwd-race) whose reruns all agreed, once on a b1 h2 n300 problem in a child process (default: compute-sanitizer on PATH, else $CUDA_HOME/bin, /usr/local/cuda/bin; none: reruns only; not found: the survivor says so)")
+    ("racecheck-timeout", po::value<int>()->default_value(kDefaultRacecheckSeconds), "gpu: seconds one racecheck child may run before it is killed (1..3600)")
     ("threads", po::value<int>()->default_value(0), "threads (0: both cores)")
     ("kernels-dir", po::value<std::string>(), "gpu: kernels_src to compile (default: FA_KERNELS_DIR, next to the binary, the source tree)")
     ("compile-db", po::value<std::string>(), "gpu: SQLite compile cache for the mutants' NVRTC programs (default: none, every program compiled)")
     ("json", po::value<std::string>(), "write the JSON report to this path")
     ("dump-dir", po::value<std::string>(), "write every killing input and every false positive here as .npy files (q, k, v as consumed, do, o, lse, dq, dk, dv) with case.json (shape, causal, scale, dtype, kernel config) and fa-check.sh, the fa-check command that replays the check and the diagnosis; DIR/<target>-<family>/<dtype>/<mutant or correct-<input>>/")
     ("db", po::value<std::string>(), "store the runs in this SQLite database");
+  // The child side of the racecheck (tuner/mutants/racecheck_probe.hpp): fa-mutate runs itself under
+  // compute-sanitizer with these; not for users, so not in --help.
+  po::options_description hidden;
+  // clang-format off
+  hidden.add_options()
+    ("racecheck-probe", po::value<std::string>(), "run this mutant once on the racecheck problem and exit")
+    ("racecheck-control", "with --racecheck-probe: the correct kernel of the mutant's direction instead");
   // clang-format on
+  po::options_description all;
+  all.add(opts).add(hidden);
   try {
     fl::common::exit_on_signals();
-    po::variables_map const vm = fl::common::parse_strictly(argc, argv, opts);
+    po::variables_map const vm = fl::common::parse_strictly(argc, argv, all);
     if (vm.count("help")) {
       std::cout
           << opts
@@ -200,6 +221,47 @@ int main(int argc, char** argv) {
     if (options.shape.heads_q % options.shape.heads_kv != 0)
       throw BadInput("--heads-q " + std::to_string(options.shape.heads_q) +
                      " is not a multiple of --heads-kv " + std::to_string(options.shape.heads_kv));
+#ifdef FL_FA_MUTATE_WITH_GPU
+    fl::tuner::RacecheckSetup racecheck = fl::tuner::discover_racecheck();
+    if (vm.count("compute-sanitizer")) {
+      std::string const given = vm["compute-sanitizer"].as<std::string>();
+      if (given == "none") {
+        racecheck.sanitizer.reset();
+        racecheck.missing = "--compute-sanitizer none";
+      } else if (::access(given.c_str(), X_OK) != 0 || !std::filesystem::is_regular_file(given)) {
+        throw BadInput("--compute-sanitizer " + given +
+                       ": not an executable file (give compute-sanitizer's path, or none)");
+      } else {
+        racecheck.sanitizer = std::filesystem::absolute(given);
+      }
+    }
+    int const racecheck_seconds = vm["racecheck-timeout"].as<int>();
+    if (racecheck_seconds < 1 || racecheck_seconds > 3600)
+      throw BadInput("--racecheck-timeout " + std::to_string(racecheck_seconds) +
+                     ": allowed 1..3600 seconds");
+    racecheck.limit = std::chrono::seconds(racecheck_seconds);
+    if (vm.count("racecheck-probe")) {
+      if (target != "gpu") throw BadInput("--racecheck-probe needs --target gpu");
+      auto const ids = parse_mutants({vm["racecheck-probe"].as<std::string>()});
+      std::vector<std::string> const families = vm.count("family")
+                                                    ? split_list(vm["family"].as<std::vector<std::string>>())
+                                                    : std::vector<std::string>{};
+      if (ids.size() != 1 || dtypes.size() != 1 || families.size() != 1)
+        throw BadInput("--racecheck-probe runs one mutant of one --family in one --dtype");
+      fl::tuner::RacecheckProbe probe;
+      probe.request.families = families;
+      probe.request.precisions = dtypes;
+      probe.request.head_dim = options.shape.head_dim;
+      probe.request.block_m = block_m;
+      probe.request.block_n = block_n;
+      if (vm.count("compile-db")) probe.request.compile_db = vm["compile-db"].as<std::string>();
+      if (vm.count("kernels-dir")) probe.request.kernels_dir = vm["kernels-dir"].as<std::string>();
+      probe.mutant = ids.front();
+      probe.control = vm.count("racecheck-control") > 0;
+      probe.seed = options.seed;
+      return fl::tuner::run_racecheck_probe(probe);
+    }
+#endif
     int const threads = vm["threads"].as<int>();
     if (auto complaint = limits::out_of_range(limits::kThreads, threads)) throw BadInput(*complaint);
     // Outputs decided before the campaign (minutes on the GPU): an unusable path is refused now.
@@ -244,6 +306,7 @@ int main(int argc, char** argv) {
       request.block_n = block_n;
       if (vm.count("compile-db")) request.compile_db = vm["compile-db"].as<std::string>();
       if (vm.count("kernels-dir")) request.kernels_dir = vm["kernels-dir"].as<std::string>();
+      request.racecheck = racecheck;
       auto opened = fl::tuner::open_gpu_mutant_target(request);
       if (auto const* failure = std::get_if<fl::tuner::GpuTargetFailure>(&opened)) {
         std::cerr << "fa-mutate: " << failure->message << "\n";

@@ -2,6 +2,7 @@
 // The one thing fa-mutate needs from a target: "run this mutant (or the correct kernel) on these inputs in
 // this precision, give me the outputs". The CPU target wraps the tiled emulator; the GPU target (integrated
 // by the lead) compiles the kernel family through NVRTC with `-D<info(id).switch_name>` and launches it.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,16 @@ struct CampaignTiles {
   int block_n = 0;
 };
 
+// What a race tool said about a race mutant whose reruns all agreed (MutantRunner::race_tool_check): a
+// second detector, because a missing barrier is real whether or not it ever changes a bit on this GPU.
+struct RaceToolReport {
+  bool kills = false;  // the tool reports hazards of the mutant that the correct kernel does not have
+  // A kill: "racecheck: 11 hazards (11 errors, 0 warnings) ..."; otherwise why nothing was shown ("no
+  // compute-sanitizer on PATH: races were only tested by reruns", "racecheck: 0 hazards ...", a timeout).
+  std::string verdict;
+  std::string evidence;  // the tool's own line ("RACECHECK SUMMARY: ..."), when it printed one
+};
+
 class MutantRunner {
  public:
   virtual ~MutantRunner() = default;
@@ -34,6 +45,12 @@ class MutantRunner {
   // How many runs must agree bit for bit. 1 on the CPU (deterministic by construction); a GPU runner
   // returns more for races (bwd-race), which fa-mutate then detects as disagreement between runs.
   virtual int repeats(MutantId) const { return 1; }
+  // For a mutant with repeats() > 1 whose reruns never differed: the target's race tool run on it once
+  // (the GPU: compute-sanitizer's racecheck), `seed` for its inputs. nullopt: this target has no such tool
+  // (the CPU, where nothing races), and the mutant survives as before.
+  virtual std::optional<RaceToolReport> race_tool_check(MutantId, Precision, std::uint64_t /*seed*/) {
+    return std::nullopt;
+  }
   // Whether the target computes the backward for this precision (backward mutants need it).
   virtual bool has_backward(Precision precision) const = 0;
   // Why a mutant that survived every input cannot change any output on this target (its argument as an

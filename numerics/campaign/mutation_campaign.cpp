@@ -100,6 +100,27 @@ bool race_shows_under_stress(MutantRunner& runner, CampaignOptions const& option
       outcome);
 }
 
+// A race no rerun showed: the target's race tool (racecheck) on it once. A kill is named as the reruns
+// name one (only a race gives hazards the correct kernel has not); otherwise the tool's answer (nothing
+// found, or why it could not look) becomes the survivor's reason, never silence.
+bool race_tool_kills(MutantRunner& runner, CampaignOptions const& options, MutantOutcome& outcome) {
+  if (runner.repeats(outcome.id) <= 1) return false;
+  std::optional<RaceToolReport> const report =
+      runner.race_tool_check(outcome.id, outcome.precision, options.seed);
+  if (!report) return false;
+  if (!report->kills) {
+    outcome.reason = report->verdict;
+    return false;
+  }
+  outcome.status = MutantStatus::killed;
+  outcome.killed_by = InputCase{InputFamily::normal, false, options.seed};
+  outcome.verdict = report->verdict;
+  outcome.diagnosis = {std::string(info(outcome.id).name)};
+  outcome.named_correctly = info(outcome.id).kind == MutantKind::gpu_only;
+  outcome.evidence = report->evidence;
+  return true;
+}
+
 void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, CampaignOptions const& options,
           MutantOutcome& outcome) {
   if (race_shows_under_stress(runner, options, outcome)) return;
@@ -125,6 +146,7 @@ void hunt(MutantRunner& runner, std::vector<PreparedInput> const& inputs, Campai
     outcome.match_error = d.entries.empty() ? 0.0 : d.entries.front().match_error;
     return;
   }
+  if (race_tool_kills(runner, options, outcome)) return;
   outcome.status = MutantStatus::survived;
   if (auto from_target = runner.equivalence_argument(outcome.id, outcome.precision)) {
     outcome.status = MutantStatus::equivalent;

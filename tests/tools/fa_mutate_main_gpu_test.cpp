@@ -54,6 +54,27 @@ TEST_CASE("fa-mutate --target gpu refuses a bad family, dtype or head dim with e
   fs::remove(output_file());
 }
 
+TEST_CASE(
+    "fa-mutate refuses a sanitizer that is not an executable file, and a racecheck timeout out of range",
+    "[mutants][cli][racecheck]") {
+  REQUIRE(fs::exists(fa_mutate()));
+  CHECK(exit_code("--target gpu --compute-sanitizer /nonexistent/compute-sanitizer") ==
+        fl::common::kExitBadInput);
+  CHECK(output() ==
+        "fa-mutate: --compute-sanitizer /nonexistent/compute-sanitizer: not an executable file (give "
+        "compute-sanitizer's path, or none)\n");
+  CHECK(exit_code("--target gpu --racecheck-timeout 0") == fl::common::kExitBadInput);
+  CHECK(output() == "fa-mutate: --racecheck-timeout 0: allowed 1..3600 seconds\n");
+  CHECK(exit_code("--target gpu --racecheck-probe bwd-race --dtype bf16,fp16 --family fa2_sm80") ==
+        fl::common::kExitBadInput);
+  CHECK(output().find("--racecheck-probe runs one mutant of one --family in one --dtype") !=
+        std::string::npos);
+  CHECK(exit_code("--help") == 0);
+  CHECK(output().find("--compute-sanitizer") != std::string::npos);
+  CHECK(output().find("--racecheck-probe") == std::string::npos);  // the child's mode stays out of --help
+  fs::remove(output_file());
+}
+
 TEST_CASE("fa-mutate --target gpu exits 3 without a GPU and runs a campaign with one", "[mutants][cli]") {
   REQUIRE(fs::exists(fa_mutate()));
   int const rc = exit_code("--target gpu --mutant unrescaled-o --seqlen 100");

@@ -5,6 +5,7 @@
 #include "runtime/kernel_source.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/families/registry.hpp"
+#include "tuner/mutants/racecheck_probe.hpp"
 #include "tuner/run/attention_io.hpp"
 #include "tuner/run/numerics_check.hpp"
 #include "tuner/run/run_once.hpp"
@@ -108,6 +109,7 @@ runtime::Result<std::unique_ptr<GpuMutantRunner>> GpuMutantRunner::create(GpuMut
     b.text = std::move(bwd_text.value());
     backward = std::move(b);
   }
+  if (!options.racecheck) options.racecheck = discover_racecheck();
   return std::unique_ptr<GpuMutantRunner>(
       new GpuMutantRunner(std::move(options), std::move(forward), std::move(backward)));
 }
@@ -160,6 +162,34 @@ std::optional<std::string> GpuMutantRunner::not_applicable(mut::MutantId id, Pre
 
 int GpuMutantRunner::repeats(mut::MutantId id) const {
   return id == mut::MutantId::bwd_race ? kRaceRepeats : 1;
+}
+
+std::optional<mut::RaceToolReport> GpuMutantRunner::race_tool_check(mut::MutantId id, Precision precision,
+                                                                    std::uint64_t seed) {
+  bool const backward = runs_backward(id);
+  Problem const problem{racecheck_shape(options_.head_dim), precision,
+                        backward ? Direction::backward : Direction::forward};
+  if (backward && !backward_) return std::nullopt;  // not applicable: the campaign never asks
+  std::string const what = describe(problem) + " (" + std::string(family_for(problem).name()) + ")";
+  RacecheckProbe probe;
+  probe.request.precisions = {precision};
+  probe.mutant = id;
+  probe.seed = seed;
+  RacecheckSetup const& setup = *options_.racecheck;
+  RacecheckRun const mutant = run_racecheck(setup, racecheck_probe_arguments(options_, probe));
+  std::optional<RacecheckRun> control;
+  if (mutant.summary && mutant.summary->errors > 0) {
+    auto const key = std::make_pair(precision, backward);
+    auto known = racecheck_controls_.find(key);
+    if (known == racecheck_controls_.end()) {
+      probe.control = true;
+      known =
+          racecheck_controls_.emplace(key, run_racecheck(setup, racecheck_probe_arguments(options_, probe)))
+              .first;
+    }
+    control = known->second;
+  }
+  return racecheck_report(mutant, control, what);
 }
 
 std::optional<std::string> GpuMutantRunner::equivalence_argument(mut::MutantId id, Precision) const {

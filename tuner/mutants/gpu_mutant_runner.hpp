@@ -14,6 +14,7 @@
 // reference (as check_config judges a backward): the gradients are judged alone, and the diagnosis replays
 // the emulator's backward mutants. The correct variant runs the forward and, where a backward exists, the
 // backward too, so that a false positive of either shows in the baseline.
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -28,6 +29,7 @@
 #include "runtime/target_arch.hpp"
 #include "tuner/compile/compile_service.hpp"
 #include "tuner/family.hpp"
+#include "tuner/mutants/racecheck.hpp"
 
 namespace fl::tuner {
 
@@ -41,6 +43,9 @@ struct GpuMutantOptions {
   int block_m = 0;
   int block_n = 0;
   int head_dim = 64;  // the campaign's: decides whether the backward family can run
+  // How a race mutant whose reruns agreed is racechecked (racecheck.hpp); nullopt: discover_racecheck()
+  // (compute-sanitizer on PATH or in the toolkit, fa-mutate beside the running binary as the probe).
+  std::optional<RacecheckSetup> racecheck = std::nullopt;
 };
 
 class GpuMutantRunner final : public numerics::mutants::MutantRunner {
@@ -59,6 +64,12 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
                                  numerics::AttentionInputs const& inputs,
                                  numerics::Precision precision) override;
   int repeats(numerics::mutants::MutantId id) const override;
+  // compute-sanitizer's racecheck of the mutant on the tiny problem (racecheck.hpp), in a child process;
+  // when it shows errors, the correct kernel of the same direction too (once per precision), so that only
+  // hazards the correct kernel does not have kill.
+  std::optional<numerics::mutants::RaceToolReport> race_tool_check(numerics::mutants::MutantId id,
+                                                                   numerics::Precision precision,
+                                                                   std::uint64_t seed) override;
   // A survivor whose CUBIN is bit-identical to the correct kernel's in every problem class it ran: the
   // family includes the header carrying the switch but never reaches its line (naive includes
   // fa_softmax.cuh for the exponent and never runs the online softmax), so no input can tell them apart.
@@ -94,6 +105,11 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   runtime::Result<runtime::CompiledProgram const*> program(std::optional<numerics::mutants::MutantId> mutant,
                                                            Problem const& problem);
   std::size_t programs_held() const { return programs_.size(); }
+  // One direction of `mutant` (nullopt: the correct kernel), as run() does it: fa-mutate --racecheck-probe
+  // runs the correct kernel of a backward mutant's direction alone.
+  numerics::AttentionOutputs run_direction(std::optional<numerics::mutants::MutantId> mutant,
+                                           numerics::AttentionInputs const& inputs,
+                                           numerics::Precision precision, Direction direction);
 
  private:
   // The kernels_src files of one family (its main file and the headers it includes), concatenated: where
@@ -105,9 +121,6 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   };
   GpuMutantRunner(GpuMutantOptions options, FamilySource forward, std::optional<FamilySource> backward);
   Family const& family_for(Problem const& problem) const;
-  numerics::AttentionOutputs run_direction(std::optional<numerics::mutants::MutantId> mutant,
-                                           numerics::AttentionInputs const& inputs,
-                                           numerics::Precision precision, Direction direction);
 
   GpuMutantOptions options_;
   FamilySource forward_;
@@ -115,6 +128,8 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   CompileService compiler_;
   // (mutant index or -1, name expressions) -> program
   std::map<std::pair<int, std::string>, runtime::CompiledProgram> programs_;
+  // (precision, backward?) -> the correct kernel's racecheck run
+  std::map<std::pair<numerics::Precision, bool>, RacecheckRun> racecheck_controls_;
 };
 
 // Whether `text` holds `switch_name` as a whole token on a preprocessor line (#ifdef, #ifndef, #if

@@ -61,8 +61,14 @@ std::variant<std::vector<GpuFamilyRun>, GpuTargetFailure> plan_gpu_mutant_runs(
   for (auto const& f : families) {
     if (std::find(allowed.begin(), allowed.end(), f) == allowed.end())
       return bad_input("--family " + f + ": allowed for --target gpu: " + joined(allowed));
-    GpuMutantOptions options{
-        f, kernels_dir.value(), arch, request.compile_db, request.block_m, request.block_n, request.head_dim};
+    GpuMutantOptions options{f,
+                             kernels_dir.value(),
+                             arch,
+                             request.compile_db,
+                             request.block_m,
+                             request.block_n,
+                             request.head_dim,
+                             request.racecheck};
     auto runner = GpuMutantRunner::create(options);
     if (!runner) return bad_input(runner.error().one_line());
     GpuFamilyRun run{std::move(runner.value()), {}, {}};

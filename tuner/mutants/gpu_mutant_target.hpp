@@ -34,6 +34,7 @@ struct GpuTargetRequest {
   int block_m = 0, block_n = 0;  // 0: the family's default
   std::filesystem::path compile_db;
   std::optional<std::filesystem::path> kernels_dir;  // empty: runtime::resolve_kernels_dir's search
+  std::optional<RacecheckSetup> racecheck;           // empty: discover_racecheck() (racecheck.hpp)
 };
 
 struct GpuTargetFailure {

@@ -1,9 +1,14 @@
 // The campaign's race detection with a fake target whose racy mutant differs only on some reruns: found on
 // the stress problem first when one is asked for, else on the inputs; a target whose reruns always agree
-// leaves the race a survivor. No verifier is needed: the fake's outputs always pass the judge.
+// leaves the race a survivor, unless its race tool (racecheck on the GPU) reports it, asked only then.
+// No verifier is needed: the fake's outputs always pass the judge.
 #include "numerics/campaign/mutation_campaign.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace mut = fl::numerics::mutants;
 using fl::numerics::AttentionInputs;
@@ -32,6 +37,14 @@ class RacyTarget final : public mut::MutantRunner {
     return out;
   }
   int repeats(mut::MutantId id) const override { return id == mut::MutantId::bwd_race ? 4 : 1; }
+  std::optional<mut::RaceToolReport> race_tool_check(mut::MutantId, Precision, std::uint64_t seed) override {
+    ++race_tool_calls;
+    race_tool_seed = seed;
+    return race_tool;
+  }
+  std::optional<mut::RaceToolReport> race_tool;  // nullopt: no race tool (the CPU)
+  int race_tool_calls = 0;
+  std::uint64_t race_tool_seed = 0;
   bool has_backward(Precision) const override { return true; }
   std::string config_json(std::optional<mut::MutantId>, fl::numerics::AttentionShape const&,
                           Precision) const override {
@@ -78,12 +91,44 @@ TEST_CASE("without a stress problem the same race survives inputs where it never
 
 TEST_CASE("a race that shows on the campaign's own inputs is killed there", "[mutants]") {
   RacyTarget target(/*racy_seqlen=*/40, /*differ_from_run=*/2);
+  target.race_tool = mut::RaceToolReport{true, "racecheck: 1 hazard", ""};
   auto const result = race_campaign(target, 0);
   REQUIRE(result.outcomes.size() == 1);
   auto const& o = result.outcomes.front();
   CHECK(o.status == mut::MutantStatus::killed);
   CHECK(o.verdict == "repeated runs disagree bit for bit");
   CHECK(o.killed_by->describe() == "normal, non-causal, seed 1");
+  CHECK(target.race_tool_calls == 0);  // the slow tool only where reruns found nothing
+}
+
+TEST_CASE("a race no rerun shows is killed by the race tool's hazards and named", "[mutants]") {
+  RacyTarget target(/*racy_seqlen=*/256, /*differ_from_run=*/2);  // never racy on these inputs
+  target.race_tool = mut::RaceToolReport{
+      true, "racecheck: 11 hazards (11 errors, 0 warnings) on b1 h2 n300 (correct kernel: 0 hazards)",
+      "RACECHECK SUMMARY: 11 hazards displayed (11 errors, 0 warnings)"};
+  auto const result = race_campaign(target, 128);
+  REQUIRE(result.outcomes.size() == 1);
+  auto const& o = result.outcomes.front();
+  CHECK(o.status == mut::MutantStatus::killed);
+  CHECK(o.named_correctly);
+  CHECK(o.diagnosis == std::vector<std::string>{"bwd-race"});
+  CHECK(o.verdict.rfind("racecheck: 11 hazards", 0) == 0);
+  CHECK(o.evidence.rfind("RACECHECK SUMMARY: 11", 0) == 0);
+  CHECK(target.race_tool_calls == 1);
+  CHECK(target.race_tool_seed == 1);
+  CHECK(result.ok());
+}
+
+TEST_CASE("a race the tool cannot show survives with the tool's reason, never silently", "[mutants]") {
+  RacyTarget target(256, 2);
+  target.race_tool =
+      mut::RaceToolReport{false, "no compute-sanitizer on PATH: races were only tested by reruns", ""};
+  auto const result = race_campaign(target, 0);
+  REQUIRE(result.outcomes.size() == 1);
+  auto const& o = result.outcomes.front();
+  CHECK(o.status == mut::MutantStatus::survived);
+  CHECK(o.reason == "no compute-sanitizer on PATH: races were only tested by reruns");
+  CHECK(result.score() == Approx(0.0));
 }
 
 TEST_CASE("campaign_shape raises N until every family's shape holds two key blocks and a tail",

@@ -1,7 +1,9 @@
 // The GPU target of fa-mutate without a GPU: which mutants apply to fa2_sm80 and why the others do not,
 // that each mutant's NVRTC request carries exactly its own -D switch, and that a few compile for sm_90a
 // (a few, not all: one fa2_sm80 program takes seconds of NVRTC on CI's two cores). With a GPU ([gpu]):
-// the whole campaign on fa2_sm80 in bf16 scores 100% with every kill named and no false positive.
+// the whole campaign on fa2_sm80 in bf16 scores 100% with every kill named and no false positive (bwd-race
+// by compute-sanitizer's racecheck where reruns agree: compute-sanitizer on PATH, fa-mutate beside this
+// binary as its probe).
 #include <algorithm>
 #include <catch2/catch.hpp>
 
@@ -199,8 +201,8 @@ TEST_CASE("fa-mutate's campaign on fa2_sm80 kills and names every applicable mut
     for (auto const& f : b.failures) UNSCOPED_INFO("false positive: " << f);
   for (auto const& o : result.outcomes)
     UNSCOPED_INFO(mut::info(o.id).name << ": " << mut::status_name(o.status) << " "
-                                       << (o.diagnosis.empty() ? "" : o.diagnosis.front()) << " "
-                                       << o.reason);
+                                       << (o.diagnosis.empty() ? "" : o.diagnosis.front()) << " " << o.reason
+                                       << " " << o.verdict);
   CHECK(result.baseline_clean());
   // The 11 forward mutants of the catalogue, and the backward ones fa2_sm80_bwd carries.
   CHECK(result.count(mut::MutantStatus::killed) >= 11);
