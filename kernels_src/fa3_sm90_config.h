@@ -23,14 +23,21 @@ constexpr int kRegisterFile = 65536;         // 32-bit registers per SM
 // Registers a consumer thread needs beyond the accumulators (addresses, softmax state, loop counters):
 // ptxas for d128 128x128 used ~40 more than O + S + P (CUDA 13.0, sm_90a).
 constexpr int kConsumerRegisterSlack = 40;
+// FP8: V is read as the K-major B operand of O += P V (wgmma takes FP8 B K-major only), so a transpose
+// kernel writes V^T, (B, H_kv, D, N_k rounded up to kTransposedKeyMultiple), before the forward. The
+// padded keys are zero codes (never NaN: P = 0 times a NaN code would still be NaN); 128 keys = one
+// 128-byte swizzle span, so every TMA box of V^T lies inside the padded rows.
+constexpr int kTransposedKeyMultiple = 128;
+constexpr int kTransposeKeys = 64;      // keys per CTA of the transpose kernel
+constexpr int kTransposeThreads = 256;  // its threads: 4 x 16-byte loads of a d256 row block each
 
 struct FwdTunables {
-  int head_dim;          // 64, 128, 256
-  int element_bytes;     // 2 (fp16, bf16)
-  int block_n;           // keys per block: a multiple of 16 (the P.V k-step), 64..256
-  int consumers;         // consumer warpgroups, 1..3; kBlockM = 64 * consumers
-  int stages;            // K/V shared-memory slots, 2..3
-  int ping_pong;         // 0/1: consumer warpgroups take turns issuing their products (needs >= 2)
+  int head_dim;       // 64, 128, 256
+  int element_bytes;  // 2 (fp16, bf16) or 1 (fp8_e4m3, fp8_e5m2)
+  int block_n;        // keys per block: 16-bit a multiple of 16 (the P.V k-step) in 64..256; FP8 64, 128, 256
+  int consumers;      // consumer warpgroups, 1..3; kBlockM = 64 * consumers
+  int stages;         // K/V shared-memory slots, 2..3
+  int ping_pong;      // 0/1: consumer warpgroups take turns issuing their products (needs >= 2)
   int intra_wg_overlap;  // 0/1: S_{j+1} = Q K_{j+1} is issued before the softmax of block j
   int persistent;        // 0/1: one CTA per SM walking the tiles, or one CTA per tile
 };
@@ -61,32 +68,59 @@ FA3_CONFIG_FN int consumer_registers(int consumers) {
   return (entry_registers(consumers) * (1 + consumers) - producer_registers(consumers)) / consumers / 8 * 8;
 }
 
-// Bytes of the shared tiles, each a multiple of the 1024-byte swizzle atom (rows x 128-byte panels).
+// Shared tiles are panels of rows x span bytes, swizzled with the span (TMA's swizzle = the box's row
+// bytes): a tile row of 128 bytes or more is cut into 128-byte panels; a 64-byte row (FP8 d64 Q and K,
+// FP8 V^T of 64 keys) is one 64-byte-swizzled panel.
+FA3_CONFIG_FN int swizzle_span(int row_bytes) {
+  return row_bytes >= kPanelBytes ? kPanelBytes : row_bytes;
+}
+FA3_CONFIG_FN int transposed_keys(int seqlen_k) {
+  return (seqlen_k + kTransposedKeyMultiple - 1) / kTransposedKeyMultiple * kTransposedKeyMultiple;
+}
+FA3_CONFIG_FN bool is_fp8(const FwdTunables& t) {
+  return t.element_bytes == 1;
+}
+
+// Bytes of the shared tiles, each a multiple of the swizzle atom (8 rows x the span).
 FA3_CONFIG_FN int q_tile_bytes(const FwdTunables& t) {
   return block_m(t) * t.head_dim * t.element_bytes;
 }
 FA3_CONFIG_FN int kv_tile_bytes(const FwdTunables& t) {
   return t.block_n * t.head_dim * t.element_bytes;
 }
+// O (16-bit) is staged for its TMA store in the Q tile when Q is 16-bit too; FP8 Q has half the bytes,
+// so FP8 stages O in a tile of its own (kBlockM x D bf16).
+FA3_CONFIG_FN int o_stage_bytes(const FwdTunables& t) {
+  return is_fp8(t) ? block_m(t) * t.head_dim * 2 : 0;
+}
 FA3_CONFIG_FN int barrier_count(const FwdTunables& t) {
   return 2 + 4 * t.stages;
 }  // Q full/empty, K and V each
 FA3_CONFIG_FN int shared_bytes(const FwdTunables& t) {
-  return kSharedAlignSlack + q_tile_bytes(t) + 2 * t.stages * kv_tile_bytes(t) + 8 * barrier_count(t);
+  return kSharedAlignSlack + q_tile_bytes(t) + 2 * t.stages * kv_tile_bytes(t) + o_stage_bytes(t) +
+         8 * barrier_count(t);
 }
 
-// fp32 registers one consumer thread holds for O (D/2), S (kBlockN/2) and P (kBlockN/4: two 16-bit values
-// per register); with intra-warpgroup overlap S of the next block and P of this one are live together.
+// fp32 registers one consumer thread holds for O (D/2), S (kBlockN/2) and, with intra-warpgroup overlap,
+// P (kBlockN/4: two 16-bit values per register; FP8 kBlockN/8: four codes per register), live together
+// with the next block's S. Without overlap P is packed from S as S dies: ptxas (CUDA 13.0) fits FP8
+// d128 x 256 and d256 x 128 that way in 240 registers without spills, which with overlap spill 96 and 32
+// bytes.
 FA3_CONFIG_FN int accumulator_registers(const FwdTunables& t) {
-  return t.head_dim / 2 + t.block_n / 2 + t.block_n / 4;
+  const int p_registers = t.intra_wg_overlap ? t.block_n / (is_fp8(t) ? 8 : 4) : 0;
+  return t.head_dim / 2 + t.block_n / 2 + p_registers;
 }
 
 // The first rule `t` breaks, in words, or nullptr.
 FA3_CONFIG_FN const char* violation(const FwdTunables& t) {
   if (t.head_dim != 64 && t.head_dim != 128 && t.head_dim != 256) return "head dim must be 64, 128 or 256";
-  if (t.element_bytes != 2) return "fa3_sm90 runs 16-bit elements (fp16, bf16)";
+  if (t.element_bytes != 2 && t.element_bytes != 1)
+    return "fa3_sm90 runs 16-bit (fp16, bf16) and 8-bit (fp8_e4m3, fp8_e5m2) elements";
   if (t.block_n < 64 || t.block_n > 256 || t.block_n % 16 != 0)
     return "kBlockN must be a multiple of 16 in 64..256 (wgmma N, 16-key P.V steps, TMA box <= 256 rows)";
+  if (is_fp8(t) && t.block_n != 64 && t.block_n != 128 && t.block_n != 256)
+    return "FP8 kBlockN must be 64, 128 or 256 (a V^T tile row of kBlockN bytes is one 64-byte or whole "
+           "128-byte swizzle panels)";
   if (t.consumers < 1 || t.consumers > 3) return "kConsumers (consumer warpgroups) must be 1, 2 or 3";
   if (t.stages < 2 || t.stages > 3) return "kStages must be 2 or 3";
   if (t.ping_pong != 0 && t.ping_pong != 1) return "kPingPong is 0 or 1";

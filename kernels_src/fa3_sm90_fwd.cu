@@ -17,23 +17,30 @@
 // (no other warpgroup reads them) and stores it with TMA; rows past n_q are clipped by the tensor map.
 // Persistent (kPersistent): one CTA per SM walks the tiles (fa_tile_scheduler.cuh); the next tile's
 // first K block loads while the last tile's epilogue runs.
+//
+// FP8 (Element = __nv_fp8_e4m3 / e5m2): the same kernel on k32 wgmma with V^T, written by
+// fa3_sm90_transpose_v (fa3_sm90_transpose.cuh) in the launch before; bf16 O. kBlockDescale: per-block
+// descale factors (fa_params.h) instead of per-tensor ones; see fa3_sm90_consumer.cuh.
 #include "fa3_sm90_consumer.cuh"
 #include "fa3_sm90_layout.cuh"
 #include "fa3_sm90_producer.cuh"
+#include "fa3_sm90_transpose.cuh"
 #include "fa_tma.cuh"
 #include "fa_tma_params.h"
 #include "fa_types.cuh"
 #include "fa_wgmma.cuh"
 
 // The kernel the runtime instantiates by name expression, e.g.
-//   fa3_sm90_fwd<__nv_bfloat16, 128, 128, 2, 2, 1, 1, 1, false>
-// (Element, kHeadDim, kBlockN, kConsumers, kStages, kPingPong, kIntraWgOverlap, kPersistent, Is_causal).
+//   fa3_sm90_fwd<__nv_bfloat16, 128, 128, 2, 2, 1, 1, 1, false, false>
+// (Element, kHeadDim, kBlockN, kConsumers, kStages, kPingPong, kIntraWgOverlap, kPersistent, Is_causal,
+// kBlockDescale).
 template <typename Element, int kHeadDim, int kBlockN, int kConsumers, int kStages, int kPingPong,
-          int kIntraWgOverlap, int kPersistent, bool Is_causal>
+          int kIntraWgOverlap, int kPersistent, bool Is_causal, bool kBlockDescale>
 __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
     fa3_sm90_fwd(const __grid_constant__ fa::AttentionParams params,
                  const __grid_constant__ fa::TmaDescriptors maps) {
-  using Cfg = fa3::Fwd<kHeadDim, kBlockN, kConsumers, kStages, kPingPong, kIntraWgOverlap, kPersistent>;
+  using Cfg = fa3::Fwd<int(sizeof(Element)), kHeadDim, kBlockN, kConsumers, kStages, kPingPong,
+                       kIntraWgOverlap, kPersistent>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char* smem =
       smem_raw +
@@ -53,7 +60,7 @@ __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
     return;  // each role ends in its own branch: ptxas then allocates each at its setmaxnreg count
   } else {
     if constexpr (kConsumers > 1) fa::claim_registers<Cfg::kConsumerRegisters>();
-    fa3::consume<Element, Cfg, Is_causal>(params, maps, smem, bars, warpgroup - 1);
+    fa3::consume<Element, Cfg, Is_causal, kBlockDescale>(params, maps, smem, bars, warpgroup - 1);
     return;
   }
 }

@@ -11,15 +11,25 @@
 namespace fa3 {
 
 // Named barriers (0 is __syncthreads): the ping-pong turn of consumer w, and its epilogue.
-constexpr int kTurnBarrier = 1;       // 1..3
-constexpr int kEpilogueBarrier = 4;   // 4..6
-constexpr int kColumnsPerPanel = 64;  // 16-bit columns in one 128-byte panel (the TMA box's inner size)
+constexpr int kTurnBarrier = 1;        // 1..3
+constexpr int kEpilogueBarrier = 4;    // 4..6
+constexpr int kOColumnsPerPanel = 64;  // 16-bit O columns in one 128-byte panel (the O map's inner box)
 
-template <int kHeadDim_, int kBlockN_, int kConsumers_, int kStages_, int kPingPong_, int kIntraWgOverlap_,
-          int kPersistent_>
+// A tile stored as TMA writes it: panels of `rows` x kSpan bytes (kSpan = the swizzle), each panel one box.
+template <int kRows, int kRowBytes>
+struct PanelTile {
+  static constexpr int kSpan = swizzle_span(kRowBytes);
+  static constexpr int kPanels = kRowBytes / kSpan;
+  static constexpr int kPanelBytes = kRows * kSpan;
+  static_assert(kSpan == 64 || kSpan == 128, "wgmma tiles here are 64- or 128-byte swizzled");
+  static_assert(kPanels * kSpan == kRowBytes, "a tile row is whole panels");
+};
+
+template <int kElementBytes_, int kHeadDim_, int kBlockN_, int kConsumers_, int kStages_, int kPingPong_,
+          int kIntraWgOverlap_, int kPersistent_>
 struct Fwd {
-  static constexpr FwdTunables kTunables{kHeadDim_, 2,          kBlockN_,         kConsumers_,
-                                         kStages_,  kPingPong_, kIntraWgOverlap_, kPersistent_};
+  static constexpr FwdTunables kTunables{kHeadDim_, kElementBytes_, kBlockN_,         kConsumers_,
+                                         kStages_,  kPingPong_,     kIntraWgOverlap_, kPersistent_};
   static_assert(violation(kTunables) == nullptr, "fa3_sm90 config breaks a rule of fa3_sm90_config.h");
 
   static constexpr int kBlockM = block_m(kTunables);
@@ -36,18 +46,27 @@ struct Fwd {
                 "setmaxnreg can only move the registers the CTA was launched with");
   static constexpr int kQBytes = q_tile_bytes(kTunables);
   static constexpr int kKVBytes = kv_tile_bytes(kTunables);
-  static constexpr int kPanels = kHeadDim / kColumnsPerPanel;
-  static constexpr int kQPanelBytes = kBlockM * kPanelBytes;
-  static constexpr int kKVPanelBytes = kBlockN * kPanelBytes;
-  static constexpr int kNT = kBlockN / 8;   // 8-key tiles of S per thread
-  static constexpr int kDT = kHeadDim / 8;  // 8-column tiles of O per thread
-  static constexpr int kPSteps = kBlockN / 16;
-  static constexpr int kQKSteps = kHeadDim / 16;
+  static constexpr bool kFp8 = is_fp8(kTunables);
+  static constexpr int kElementBytes = kElementBytes_;
+  // Q and K: rows of D elements, K-major operands of S = Q K^T.
+  using QTile = PanelTile<kBlockM, kHeadDim * kElementBytes>;
+  using KTile = PanelTile<kBlockN, kHeadDim * kElementBytes>;
+  // V: 16-bit, rows of D (read N-major by P V, 128-byte panels of 64 columns); FP8, V^T rows of kBlockN
+  // key bytes (K-major).
+  using VTile = PanelTile<kFp8 ? kHeadDim : kBlockN, kFp8 ? kBlockN : kHeadDim * 2>;
+  // O staging: 16-bit, kBlockM x D, 128-byte panels of 64 columns.
+  using OTile = PanelTile<kBlockM, kHeadDim * 2>;
+  static constexpr int kNT = kBlockN / 8;            // 8-key tiles of S per thread
+  static constexpr int kDT = kHeadDim / 8;           // 8-column tiles of O per thread
+  static constexpr int kPKeys = 32 / kElementBytes;  // keys per P V k-step (32 bytes of A)
+  static constexpr int kPSteps = kBlockN / kPKeys;
+  static constexpr int kQKSteps = kHeadDim * kElementBytes / 32;
 
-  // Shared memory, from the 1024-aligned base: Q, the K slots, the V slots, then the barriers.
+  // Shared memory, from the 1024-aligned base: Q, the K slots, the V slots, (FP8) O, then the barriers.
   static constexpr int kKOffset = kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKVBytes;
-  static constexpr int kBarrierOffset = kVOffset + kStages * kKVBytes;
+  static constexpr int kOOffset = kFp8 ? kVOffset + kStages * kKVBytes : 0;
+  static constexpr int kBarrierOffset = kVOffset + kStages * kKVBytes + o_stage_bytes(kTunables);
   struct Barriers {
     fa::LoadRing<1> q;  // count = the CTA's tile number
     fa::LoadRing<kStages> k, v;

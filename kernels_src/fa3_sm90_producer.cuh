@@ -6,6 +6,17 @@
 
 namespace fa3 {
 
+// One tile of kRows rows starting at `row` into `dst`, one box per panel (Tile: Cfg's PanelTile). A row
+// of the box is kSpan bytes, i.e. kSpan / element bytes columns of the map.
+template <class Tile, int kElementBytes>
+__device__ __forceinline__ void load_panels(unsigned char* dst, const fa::TmaDescriptor& map, int row,
+                                            int head, int batch, fa::Barrier* full) {
+#pragma unroll
+  for (int panel = 0; panel < Tile::kPanels; ++panel)
+    fa::tma_load(dst + panel * Tile::kPanelBytes, map, panel * (Tile::kSpan / kElementBytes), row, head,
+                 batch, full);
+}
+
 // Warpgroup 0, one thread: Q per tile, then K_{last}, and per block K_{j+1} before V_j (the order in
 // which the overlapped consumers need them). `count` runs over the CTA's key blocks across tiles.
 template <class Cfg, bool Is_causal>
@@ -13,28 +24,36 @@ __device__ __forceinline__ void produce(const fa::AttentionParams& p, const fa::
                                         unsigned char* smem, typename Cfg::Barriers& bars) {
   const fa::TileScheduler sched(p.seqlen_q, Cfg::kBlockM, p.heads_q, p.batch);
   int count = 0, tile_number = 0;
-  auto load_kv = [&](const fa::TmaDescriptor& map, fa::LoadRing<Cfg::kStages>& ring, int offset, int c,
-                     int block, const TileWork<Cfg, Is_causal>& w, const char* name) {
-    fa::Barrier* full = ring.acquire(c, Cfg::kKVBytes, name);
-    unsigned char* slot = smem + offset + fa::LoadRing<Cfg::kStages>::slot(c) * Cfg::kKVBytes;
+  auto load_k = [&](int c, int block, const TileWork<Cfg, Is_causal>& w) {
+    fa::Barrier* full = bars.k.acquire(c, Cfg::kKVBytes, "k_empty");
+    unsigned char* slot = smem + Cfg::kKOffset + fa::LoadRing<Cfg::kStages>::slot(c) * Cfg::kKVBytes;
+    load_panels<typename Cfg::KTile, Cfg::kElementBytes>(slot, maps.k, block * Cfg::kBlockN, w.kv_head,
+                                                         w.tile.batch, full);
+  };
+  auto load_v = [&](int c, int block, const TileWork<Cfg, Is_causal>& w) {
+    fa::Barrier* full = bars.v.acquire(c, Cfg::kKVBytes, "v_empty");
+    unsigned char* slot = smem + Cfg::kVOffset + fa::LoadRing<Cfg::kStages>::slot(c) * Cfg::kKVBytes;
+    using Tile = typename Cfg::VTile;
+    if constexpr (Cfg::kFp8) {
+      // V^T (B, H_kv, D, keys): the box is D rows x kSpan keys; panel i holds keys i kSpan.. of the block.
 #pragma unroll
-    for (int panel = 0; panel < Cfg::kPanels; ++panel)
-      fa::tma_load(slot + panel * Cfg::kKVPanelBytes, map, panel * kColumnsPerPanel, block * Cfg::kBlockN,
-                   w.kv_head, w.tile.batch, full);
+      for (int panel = 0; panel < Tile::kPanels; ++panel)
+        fa::tma_load(slot + panel * Tile::kPanelBytes, maps.v, block * Cfg::kBlockN + panel * Tile::kSpan, 0,
+                     w.kv_head, w.tile.batch, full);
+    } else {
+      load_panels<Tile, 2>(slot, maps.v, block * Cfg::kBlockN, w.kv_head, w.tile.batch, full);
+    }
   };
   for (int index = blockIdx.x; index < sched.total; index += gridDim.x, ++tile_number) {
     const TileWork<Cfg, Is_causal> w(p, sched, index);
-    if (w.n_blocks > 0) load_kv(maps.k, bars.k, Cfg::kKOffset, count, w.n_blocks - 1, w, "k_empty");
+    if (w.n_blocks > 0) load_k(count, w.n_blocks - 1, w);
     // Q replaces the previous tile's Q, where that tile's O was staged: wait for its stores to have read it.
     fa::Barrier* q_full = bars.q.acquire(tile_number, Cfg::kQBytes, "q_empty");
-#pragma unroll
-    for (int panel = 0; panel < Cfg::kPanels; ++panel)
-      fa::tma_load(smem + panel * Cfg::kQPanelBytes, maps.q, panel * kColumnsPerPanel, w.m0, w.tile.head,
-                   w.tile.batch, q_full);
+    load_panels<typename Cfg::QTile, Cfg::kElementBytes>(smem, maps.q, w.m0, w.tile.head, w.tile.batch,
+                                                         q_full);
     for (int j = 0; j < w.n_blocks; ++j, ++count) {
-      if (j + 1 < w.n_blocks)
-        load_kv(maps.k, bars.k, Cfg::kKOffset, count + 1, w.n_blocks - 2 - j, w, "k_empty");
-      load_kv(maps.v, bars.v, Cfg::kVOffset, count, w.n_blocks - 1 - j, w, "v_empty");
+      if (j + 1 < w.n_blocks) load_k(count + 1, w.n_blocks - 2 - j, w);
+      load_v(count, w.n_blocks - 1 - j, w);
     }
   }
 }

@@ -30,6 +30,9 @@ struct AttentionParams {
   float* scratch_m;
   float* scratch_l;
   float* scratch_o;  // fa1: fp32 running output (B, H_q, N_q, D)
+  // fa3_sm90 FP8: V^T (B, H_kv, D, N_k padded), written by its transpose launch (fa3_sm90_transpose.cuh)
+  // for the K-major B operand of P V.
+  void* v_transposed;
 
   // Strides in elements: batch, head, row. The last dimension (D) is contiguous.
   long long q_batch_stride, q_head_stride, q_row_stride;

@@ -87,6 +87,14 @@ __device__ __forceinline__ float guarded_max_log2(float m, float scale_log2) {
 #endif
 }
 
+// FP8 kernels round P as P * p_scale (a power of two). Folded into the exponent, 2^(x - M + log2 p_scale)
+// costs nothing per element where the product P * p_scale costs an FMUL; the row sums are taken back to
+// unscaled units once per row and block (exact: a power of two).
+struct ScaledP {
+  float log2_scale = 0.f;  // log2(p_scale)
+  float inv_scale = 1.f;   // 1 / p_scale
+};
+
 // exp(m_part - m_merged): the factor that carries a sum or output kept against the raw max `part_max` to the
 // (guarded, log2-unit) max `merged_max_log2`. THE rescale rule: the running (O, l) at a new key block
 // (update), and partial states over disjoint key sets merged into one (fa2's FA-1 warp layout, flash_decode's
@@ -150,8 +158,10 @@ struct OnlineSoftmax {
   // FMUL+FADD, and their ex2): the forward lost 11-14% on the H200 (bf16 n4096: d64 308 -> 274, d128
   // 320 -> 277 TFLOP/s). A warp with one huge row now takes the exact path for all its rows (correct for
   // any row, one FADD more per element).
-  template <int kNT>
-  __device__ __forceinline__ void update(float (&s)[kMT][kNT][4], float scale_log2, float (&rescale)[kRows]) {
+  // kScaledP (FP8): s becomes p * p_scale instead (ScaledP above); row_sum stays in units of p.
+  template <int kNT, bool kScaledP = false>
+  __device__ __forceinline__ void update(float (&s)[kMT][kNT][4], float scale_log2, float (&rescale)[kRows],
+                                         ScaledP scaled_p = {}) {
     float p_max_log2[kRows];
     bool exact = false;
 #pragma unroll
@@ -175,6 +185,7 @@ struct OnlineSoftmax {
 #endif
       row_max[r] = block_max;
       exact = exact || needs_exact_exponent(p_max_log2[r]);
+      if constexpr (kScaledP) p_max_log2[r] -= scaled_p.log2_scale;
     }
     float sums[kRows];
     if (__any_sync(0xffffffffu, exact))
@@ -183,6 +194,7 @@ struct OnlineSoftmax {
       exponentiate<false>(s, p_max_log2, scale_log2, sums);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
+      if constexpr (kScaledP) sums[r] *= scaled_p.inv_scale;
 #ifdef FA_MUTANT_UNRESCALED_L
       row_sum[r] += sums[r];  // [unrescaled-l] l not multiplied by exp(m_old - m_new)
 #else

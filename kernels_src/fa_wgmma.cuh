@@ -15,6 +15,8 @@
 //  - K-major (Q, K: the contraction dim is contiguous): the stride between 8-row groups (SBO) is 1024;
 //    the leading offset is unused with this swizzle (16 by convention). The k-step s of 32 bytes starts at
 //    panel s / 4, byte 32 (s % 4) of the row: the hardware applies the swizzle to the summed address.
+//    A 64-byte-swizzled tile (rows of 64 bytes: FP8 d64 Q and K, an FP8 V^T of 64 keys) is the same with
+//    a 512-byte atom (8 rows x 64 bytes), two k-steps per panel and swizzle mode 2.
 //  - N-major (V read as the K x N operand of P V, its rows are keys): SBO = 1024 (8 keys), LBO = the
 //    panel's size (the next 64 columns of N); k-step s (16 keys) starts 16 rows = 2048 bytes further.
 #include "fa_wgmma_ops.cuh"
@@ -26,19 +28,26 @@ constexpr int kSwizzleAtomBytes = 1024;  // 8 rows of 128 bytes: the alignment e
 constexpr int kWarpgroupThreads = 128;
 
 // Bits of the 64-bit descriptor (PTX ISA, "Matrix Descriptor Format"): start address, leading and stride
-// byte offsets, each >> 4 in 14 bits; swizzle mode in bits 62-63 (1 = 128-byte swizzle).
+// byte offsets, each >> 4 in 14 bits; swizzle mode in bits 62-63 (1 = 128-byte, 2 = 64-byte swizzle).
 __device__ __forceinline__ unsigned long long descriptor_field(unsigned bytes) {
   return (bytes & 0x3FFFF) >> 4;
 }
+template <int kSpan = kSwizzleBytes>
 __device__ __forceinline__ unsigned long long smem_descriptor(unsigned smem_address, unsigned leading_bytes,
                                                               unsigned stride_bytes) {
+  static_assert(kSpan == 128 || kSpan == 64, "128- or 64-byte swizzle");
+  constexpr unsigned long long kMode = kSpan == 128 ? 1ull : 2ull;
   return descriptor_field(smem_address) | descriptor_field(leading_bytes) << 16 |
-         descriptor_field(stride_bytes) << 32 | 1ull << 62;
+         descriptor_field(stride_bytes) << 32 | kMode << 62;
 }
 
-// k-step `step` (32 bytes of contraction) of a K-major tile whose panels hold panel_bytes each.
+// k-step `step` (32 bytes of contraction) of a K-major tile whose panels (kSpan-byte rows) hold
+// panel_bytes each.
+template <int kSpan = kSwizzleBytes>
 __device__ __forceinline__ unsigned long long k_major_descriptor(unsigned tile, int panel_bytes, int step) {
-  return smem_descriptor(tile + (step / 4) * panel_bytes + (step % 4) * 32, 16, kSwizzleAtomBytes);
+  constexpr int kStepsPerPanel = kSpan / 32;
+  return smem_descriptor<kSpan>(tile + (step / kStepsPerPanel) * panel_bytes + (step % kStepsPerPanel) * 32,
+                                16, 8 * kSpan);
 }
 // k-step `step` (16 rows of keys) of an N-major 16-bit tile (V), panels of panel_bytes.
 __device__ __forceinline__ unsigned long long n_major_descriptor(unsigned tile, int panel_bytes, int step) {

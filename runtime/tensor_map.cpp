@@ -1,6 +1,7 @@
 #include "runtime/tensor_map.hpp"
 
 #include <cstring>
+#include <optional>
 #include <string>
 
 namespace fl::runtime {
@@ -8,12 +9,18 @@ namespace {
 
 // TMA's own limits (CUDA driver API, cuTensorMapEncodeTiled): global address and strides 16-byte
 // granular, strides below 2^40 bytes, every dimension at most 2^32, box sides at most 256 elements, and
-// with a 128-byte swizzle a box row of at most 128 bytes.
+// a box row of at most the swizzle span.
 constexpr std::uint64_t kAddressAlignment = 16;
 constexpr std::uint64_t kMaxStrideBytes = 1ull << 40;
 constexpr std::uint64_t kMaxDim = 1ull << 32;
 constexpr unsigned kMaxBoxSide = 256;
-constexpr unsigned kSwizzleSpanBytes = 128;
+
+// The swizzle is the box row's width: 128 or 64 bytes (the spans the wgmma descriptors read).
+std::optional<CUtensorMapSwizzle> swizzle_for_row_bytes(std::uint64_t row_bytes) {
+  if (row_bytes == 128) return CU_TENSOR_MAP_SWIZZLE_128B;
+  if (row_bytes == 64) return CU_TENSOR_MAP_SWIZZLE_64B;
+  return std::nullopt;
+}
 
 Error tensor_map_error(std::string message) {
   return Error{"tensor map", std::move(message), ""};
@@ -44,9 +51,11 @@ Result<std::array<unsigned char, kTensorMapBytes>> encode_attention_tensor_map(
     return tensor_map_error("tensor base address is not 16-byte aligned");
   if (box_rows == 0 || box_rows > kMaxBoxSide)
     return tensor_map_error("box of " + std::to_string(box_rows) + " rows (TMA allows 1 to 256)");
-  if (box_columns == 0 || box_columns * bytes > kSwizzleSpanBytes || box_columns > view.head_dim)
-    return tensor_map_error("box of " + std::to_string(box_columns) +
-                            " columns: one box row must fit the 128-byte swizzle and the head dim");
+  auto const swizzle = swizzle_for_row_bytes(box_columns * bytes);
+  if (!swizzle || box_columns > view.head_dim)
+    return tensor_map_error(
+        "box of " + std::to_string(box_columns) +
+        " columns: one box row must be 64 or 128 bytes (the swizzle) and fit the head dim");
   std::uint64_t const dims[4] = {view.head_dim, view.rows, view.heads, view.batch};
   for (auto const d : dims)
     if (d == 0 || d > kMaxDim)
@@ -66,8 +75,8 @@ Result<std::array<unsigned char, kTensorMapBytes>> encode_attention_tensor_map(
   CUtensorMap map;
   CUresult const code = api.cuTensorMapEncodeTiled(
       &map, data_type(view.element), 4, reinterpret_cast<void*>(view.base), global_dim, global_strides, box,
-      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, *swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (code != CUDA_SUCCESS) return driver_error(api, code, "cuTensorMapEncodeTiled", "tensor map");
   std::array<unsigned char, kTensorMapBytes> out{};
   static_assert(sizeof(CUtensorMap) == kTensorMapBytes);

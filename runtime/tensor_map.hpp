@@ -23,11 +23,11 @@ struct AttentionTensorView {
 
 inline constexpr std::size_t kTensorMapBytes = 128;  // sizeof(CUtensorMap)
 
-// The descriptor's bytes for tiles of box_rows x box_columns of `view`, 128-byte swizzled (the layout
-// wgmma's descriptors read): box_columns * element bytes must be at most 128 (one swizzle span), box_rows
-// at most 256 (TMA's box limit). Fails, naming the value, for what TMA cannot address: a base not 16-byte
-// aligned, a stride that is not a multiple of 16 bytes, dims or strides past TMA's limits, or a driver
-// error.
+// The descriptor's bytes for tiles of box_rows x box_columns of `view`, swizzled with the box row's width
+// (the layout wgmma's descriptors read): box_columns * element bytes must be 128 or 64 (128- or 64-byte
+// swizzle), box_rows at most 256 (TMA's box limit). Fails, naming the value, for what TMA cannot address: a
+// base not 16-byte aligned, a stride that is not a multiple of 16 bytes, dims or strides past TMA's limits,
+// or a driver error.
 Result<std::array<unsigned char, kTensorMapBytes>> encode_attention_tensor_map(
     DriverApi const& api, AttentionTensorView const& view, unsigned box_rows, unsigned box_columns);
 

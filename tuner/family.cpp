@@ -24,6 +24,10 @@ std::vector<Config> enumerate_space(Family const& family, Problem const& problem
   }
 }
 
+std::pair<int, int> Family::tile_rows_and_keys(Config const& config, Problem const&) const {
+  return {value_or(config, "kBlockM", 0), value_or(config, "kBlockN", 0)};
+}
+
 std::string element_type_name(numerics::Precision dtype) {
   switch (dtype) {
     case numerics::Precision::fp16:

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kernels_src/fa_params.h"
@@ -40,8 +41,9 @@ struct LaunchStep {
 // backward's fp32 dQ accumulator), in bytes per field of fa::AttentionParams.
 struct ScratchBytes {
   std::size_t s = 0, p = 0, m = 0, l = 0, o = 0;
-  std::size_t dq_accum = 0;  // params.dq_accum: (B, H_q, N_q, D) fp32
-  std::size_t total() const { return s + p + m + l + o + dq_accum; }
+  std::size_t dq_accum = 0;      // params.dq_accum: (B, H_q, N_q, D) fp32
+  std::size_t v_transposed = 0;  // params.v_transposed: fa3_sm90 FP8's V^T
+  std::size_t total() const { return s + p + m + l + o + dq_accum + v_transposed; }
 };
 
 class Family {
@@ -73,6 +75,9 @@ class Family {
     return std::vector<unsigned char>{};
   }
   virtual ScratchBytes scratch(Config const&, Problem const&) const { return {}; }
+  // Query rows and keys per tile of `config`: its kBlockM and kBlockN by default (0 where absent); a family
+  // whose tiles are derived (fa3_sm90: 64 rows per consumer warpgroup) says so.
+  virtual std::pair<int, int> tile_rows_and_keys(Config const& config, Problem const& problem) const;
 };
 
 // Every config of the family's space (the cartesian product of its parameters) that passes violates(),

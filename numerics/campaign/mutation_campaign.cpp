@@ -239,7 +239,17 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
   };
   for (Precision precision : options.precisions) {
     if (stop()) break;
-    std::vector<PreparedInput> const inputs = prepare_inputs(runner, precision, options, judge);
+    // The diagnosis replays the emulator at candidate tiles: the target's own tiles must be among them
+    // (fa3_sm90's 128-row query blocks make a causal row fully masked in its first key block, which no
+    // 64-row replay reproduces).
+    CampaignOptions with_tiles = options;
+    CampaignTiles const tiles = runner.largest_tiles(precision, options.shape);
+    auto add_unique = [](std::vector<int>& list, int value) {
+      if (value > 0 && std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+    };
+    add_unique(with_tiles.diagnosis.block_m_candidates, tiles.block_m);
+    add_unique(with_tiles.diagnosis.block_n_candidates, tiles.block_n);
+    std::vector<PreparedInput> const inputs = prepare_inputs(runner, precision, with_tiles, judge);
     BaselineOutcome baseline{precision, inputs.size(), {}};
     for (PreparedInput const& input : inputs) {
       AttentionOutputs const observed = runner.run(std::nullopt, input.inputs, precision);
@@ -262,7 +272,7 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
         outcome.reason =
             "the " + runner.family() + " target has no backward at " + std::string(name(precision));
       } else {
-        hunt(runner, inputs, options, outcome);
+        hunt(runner, inputs, with_tiles, outcome);
       }
       result.outcomes.push_back(std::move(outcome));
       if (options.on_row) options.on_row(result.outcomes.back(), result.outcomes.size(), result.planned_rows);

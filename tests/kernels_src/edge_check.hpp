@@ -1,7 +1,7 @@
 #pragma once
 // The forward families' [gpu] correctness check, one copy: a config (the family default when null), with
 // `mutants` compiled in, judged on every edge problem (or the caller's problems) over every input family
-// that applies; the first failure is reported.
+// that applies; the first failure is reported. `fp8`: how FP8 operands are made (ignored for 16-bit).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -44,11 +44,15 @@ inline bool passes_problems(tuner::Family const& f, std::vector<std::string> con
 
 inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string> const& mutants, int d,
                                  bool causal, numerics::Precision dtype,
-                                 tuner::Config const* override_config = nullptr) {
+                                 tuner::Config const* override_config = nullptr,
+                                 tuner::Fp8Options const& fp8 = {}) {
   using namespace fl::tuner;
-  auto const base = headline_problem(1024, d, causal, dtype, Direction::forward);
+  auto base = headline_problem(1024, d, causal, dtype, Direction::forward);
+  base.fp8 = fp8;
   auto const config = override_config ? *override_config : f.default_config(base);
-  return passes_problems(f, mutants, edge_problems(d, causal, dtype), config);
+  auto problems = edge_problems(d, causal, dtype);
+  for (auto& p : problems) p.fp8 = fp8;
+  return passes_problems(f, mutants, problems, config);
 }
 
 }  // namespace fl::test

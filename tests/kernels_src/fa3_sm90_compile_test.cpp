@@ -63,6 +63,37 @@ TEST_CASE("fa3_sm90 default configs compile for sm_90a without spills", "[kernel
   compiles_without_spills(instances);
 }
 
+TEST_CASE("fa3_sm90 FP8 defaults and the V transpose compile for sm_90a without spills", "[kernels][nvrtc]") {
+  Fa3Sm90Family const f;
+  std::vector<std::pair<Config, Problem>> instances;
+  for (auto [d, causal, dtype] :
+       std::vector<std::tuple<int, bool, Precision>>{{64, false, Precision::fp8_e4m3},
+                                                     {128, true, Precision::fp8_e4m3},
+                                                     {256, false, Precision::fp8_e5m2}}) {
+    auto const p = problem_of(d, causal, dtype);
+    instances.emplace_back(f.default_config(p), p);
+  }
+  auto block = problem_of(128, false, Precision::fp8_e4m3);
+  block.fp8.scaling = numerics::Fp8Scaling::per_block;
+  block.fp8.block_rows = 128;
+  instances.emplace_back(f.default_config(block), block);
+  compiles_without_spills(instances);
+  // The transpose kernels: every head dim, no spills.
+  auto request =
+      make_family_request(f, f.default_config(block), block, {TargetArch::sm_90a, test::kernels_dir(), {}});
+  REQUIRE(request);
+  request->name_expressions = {"fa3_sm90_transpose_v<64>", "fa3_sm90_transpose_v<128>",
+                               "fa3_sm90_transpose_v<256>"};
+  auto const program = runtime::compile(request.value());
+  INFO((program.ok() ? std::string() : program.error().log));
+  REQUIRE(program);
+  for (auto const& name : request->name_expressions) {
+    auto const* r = program->resources_of(name);
+    REQUIRE(r);
+    CHECK_FALSE(r->spills());
+  }
+}
+
 TEST_CASE("every fa3_sm90 mechanism switch compiles without spills", "[kernels][nvrtc]") {
   Fa3Sm90Family const f;
   auto const p = problem_of(128, false, Precision::bf16);

@@ -1,6 +1,7 @@
 // fa3_sm90 on the GPU: default configs and each mechanism switched off, on small awkward problems (odd n,
 // tails, causal with fully masked rows, n_q != n_k, GQA) over every numerics input family, judged by
-// numerics' reference and tolerance model; every forward mutant is caught. Skipped where there is no GPU.
+// numerics' reference and tolerance model; every forward mutant is caught; FP8 (e4m3, e5m2; per-tensor,
+// per-block and incoherent scaling) at fa-check's FP8 tolerances. Skipped where there is no GPU.
 #include <catch2/catch.hpp>
 
 #include "runtime/device.hpp"
@@ -17,9 +18,31 @@ using numerics::Precision;
 namespace {
 
 bool passes_edge_problems(std::vector<std::string> const& mutants, int d, bool causal, Precision dtype,
-                          Config const* override_config = nullptr) {
+                          Config const* override_config = nullptr, Fp8Options const& fp8 = {}) {
   Fa3Sm90Family const f;
-  return test::passes_edge_problems(f, mutants, d, causal, dtype, override_config);
+  return test::passes_edge_problems(f, mutants, d, causal, dtype, override_config, fp8);
+}
+
+struct Fp8Variant {
+  Precision dtype;
+  numerics::Fp8Scaling scaling;
+  int block_rows;
+  bool incoherent;
+};
+constexpr Fp8Variant kFp8Variants[] = {
+    {Precision::fp8_e4m3, numerics::Fp8Scaling::per_tensor, 64, false},
+    {Precision::fp8_e4m3, numerics::Fp8Scaling::per_block, 128, false},
+    {Precision::fp8_e4m3, numerics::Fp8Scaling::per_tensor, 64, true},
+    {Precision::fp8_e5m2, numerics::Fp8Scaling::per_tensor, 64, false},
+};
+
+Fp8Options options_of(Fp8Variant const& v) {
+  Fp8Options o;
+  o.scaling = v.scaling;
+  o.block_rows = v.block_rows;
+  o.incoherent = v.incoherent;
+  o.incoherent_seed = 1;
+  return o;
 }
 
 }  // namespace
@@ -57,5 +80,30 @@ TEST_CASE("fa3_sm90 forward mutants are caught by the input families", "[gpu][ke
   for (auto const& c : test::forward_mutant_cases()) {
     INFO(c.switch_name);
     CHECK_FALSE(passes_edge_problems({c.switch_name}, 64, c.causal, Precision::bf16));
+  }
+}
+
+TEST_CASE("fa3_sm90 FP8 default configs are correct on awkward problems", "[gpu][kernels][fp8]") {
+  auto context = runtime::PrimaryContext::retain(0);
+  REQUIRE(context);
+  for (auto const& v : kFp8Variants)
+    for (int d : {64, 128, 256})
+      for (bool causal : {false, true}) {
+        INFO("d" << d << (causal ? " causal " : " full ") << numerics::name(v.dtype) << " "
+                 << (v.scaling == numerics::Fp8Scaling::per_block ? "per block" : "per tensor")
+                 << (v.incoherent ? " incoherent" : ""));
+        CHECK(passes_edge_problems({}, d, causal, v.dtype, nullptr, options_of(v)));
+      }
+}
+
+TEST_CASE("fa3_sm90 FP8 mutants and the forward ones that act on FP8 are caught", "[gpu][kernels][fp8]") {
+  auto context = runtime::PrimaryContext::retain(0);
+  REQUIRE(context);
+  for (char const* name :
+       {"FA_MUTANT_FP8_MISSING_DESCALE", "FA_MUTANT_FP8_P_OVERFLOW", "FA_MUTANT_UNRESCALED_O",
+        "FA_MUTANT_NORMALIZE_IN_LOOP", "FA_MUTANT_UNRESCALED_L"}) {
+    INFO(name);
+    CHECK_FALSE(
+        passes_edge_problems({name}, 128, false, Precision::fp8_e4m3, nullptr, options_of(kFp8Variants[0])));
   }
 }

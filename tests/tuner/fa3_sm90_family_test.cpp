@@ -12,7 +12,7 @@ TEST_CASE("fa3_sm90 default configs satisfy the constraints of every supported p
   Fa3Sm90Family const f;
   for (int d : {64, 128, 256})
     for (bool causal : {false, true})
-      for (auto dtype : {Precision::fp16, Precision::bf16}) {
+      for (auto dtype : {Precision::fp16, Precision::bf16, Precision::fp8_e4m3, Precision::fp8_e5m2}) {
         auto const p = headline_problem(2048, d, causal, dtype, Direction::forward);
         CHECK_FALSE(f.unsupported(p));
         INFO(to_string(f.default_config(p)));
@@ -23,7 +23,7 @@ TEST_CASE("fa3_sm90 default configs satisfy the constraints of every supported p
 TEST_CASE("fa3_sm90 refuses what it cannot run", "[tuner]") {
   Fa3Sm90Family const f;
   CHECK(f.unsupported(headline_problem(2048, 96, false, Precision::bf16, Direction::forward)));
-  CHECK(f.unsupported(headline_problem(2048, 64, false, Precision::fp8_e4m3, Direction::forward)));
+  CHECK(f.unsupported(headline_problem(2048, 64, false, Precision::fp32, Direction::forward)));
   CHECK(f.unsupported(headline_problem(2048, 64, false, Precision::bf16, Direction::backward)));
 }
 
@@ -71,7 +71,8 @@ TEST_CASE("fa3_sm90 launch geometry: one CTA per tile, or a persistent grid", "[
   fa3::FwdTunables const t{128, 2, 176, 2, 2, 1, 1, 1};
   CHECK(steps[0].dynamic_shared_bytes == std::size_t(fa3::shared_bytes(t)));
   CHECK(steps[0].dynamic_shared_bytes == 1024 + 128 * 256 + 4 * 176 * 256 + 8 * 10);
-  CHECK(steps[0].name_expression == "fa3_sm90_fwd<__nv_bfloat16, 128, 176, 2, 2, 1, 1, 1, false>");
+  CHECK(steps[0].name_expression == "fa3_sm90_fwd<__nv_bfloat16, 128, 176, 2, 2, 1, 1, 1, false, false>");
+  CHECK(f.scratch(c, p).total() == 0);
   c["kPersistent"] = 0;
   CHECK_FALSE(f.launches(c, p)[0].persistent);
 }
@@ -79,4 +80,43 @@ TEST_CASE("fa3_sm90 launch geometry: one CTA per tile, or a persistent grid", "[
 TEST_CASE("fa3_sm90 is registered", "[tuner]") {
   REQUIRE(find_family("fa3_sm90"));
   CHECK(family_names().find("fa3_sm90") != std::string::npos);
+}
+
+TEST_CASE("fa3_sm90 FP8: V^T transposed first into scratch padded to 128 keys, O staged apart", "[tuner]") {
+  Fa3Sm90Family const f;
+  auto p = headline_problem(4096, 128, false, Precision::fp8_e4m3, Direction::forward);
+  p.shape.seqlen_k = 1000;  // 1024 padded keys: 16 transpose CTAs of 64 keys
+  auto const c = f.default_config(p);
+  REQUIRE_FALSE(f.violates(c, p));
+  auto const steps = f.launches(c, p);
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[0].name_expression == "fa3_sm90_transpose_v<128>");
+  CHECK(steps[0].grid.x == 16);
+  CHECK(steps[0].grid.y == unsigned(p.shape.heads_kv));
+  CHECK(steps[0].grid.z == unsigned(p.shape.batch));
+  CHECK(steps[1].name_expression == "fa3_sm90_fwd<__nv_fp8_e4m3, 128, 128, 2, 2, 1, 1, 1, false, false>");
+  CHECK(f.scratch(c, p).v_transposed == std::size_t(p.shape.batch) * p.shape.heads_kv * 128 * 1024);
+  // Q 128 x 128 bytes, 2 x 2 slots of 128 x 128 bytes, O staged in 128 x 128 bf16, barriers.
+  CHECK(steps[1].dynamic_shared_bytes == 1024 + 16384 + 4 * 16384 + 32768 + 8 * 10);
+  auto const names = f.name_expressions(c, p);
+  CHECK(std::find(names.begin(), names.end(), "fa3_sm90_transpose_v<128>") != names.end());
+}
+
+TEST_CASE("fa3_sm90 FP8 key blocks and per-block scaling", "[tuner]") {
+  Fa3Sm90Family const f;
+  auto p = headline_problem(4096, 128, false, Precision::fp8_e5m2, Direction::forward);
+  auto c = f.default_config(p);
+  c["kBlockN"] = 96;  // a V^T row of 96 bytes is no swizzle span
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("FP8 kBlockN") != std::string::npos);
+  p.fp8.scaling = fl::numerics::Fp8Scaling::per_block;
+  p.fp8.block_rows = 64;  // K and V factors every 64 keys: 128-key blocks would mix two
+  c = f.default_config(p);
+  CHECK(c.at("kBlockN") == 64);
+  CHECK_FALSE(f.violates(c, p));
+  CHECK(f.name_expressions(c, p).front().find(", false, true>") != std::string::npos);
+  c["kBlockN"] = 128;
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("multiple of kBlockN") != std::string::npos);
+  for (auto const& config : enumerate_space(f, p)) CHECK(config.at("kBlockN") == 64);
 }

@@ -10,11 +10,18 @@ namespace fl::tuner {
 
 namespace {
 
-constexpr int kColumnsPerBox = 64;  // 16-bit columns in one 128-byte swizzle span: the maps' inner box
+constexpr unsigned kOColumnsPerBox = 64;  // 16-bit O columns in one 128-byte swizzle span
+
+bool fp8(Problem const& problem) {
+  return numerics::is_fp8(problem.dtype);
+}
+bool per_block(Problem const& problem) {
+  return fp8(problem) && problem.fp8.scaling == numerics::Fp8Scaling::per_block;
+}
 
 fa3::FwdTunables tunables_of(Config const& c, Problem const& problem) {
   return fa3::FwdTunables{problem.shape.head_dim,
-                          2,
+                          fp8(problem) ? 1 : 2,
                           value_or(c, "kBlockN", 0),
                           value_or(c, "kConsumers", 0),
                           value_or(c, "kStages", 0),
@@ -24,7 +31,12 @@ fa3::FwdTunables tunables_of(Config const& c, Problem const& problem) {
 }
 
 runtime::TensorElement element_of(numerics::Precision dtype) {
+  if (numerics::is_fp8(dtype)) return runtime::TensorElement::byte;
   return dtype == numerics::Precision::fp16 ? runtime::TensorElement::fp16 : runtime::TensorElement::bf16;
+}
+
+std::string transpose_name(Problem const& problem) {
+  return "fa3_sm90_transpose_v<" + std::to_string(problem.shape.head_dim) + ">";
 }
 
 }  // namespace
@@ -37,8 +49,8 @@ std::vector<ParamSpec> Fa3Sm90Family::parameters() const {
   return {
       {"kConsumers", {1, 2, 3}, "consumer warpgroups, 64 query rows each (kBlockM = 64 x kConsumers)"},
       {"kBlockN",
-       {64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224},
-       "keys per block (wgmma N of S = Q K^T)"},
+       {64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256},
+       "keys per block (wgmma N of S = Q K^T; FP8: 64, 128, 256)"},
       {"kStages", {2, 3}, "K and V shared-memory slots each (TMA ring depth)"},
       {"kPingPong",
        {0, 1},
@@ -49,8 +61,10 @@ std::vector<ParamSpec> Fa3Sm90Family::parameters() const {
 }
 
 std::optional<std::string> Fa3Sm90Family::unsupported(Problem const& problem) const {
-  if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
-    return "fa3_sm90 runs fp16 and bf16 (got " + std::string(numerics::name(problem.dtype)) + ")";
+  if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16 &&
+      !fp8(problem))
+    return "fa3_sm90 runs fp16, bf16, fp8_e4m3 and fp8_e5m2 (got " +
+           std::string(numerics::name(problem.dtype)) + ")";
   int const d = problem.shape.head_dim;
   if (d != 64 && d != 128 && d != 256)
     return "fa3_sm90 runs head dims 64, 128, 256 (got " + std::to_string(d) + ")";
@@ -62,7 +76,12 @@ std::optional<std::string> Fa3Sm90Family::unsupported(Problem const& problem) co
 }
 
 std::optional<std::string> Fa3Sm90Family::violates(Config const& config, Problem const& problem) const {
-  if (char const* why = fa3::violation(tunables_of(config, problem))) return std::string(why);
+  auto const t = tunables_of(config, problem);
+  if (char const* why = fa3::violation(t)) return std::string(why);
+  // P V is one wgmma chain over the key block: its K and V factors must be one per block.
+  if (per_block(problem) && (problem.fp8.block_rows <= 0 || problem.fp8.block_rows % t.block_n != 0))
+    return "per-block FP8 scaling needs descale blocks of a multiple of kBlockN = " +
+           std::to_string(t.block_n) + " rows (got " + std::to_string(problem.fp8.block_rows) + ")";
   return std::nullopt;
 }
 
@@ -84,15 +103,31 @@ Config Fa3Sm90Family::default_config(Problem const& problem) const {
     c["kConsumers"] = 3;
     c["kBlockN"] = 112;
   }
+  if (fp8(problem)) {
+    // FP8 key blocks are 64, 128 or 256 (V^T panels). H200, e4m3, n8192 (experiments/fa3_sm90): d128
+    // 128 x 128 with overlap 768 TFLOP/s full / 760 causal against 128 x 256 without 729 / 713; d256
+    // 128 x 128 without overlap 1038 / 962 against 128 x 64 with 918 / 876 (128 x 128 with overlap
+    // spills). d64 2 x 256 (446 at n8192) is the register rule's largest, not yet compared. Per-block
+    // scaling takes the largest of them dividing the descale block.
+    c["kConsumers"] = 2;
+    c["kBlockN"] = d == 64 ? 256 : 128;
+    if (d == 256) c["kIntraWgOverlap"] = 0;
+    if (per_block(problem))
+      while (c["kBlockN"] > 64 && problem.fp8.block_rows % c["kBlockN"] != 0) c["kBlockN"] /= 2;
+  }
   return c;
 }
 
 std::vector<std::string> Fa3Sm90Family::name_expressions(Config const& config, Problem const& problem) const {
   auto const t = tunables_of(config, problem);
   auto const i = [](int v) { return std::to_string(v); };
-  return {"fa3_sm90_fwd<" + element_type_name(problem.dtype) + ", " + i(t.head_dim) + ", " + i(t.block_n) +
-          ", " + i(t.consumers) + ", " + i(t.stages) + ", " + i(t.ping_pong) + ", " + i(t.intra_wg_overlap) +
-          ", " + i(t.persistent) + ", " + (problem.shape.causal ? "true" : "false") + ">"};
+  std::vector<std::string> names{"fa3_sm90_fwd<" + element_type_name(problem.dtype) + ", " + i(t.head_dim) +
+                                 ", " + i(t.block_n) + ", " + i(t.consumers) + ", " + i(t.stages) + ", " +
+                                 i(t.ping_pong) + ", " + i(t.intra_wg_overlap) + ", " + i(t.persistent) +
+                                 ", " + (problem.shape.causal ? "true" : "false") + ", " +
+                                 (per_block(problem) ? "true" : "false") + ">"};
+  if (fp8(problem)) names.push_back(transpose_name(problem));  // launched first (launches())
+  return names;
 }
 
 std::vector<LaunchStep> Fa3Sm90Family::launches(Config const& config, Problem const& problem) const {
@@ -106,7 +141,26 @@ std::vector<LaunchStep> Fa3Sm90Family::launches(Config const& config, Problem co
   step.persistent = t.persistent != 0;
   step.block = {unsigned(fa3::threads(t)), 1, 1};
   step.dynamic_shared_bytes = std::size_t(fa3::shared_bytes(t));
-  return {step};
+  if (!fp8(problem)) return {step};
+  LaunchStep transpose;  // V^T for P V's K-major FP8 B operand (fa3_sm90_transpose.cuh)
+  transpose.name_expression = transpose_name(problem);
+  transpose.grid = {unsigned(fa3::transposed_keys(s.seqlen_k) / fa3::kTransposeKeys), unsigned(s.heads_kv),
+                    unsigned(s.batch)};
+  transpose.block = {unsigned(fa3::kTransposeThreads), 1, 1};
+  return {transpose, step};
+}
+
+std::pair<int, int> Fa3Sm90Family::tile_rows_and_keys(Config const& config, Problem const& problem) const {
+  auto const t = tunables_of(config, problem);
+  return {fa3::block_m(t), t.block_n};
+}
+
+ScratchBytes Fa3Sm90Family::scratch(Config const&, Problem const& problem) const {
+  ScratchBytes bytes;
+  auto const& s = problem.shape;
+  if (fp8(problem))
+    bytes.v_transposed = std::size_t(s.batch) * s.heads_kv * s.head_dim * fa3::transposed_keys(s.seqlen_k);
+  return bytes;
 }
 
 runtime::Result<std::vector<unsigned char>> Fa3Sm90Family::tma_argument(
@@ -130,28 +184,47 @@ runtime::Result<std::vector<unsigned char>> Fa3Sm90Family::tma_argument(
   };
   struct Map {
     runtime::AttentionTensorView view;
-    unsigned box_rows;
+    unsigned box_rows, box_columns;
   };
-  Map const maps[4] = {
+  int const element_bytes = fp8(problem) ? 1 : 2;
+  // Q and K boxes: one swizzle span of the row (64 bytes for FP8 d64, else 128).
+  unsigned const qk_columns = unsigned(fa3::swizzle_span(s.head_dim * element_bytes) / element_bytes);
+  Map maps[4] = {
       {view(params.q, s.heads_q, s.seqlen_q, params.q_batch_stride, params.q_head_stride,
             params.q_row_stride),
-       unsigned(fa3::block_m(t))},
+       unsigned(fa3::block_m(t)), qk_columns},
       {view(params.k, s.heads_kv, s.seqlen_k, params.k_batch_stride, params.k_head_stride,
             params.k_row_stride),
-       unsigned(t.block_n)},
+       unsigned(t.block_n), qk_columns},
       {view(params.v, s.heads_kv, s.seqlen_k, params.v_batch_stride, params.v_head_stride,
             params.v_row_stride),
-       unsigned(t.block_n)},
-      // O is stored by each consumer warpgroup for its own rows.
+       unsigned(t.block_n), kOColumnsPerBox},
+      // O (16-bit; bf16 for FP8) is stored by each consumer warpgroup for its own rows.
       {view(params.o, s.heads_q, s.seqlen_q, params.o_batch_stride, params.o_head_stride,
             params.o_row_stride),
-       unsigned(fa3::kRowsPerConsumer)},
+       unsigned(fa3::kRowsPerConsumer), kOColumnsPerBox},
   };
+  if (fp8(problem)) {
+    // V^T (B, H_kv, D, keys padded): "rows" are the D columns of V, the inner extent its padded keys.
+    std::uint64_t const keys = std::uint64_t(fa3::transposed_keys(s.seqlen_k));
+    maps[2].view = runtime::AttentionTensorView{reinterpret_cast<CUdeviceptr>(params.v_transposed),
+                                                runtime::TensorElement::byte,
+                                                std::uint64_t(s.batch),
+                                                std::uint64_t(s.heads_kv),
+                                                std::uint64_t(s.head_dim),
+                                                keys,
+                                                keys * s.heads_kv * s.head_dim,
+                                                keys * s.head_dim,
+                                                keys};
+    maps[2].box_rows = unsigned(s.head_dim);
+    maps[2].box_columns = unsigned(fa3::swizzle_span(t.block_n));
+    maps[3].view.element = runtime::TensorElement::bf16;
+  }
   std::vector<unsigned char> bytes(sizeof(fa::TmaDescriptors));
   static_assert(sizeof(fa::TmaDescriptors) == 4 * runtime::kTensorMapBytes);
   for (int i = 0; i < 4; ++i) {
-    auto encoded =
-        runtime::encode_attention_tensor_map(*api.value(), maps[i].view, maps[i].box_rows, kColumnsPerBox);
+    auto encoded = runtime::encode_attention_tensor_map(*api.value(), maps[i].view, maps[i].box_rows,
+                                                        maps[i].box_columns);
     if (!encoded) return encoded.error();
     std::memcpy(bytes.data() + i * runtime::kTensorMapBytes, encoded->data(), runtime::kTensorMapBytes);
   }

@@ -17,6 +17,8 @@ class Fa3Sm90Family final : public Family {
   Config default_config(Problem const& problem) const override;
   std::vector<std::string> name_expressions(Config const& config, Problem const& problem) const override;
   std::vector<LaunchStep> launches(Config const& config, Problem const& problem) const override;
+  ScratchBytes scratch(Config const& config, Problem const& problem) const override;
+  std::pair<int, int> tile_rows_and_keys(Config const& config, Problem const& problem) const override;
   runtime::Result<std::vector<unsigned char>> tma_argument(Config const& config, Problem const& problem,
                                                            fa::AttentionParams const& params) const override;
 };

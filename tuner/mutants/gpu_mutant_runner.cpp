@@ -220,9 +220,17 @@ Config GpuMutantRunner::config_for(Problem const& problem) const {
   if (problem.direction == Direction::backward) return family_for(problem).reproducible_config(problem);
   Family const& family = family_for(problem);
   Config const fallback = family.default_config(problem);
+  // Only the tunables the family has: fa3_sm90 has no kBlockM (64 rows per consumer warpgroup), and a
+  // kBlockM key it ignores would make the campaign size its problems, and the diagnosis replay, for the
+  // wrong tiles.
+  auto const has = [&](char const* name) {
+    for (auto const& spec : family.parameters())
+      if (spec.name == name) return true;
+    return false;
+  };
   Config both = fallback;
-  if (options_.block_m > 0) both["kBlockM"] = options_.block_m;
-  if (options_.block_n > 0) both["kBlockN"] = options_.block_n;
+  if (options_.block_m > 0 && has("kBlockM")) both["kBlockM"] = options_.block_m;
+  if (options_.block_n > 0 && has("kBlockN")) both["kBlockN"] = options_.block_n;
   if (!family.violates(both, problem)) return both;
   // The requested tiles may break a family's constraints (fa2_fp8's 8 warps need kBlockM >= 128). The key
   // block matters most: with the default kBlockN = 128 the campaign's n = 100 keys fit one block, where
@@ -238,13 +246,9 @@ mut::CampaignTiles GpuMutantRunner::largest_tiles(Precision precision,
   mut::CampaignTiles tiles;
   auto widen = [&](Problem const& problem) {
     if (family_for(problem).unsupported(problem)) return;  // not run at all: not_applicable says why
-    Config const config = config_for(problem);
-    auto value = [&](char const* key) {
-      auto const it = config.find(key);
-      return it == config.end() ? 0 : it->second;
-    };
-    tiles.block_m = std::max(tiles.block_m, value("kBlockM"));
-    tiles.block_n = std::max(tiles.block_n, value("kBlockN"));
+    auto const [rows, keys] = family_for(problem).tile_rows_and_keys(config_for(problem), problem);
+    tiles.block_m = std::max(tiles.block_m, rows);
+    tiles.block_n = std::max(tiles.block_n, keys);
   };
   widen(Problem{base, precision, Direction::forward});
   if (backward_ && has_backward(precision)) widen(Problem{base, precision, Direction::backward});

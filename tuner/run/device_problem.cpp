@@ -198,6 +198,7 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
     p.scratch_l = take(scratch.l);
     p.scratch_o = take(scratch.o);
     p.dq_accum = take(scratch.dq_accum);
+    p.v_transposed = take(scratch.v_transposed);
   }
   long long const d = s.head_dim;
   p.q_row_stride = p.o_row_stride = d;

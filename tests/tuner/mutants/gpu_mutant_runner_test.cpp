@@ -235,6 +235,14 @@ TEST_CASE("the GPU campaign's problems give every config two key blocks and more
     numerics::AttentionShape const shape = check(*runner.value(), Precision::fp8_e4m3, 128, 128);
     CHECK(shape.seqlen_k > 256);
   }
+  SECTION("fa3_sm90: its rows are 64 per consumer warpgroup, whatever --block-m says") {
+    // d64 default: 3 consumer warpgroups (192 rows); kBlockN from --block-n. A kBlockM key (fa3_sm90 has
+    // none) once made the campaign size its problems for 64 rows, and the diagnosis replay 64-row tiles.
+    auto runner = GpuMutantRunner::create({"fa3_sm90", kKernelsDir, runtime::TargetArch::sm_90a, {}, 64, 64});
+    REQUIRE(runner);
+    CHECK(runner.value()->config_for(small_problem(false)).count("kBlockM") == 0);
+    check(*runner.value(), Precision::bf16, 192, 64);
+  }
   SECTION("fa2_sm80: the backward's reproducible tiles count too") {
     auto runner = fa2_runner();
     mut::CampaignTiles const tiles = runner->largest_tiles(Precision::bf16, base);
