@@ -279,6 +279,7 @@ __global__ void __launch_bounds__(32 * kNWarps)
   for (int e = lane; e < kHeadDim; e += 32) acc += static_cast<float>(o[e]) * static_cast<float>(d_o[e]);
   for (int s = 16; s > 0; s /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, s);
   if (lane == 0) p.delta[row] = acc;
+  if (p.dq_semaphore != nullptr && lane == 0) p.dq_semaphore[row] = 0;
   if constexpr (kClearDqAccum) {
     for (int e = 2 * lane; e < kHeadDim; e += 64)
       *reinterpret_cast<float2*>(p.dq_accum + row * kHeadDim + e) = make_float2(0.f, 0.f);

@@ -24,6 +24,9 @@ struct AttentionParams {
   void* d_v;        // (B, H_kv, N_k, D)
   float* delta;     // (B, H_q, N_q): rowsum(dO * O), written by the backward preprocessing
   float* dq_accum;  // (B, H_q, N_q, D) fp32 accumulator for dQ
+  // fa3_sm90_bwd's deterministic dQ mode: one counter per query row (B, H_q, N_q), of which the first row
+  // of each query block is used; zeroed by the backward preprocessing when not null.
+  int* dq_semaphore;
   // Scratch for the multi-launch families (naive: S and P; fa1: running m and l), in floats.
   float* scratch_s;
   float* scratch_p;

@@ -46,6 +46,16 @@ __device__ __forceinline__ void barrier_wait(Barrier* bar, unsigned parity, cons
   }
 }
 
+// The same wait without a bound, for waits that a bounded wait elsewhere watches over. In fa3_sm90_bwd's
+// consumer loop the timer loop's exit made ptxas allocate the consumers at the entry's 168 registers
+// despite setmaxnreg (dK + dV alone, 128 floats at d128, are live across it): 144-588 bytes of spills
+// and serialised wgmma (CUDA 13.0, 2026-12-01). There the producer warp's bounded waits stand guard: a
+// consumer stuck here never releases its slot, and the producer's wait for that slot traps.
+__device__ __forceinline__ void barrier_wait_unbounded(Barrier* bar, unsigned parity) {
+  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
+
 __device__ __forceinline__ void barrier_init(Barrier* bar, unsigned arrivals) {
   cuda::ptx::mbarrier_init(bar, arrivals);
 }

@@ -19,4 +19,9 @@ struct TmaDescriptors {
   TmaDescriptor q, k, v, o;
 };
 
+// The backward's loads (fa3_sm90_bwd): Q and dO in query blocks, K and V in key blocks.
+struct TmaBwdDescriptors {
+  TmaDescriptor q, k, v, d_o;
+};
+
 }  // namespace fa

@@ -16,12 +16,13 @@ struct LoadRing {
   Barrier full[kStages];
   Barrier empty[kStages];
 
-  // One thread, before the role split: full completes on the producer's single expect-bytes arrival,
-  // empty on one arrival per consumer warpgroup.
-  __device__ __forceinline__ void init(int consumer_warpgroups) {
+  // One thread, before the role split: full completes on the producer's arrivals (one expect-bytes
+  // arrival, plus one per producer thread that fills part of the slot with ordinary stores), empty on one
+  // arrival per consumer warpgroup.
+  __device__ __forceinline__ void init(int consumer_warpgroups, int producer_arrivals = 1) {
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
-      barrier_init(&full[s], 1);
+      barrier_init(&full[s], producer_arrivals);
       barrier_init(&empty[s], consumer_warpgroups);
     }
   }
@@ -39,9 +40,18 @@ struct LoadRing {
     barrier_arrive_expect_bytes(&full[slot(count)], bytes);
     return &full[slot(count)];
   }
+  // Producer threads that fill the slot with ordinary stores: wait for it to be free, store, then arrive
+  // on full[slot(count)] (release: the stores are visible to the consumers that wait on it).
+  __device__ __forceinline__ void wait_empty(int count, const char* name) {
+    barrier_wait(&empty[slot(count)], parity(count) ^ 1, name);
+  }
   // Consumers: wait until load `count` has landed.
   __device__ __forceinline__ void wait_full(int count, const char* name) {
     barrier_wait(&full[slot(count)], parity(count), name);
+  }
+  // The same without a bound (fa_tma.cuh: barrier_wait_unbounded), where the producer watches over it.
+  __device__ __forceinline__ void wait_full_unbounded(int count) {
+    barrier_wait_unbounded(&full[slot(count)], parity(count));
   }
   // Consumers: one thread of each warpgroup, once the warpgroup's products reading the slot are complete.
   __device__ __forceinline__ void release(int count, bool signalling_thread) {

@@ -27,6 +27,13 @@ constexpr int kSwizzleBytes = 128;       // CU_TENSOR_MAP_SWIZZLE_128B: one pane
 constexpr int kSwizzleAtomBytes = 1024;  // 8 rows of 128 bytes: the alignment every panel needs
 constexpr int kWarpgroupThreads = 128;
 
+// The dynamic shared-memory base rounded up to the swizzle atom (the kernels request kSharedAlignSlack
+// bytes more than their tiles need): every TMA tile and wgmma operand then starts 1024-aligned.
+__device__ __forceinline__ unsigned char* align_to_swizzle_atom(unsigned char* raw) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(raw));
+  return raw + (kSwizzleAtomBytes - address % kSwizzleAtomBytes) % kSwizzleAtomBytes;
+}
+
 // Bits of the 64-bit descriptor (PTX ISA, "Matrix Descriptor Format"): start address, leading and stride
 // byte offsets, each >> 4 in 14 bits; swizzle mode in bits 62-63 (1 = 128-byte, 2 = 64-byte swizzle).
 __device__ __forceinline__ unsigned long long descriptor_field(unsigned bytes) {

@@ -35,6 +35,9 @@ struct LaunchStep {
   // A persistent kernel walks its tiles with a stride of gridDim.x: the runner caps grid.x at the device's
   // SM count (one CTA per SM; the kernels that set this fill an SM's shared memory alone).
   bool persistent = false;
+  // Whether the kernel takes the family's tensor maps (tma_argument) as its second argument; a TMA
+  // family's small helper kernels (the backward's preprocessing and dQ conversion) take only the params.
+  bool takes_tensor_maps = true;
 };
 
 // Device scratch a family needs besides Q, K, V, O, LSE (naive's S and P, fa1's running statistics, the
@@ -43,7 +46,8 @@ struct ScratchBytes {
   std::size_t s = 0, p = 0, m = 0, l = 0, o = 0;
   std::size_t dq_accum = 0;      // params.dq_accum: (B, H_q, N_q, D) fp32
   std::size_t v_transposed = 0;  // params.v_transposed: fa3_sm90 FP8's V^T
-  std::size_t total() const { return s + p + m + l + o + dq_accum + v_transposed; }
+  std::size_t dq_semaphore = 0;  // params.dq_semaphore: (B, H_q, N_q) int
+  std::size_t total() const { return s + p + m + l + o + dq_accum + v_transposed + dq_semaphore; }
 };
 
 class Family {

@@ -17,8 +17,10 @@ ELEMENTS = [
 ]
 # N of S = Q K^T: the key block, every multiple of 16 from 64 to 256 (the tuner's kBlockN axis).
 SS_N = list(range(64, 257, 16))
-# N of O += P V: the head dim.
+# N of O += P V: the head dim (and the backward's dV += P^T dO, dK += dS^T Q per head-dim slice).
 RS_N = [64, 128, 256]
+# N of the backward's dQ = dS K (both operands read transposed, 16-bit types only): 64-column items.
+SS_TT_N = [64]
 
 
 def accumulators(n):
@@ -56,6 +58,33 @@ def emit_ss(ctype, ptype, k, n):
 """
 
 
+def emit_ss_tt(ctype, ptype, k, n):
+    regs, d_list, _ = accumulators(n)
+    a, b = regs, regs + 1
+    out = ", ".join(f'"=f"(d[{i // 4}][{i % 4}])' for i in range(regs))
+    inout = ", ".join(f'"+f"(d[{i // 4}][{i % 4}])' for i in range(regs))
+    return f"""  // A (64 x {k}) M-major and B ({k} x {n}) N-major, both from shared memory (imm-trans-a = imm-trans-b = 1):
+  // dQ = dS K with dS read from its key-major dS^T tile and K as TMA stored it. kAccumulate as in ss.
+  template <int kAccumulate>
+  __device__ __forceinline__ static void ss_tt(float (&d)[{n // 8}][4], unsigned long long desc_a,
+                                               unsigned long long desc_b) {{
+    if constexpr (kAccumulate) {{
+      asm volatile(
+          "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{b + 1}, 0;\\n"
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptype}.{ptype} {d_list}, %{a}, %{b}, p, 1, 1, 1, 1;\\n}}\\n"
+          : {inout}
+          : "l"(desc_a), "l"(desc_b), "n"(1));
+    }} else {{
+      asm volatile(
+          "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{b + 1}, 0;\\n"
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptype}.{ptype} {d_list}, %{a}, %{b}, p, 1, 1, 1, 1;\\n}}\\n"
+          : {out}
+          : "l"(desc_a), "l"(desc_b), "n"(0));
+    }}
+  }}
+"""
+
+
 def emit_rs(ctype, ptype, k, n):
     regs, d_list, d_ops = accumulators(n)
     a0 = regs
@@ -82,7 +111,8 @@ def main():
 // WgmmaOps<Element, N>::ss / ::rs issue one wgmma.mma_async m64nNk(32 bytes) with fp32 accumulators d
 // (N/8 tiles of 4 floats per thread, the mma.sync C-fragment order of each warp's 16 rows: see
 // fa_wgmma.cuh). scale_d = 0 overwrites d (the first k-step), 1 accumulates. kTransB (16-bit types only)
-// = 1 reads B N-major (V as stored: keys x head dim); FP8 B must be K-major, so FP8 has no kTransB.
+// = 1 reads B N-major (V as stored: keys x head dim); FP8 B must be K-major, so FP8 has no kTransB. ss_tt
+// (16-bit, N = 64) reads A M-major and B N-major: the backward's dQ = dS K.
 // The caller fences, commits and waits (fa_wgmma.cuh).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -98,6 +128,7 @@ struct WgmmaOps;
     for ctype, ptype, k in ELEMENTS:
         for n in sorted(set(SS_N) | set(RS_N)):
             body = (emit_ss(ctype, ptype, k, n) if n in SS_N else "") + (emit_rs(ctype, ptype, k, n) if n in RS_N else "")
+            body += emit_ss_tt(ctype, ptype, k, n) if (n in SS_TT_N and k == 16) else ""
             print(f"template <>\nstruct WgmmaOps<{ctype}, {n}> {{\n{body}}};\n")
     print("}  // namespace fa")
 

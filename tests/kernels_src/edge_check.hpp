@@ -1,7 +1,8 @@
 #pragma once
-// The forward families' [gpu] correctness check, one copy: a config (the family default when null), with
-// `mutants` compiled in, judged on every edge problem (or the caller's problems) over every input family
-// that applies; the first failure is reported. `fp8`: how FP8 operands are made (ignored for 16-bit).
+// The families' [gpu] correctness check, one copy: a config (the family default when null), with
+// `mutants` compiled in, judged on every edge problem (forward or backward, or the caller's problems) over
+// every input family that applies; the first failure is reported. `fp8`: how FP8 operands are made (ignored
+// for 16-bit).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -45,13 +46,17 @@ inline bool passes_problems(tuner::Family const& f, std::vector<std::string> con
 inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string> const& mutants, int d,
                                  bool causal, numerics::Precision dtype,
                                  tuner::Config const* override_config = nullptr,
-                                 tuner::Fp8Options const& fp8 = {}) {
+                                 tuner::Fp8Options const& fp8 = {},
+                                 tuner::Direction direction = tuner::Direction::forward) {
   using namespace fl::tuner;
-  auto base = headline_problem(1024, d, causal, dtype, Direction::forward);
+  auto base = headline_problem(1024, d, causal, dtype, direction);
   base.fp8 = fp8;
   auto const config = override_config ? *override_config : f.default_config(base);
   auto problems = edge_problems(d, causal, dtype);
-  for (auto& p : problems) p.fp8 = fp8;
+  for (auto& p : problems) {
+    p.fp8 = fp8;
+    p.direction = direction;
+  }
   return passes_problems(f, mutants, problems, config);
 }
 

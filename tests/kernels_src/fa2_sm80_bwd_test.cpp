@@ -6,10 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <regex>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "runtime/device.hpp"
@@ -32,18 +29,6 @@ namespace {
 
 Problem bwd_problem(int d, bool causal, Precision dtype) {
   return headline_problem(1024, d, causal, dtype, Direction::backward);
-}
-
-std::string file_text(std::string const& name) {
-  std::ifstream f(test::kernels_dir() / name);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-long switch_lines(std::string const& text, std::string const& id) {
-  std::regex const use("#\\s*if(n?def)?\\s+FA_MUTANT_" + id + "\\b");
-  return std::distance(std::sregex_iterator(text.begin(), text.end(), use), std::sregex_iterator());
 }
 
 // A backward family's configs to check: its default and, for fa2_sm80_bwd, the deterministic one.
@@ -111,17 +96,19 @@ TEST_CASE("backward mutant switches: one line per kernel path, all compile", "[k
   // fa_backward.cuh: ds_of and dk_scale_of serve every path. fa2_sm80_bwd.cu: dq-overwrite in the dQ pass
   // and in the atomic accumulation; bwd-race at the reuse barrier of kStages 1 and of kStages 2.
   // fa1_bwd.cu: dq-overwrite in the dQ read-modify-write, bwd-race at its reuse barrier.
-  auto const shared = file_text("fa_backward.cuh"), fa2 = file_text("fa2_sm80_bwd.cu"),
-             fa1 = file_text("fa1_bwd.cu");
-  CHECK(switch_lines(shared, "BWD_MISSING_DELTA") == 1);
-  CHECK(switch_lines(shared, "BWD_DK_MISSING_SCALE") == 1);
-  CHECK(switch_lines(shared, "BWD_DQ_OVERWRITE") + switch_lines(shared, "BWD_RACE") == 0);
+  auto const shared = test::kernel_file_text("fa_backward.cuh"),
+             fa2 = test::kernel_file_text("fa2_sm80_bwd.cu"), fa1 = test::kernel_file_text("fa1_bwd.cu");
+  CHECK(test::mutant_switch_lines(shared, "BWD_MISSING_DELTA") == 1);
+  CHECK(test::mutant_switch_lines(shared, "BWD_DK_MISSING_SCALE") == 1);
+  CHECK(test::mutant_switch_lines(shared, "BWD_DQ_OVERWRITE") +
+            test::mutant_switch_lines(shared, "BWD_RACE") ==
+        0);
   for (std::string id : {"BWD_MISSING_DELTA", "BWD_DK_MISSING_SCALE"})
-    CHECK(switch_lines(fa2, id) + switch_lines(fa1, id) == 0);
-  CHECK(switch_lines(fa2, "BWD_DQ_OVERWRITE") == 2);
-  CHECK(switch_lines(fa2, "BWD_RACE") == 2);
-  CHECK(switch_lines(fa1, "BWD_DQ_OVERWRITE") == 1);
-  CHECK(switch_lines(fa1, "BWD_RACE") == 1);
+    CHECK(test::mutant_switch_lines(fa2, id) + test::mutant_switch_lines(fa1, id) == 0);
+  CHECK(test::mutant_switch_lines(fa2, "BWD_DQ_OVERWRITE") == 2);
+  CHECK(test::mutant_switch_lines(fa2, "BWD_RACE") == 2);
+  CHECK(test::mutant_switch_lines(fa1, "BWD_DQ_OVERWRITE") == 1);
+  CHECK(test::mutant_switch_lines(fa1, "BWD_RACE") == 1);
 
   std::vector<std::string> const switches{"FA_MUTANT_BWD_MISSING_DELTA", "FA_MUTANT_BWD_DK_MISSING_SCALE",
                                           "FA_MUTANT_BWD_DQ_OVERWRITE", "FA_MUTANT_BWD_RACE"};

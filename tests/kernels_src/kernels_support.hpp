@@ -3,6 +3,9 @@
 #include <array>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,20 @@ namespace fl::test {
 inline std::filesystem::path kernels_dir() {
   char const* env = std::getenv("FA_KERNELS_DIR");
   return env && *env ? std::filesystem::path(env) : std::filesystem::path(FA_KERNELS_SRC_DIR);
+}
+
+// The text of one kernels_src file.
+inline std::string kernel_file_text(std::string const& name) {
+  std::ifstream f(kernels_dir() / name);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// How many preprocessor lines of `text` test the mutant switch FA_MUTANT_<id>.
+inline long mutant_switch_lines(std::string const& text, std::string const& id) {
+  std::regex const use("#\\s*if(n?def)?\\s+FA_MUTANT_" + id + "\\b");
+  return std::distance(std::sregex_iterator(text.begin(), text.end(), use), std::sregex_iterator());
 }
 
 // Small problems with every edge: odd n, tails in both sequences, n_q != n_k both ways (fully masked

@@ -6,6 +6,7 @@
 #include "tuner/families/fa2_sm80.hpp"
 #include "tuner/families/fa2_sm80_bwd.hpp"
 #include "tuner/families/fa3_sm90.hpp"
+#include "tuner/families/fa3_sm90_bwd.hpp"
 #include "tuner/families/flash_decode.hpp"
 #include "tuner/families/naive.hpp"
 
@@ -20,6 +21,7 @@ std::vector<std::unique_ptr<Family>> all_families() {
   out.push_back(std::make_unique<Fa2Fp8Family>());
   out.push_back(std::make_unique<Fa1BwdFamily>());
   out.push_back(std::make_unique<Fa3Sm90Family>());
+  out.push_back(std::make_unique<Fa3Sm90BwdFamily>());
   out.push_back(std::make_unique<FlashDecodeFamily>());
   return out;
 }

@@ -199,6 +199,7 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
     p.scratch_o = take(scratch.o);
     p.dq_accum = take(scratch.dq_accum);
     p.v_transposed = take(scratch.v_transposed);
+    p.dq_semaphore = reinterpret_cast<int*>(take(scratch.dq_semaphore));
   }
   long long const d = s.head_dim;
   p.q_row_stride = p.o_row_stride = d;

@@ -61,11 +61,13 @@ runtime::Result<FamilyRunner> FamilyRunner::load(Family const& family, Config co
 runtime::Result<std::vector<unsigned char> const*> FamilyRunner::tma_argument(
     fa::AttentionParams const& params) {
   for (auto const& e : encoded_)
-    if (e.q == params.q && e.k == params.k && e.v == params.v && e.o == params.o) return &e.bytes;
+    if (e.q == params.q && e.k == params.k && e.v == params.v && e.o == params.o && e.d_o == params.d_o)
+      return &e.bytes;
   auto bytes = encoder_(params);
   if (!bytes) return bytes.error();
   if (encoded_.size() == kEncodedMapSets) encoded_.erase(encoded_.begin());
-  encoded_.push_back(EncodedMaps{params.q, params.k, params.v, params.o, std::move(bytes.value())});
+  encoded_.push_back(
+      EncodedMaps{params.q, params.k, params.v, params.o, params.d_o, std::move(bytes.value())});
   return &encoded_.back().bytes;
 }
 
@@ -81,7 +83,7 @@ runtime::Status FamilyRunner::run(fa::AttentionParams params) {
     launch.block = step.block;
     launch.dynamic_shared_bytes = step.dynamic_shared_bytes;
     std::vector<void*> args = {&params};
-    if (!tma.empty()) args.push_back(const_cast<unsigned char*>(tma.data()));
+    if (!tma.empty() && step.takes_tensor_maps) args.push_back(const_cast<unsigned char*>(tma.data()));
     if (auto st = runtime::launch(kernels_[i], launch, std::span<void*>(args)); !st) return st;
   }
   return {};

@@ -28,7 +28,7 @@ class FamilyRunner {
  private:
   using TmaEncoder = std::function<runtime::Result<std::vector<unsigned char>>(fa::AttentionParams const&)>;
   struct EncodedMaps {
-    void const *q, *k, *v, *o;
+    void const *q, *k, *v, *o, *d_o;
     std::vector<unsigned char> bytes;
   };
   FamilyRunner(runtime::LoadedModule module, std::vector<runtime::Kernel> kernels,

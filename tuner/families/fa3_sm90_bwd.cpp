@@ -1,0 +1,135 @@
+#include "tuner/families/fa3_sm90_bwd.hpp"
+
+#include "kernels_src/fa3_sm90_bwd_config.h"
+#include "kernels_src/fa_tma_params.h"
+#include "runtime/tensor_map.hpp"
+#include "tuner/families/tensor_maps.hpp"
+
+namespace fl::tuner {
+
+namespace {
+
+constexpr int kPreprocessWarps = 4;   // rows of D per preprocessing block (one warp per row)
+constexpr int kConvertThreads = 128;  // fa_bwd_dq_convert's block
+constexpr int kConvertPerThread = 8;  // dQ elements per convert thread
+
+fa3::BwdTunables tunables_of(Config const& c, Problem const& problem) {
+  return fa3::BwdTunables{problem.shape.head_dim,       2,
+                          value_or(c, "kBlockM", 0),    value_or(c, "kBlockN", 0),
+                          value_or(c, "kConsumers", 0), value_or(c, "kStages", 0),
+                          value_or(c, "kDqMode", -1)};
+}
+
+unsigned ceil_div(long long a, long long b) {
+  return unsigned((a + b - 1) / b);
+}
+
+}  // namespace
+
+std::vector<ParamSpec> Fa3Sm90BwdFamily::parameters() const {
+  return {
+      {"kBlockM", {64, 128}, "query rows per step (the N of S^T = K Q^T)"},
+      {"kBlockN", {64, 128}, "keys per CTA: one 64-key group per consumer warpgroup (two share 64 at d256)"},
+      {"kConsumers", {1, 2}, "consumer warpgroups (setmaxnreg 24/240 with two)"},
+      {"kStages", {1, 2}, "Q/dO (+ LSE, D) shared-memory slots"},
+      {"kDqMode",
+       {0, 1, 2},
+       "dQ into fp32: 0 REDs in any order, 1 REDs ordered per query block (deterministic), 2 TMA bulk "
+       "reduce-add of shared-memory rows"},
+  };
+}
+
+std::optional<std::string> Fa3Sm90BwdFamily::unsupported(Problem const& problem) const {
+  if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
+    return "fa3_sm90_bwd runs fp16 and bf16 (got " + std::string(numerics::name(problem.dtype)) + ")";
+  int const d = problem.shape.head_dim;
+  if (d != 64 && d != 128 && d != 256)
+    return "fa3_sm90_bwd runs head dims 64, 128, 256 (got " + std::to_string(d) + ")";
+  if (problem.direction != Direction::backward) return "fa3_sm90_bwd is the backward; use fa3_sm90 forward";
+  if (problem.shape.heads_kv <= 0 || problem.shape.heads_q % problem.shape.heads_kv != 0)
+    return "heads_q must be a multiple of heads_kv";
+  return std::nullopt;
+}
+
+std::optional<std::string> Fa3Sm90BwdFamily::violates(Config const& config, Problem const& problem) const {
+  if (char const* why = fa3::bwd_violation(tunables_of(config, problem))) return std::string(why);
+  return std::nullopt;
+}
+
+Config Fa3Sm90BwdFamily::default_config(Problem const& problem) const {
+  // Picked from ptxas alone (NOT YET TIMED on a GPU): two consumer warpgroups of 64 keys each where dK + dV
+  // fit beside S^T and dP^T (d64: 128 queries per step; d128: 64, FlashAttention-3's 64 x 128 causal
+  // tile); at d256 the two share 64 keys and split dK, dV's columns (FA3: 64 x 80). All compile without
+  // spills at 240 registers (CUDA 13.0).
+  int const d = problem.shape.head_dim;
+  Config c{{"kBlockM", 64}, {"kBlockN", 128}, {"kConsumers", 2}, {"kStages", 2}, {"kDqMode", fa3::kDqAtomic}};
+  if (d == 64) c["kBlockM"] = 128;
+  if (d == 256) c["kBlockN"] = 64;
+  return c;
+}
+
+Config Fa3Sm90BwdFamily::reproducible_config(Problem const& problem) const {
+  Config c = default_config(problem);
+  c["kDqMode"] = fa3::kDqDeterministic;
+  return c;
+}
+
+std::vector<std::string> Fa3Sm90BwdFamily::name_expressions(Config const& config,
+                                                            Problem const& problem) const {
+  auto const t = tunables_of(config, problem);
+  auto const i = [](int v) { return std::to_string(v); };
+  auto const element = element_type_name(problem.dtype);
+  return {"fa_bwd_preprocess<" + element + ", " + i(t.head_dim) + ", " + i(kPreprocessWarps) + ", true>",
+          "fa3_sm90_bwd<" + element + ", " + i(t.head_dim) + ", " + i(t.block_m) + ", " + i(t.block_n) +
+              ", " + i(t.consumers) + ", " + i(t.stages) + ", " + i(t.dq_mode) + ", " +
+              (problem.shape.causal ? "true" : "false") + ">",
+          "fa_bwd_dq_convert<" + element + ", " + i(t.head_dim) + ">"};
+}
+
+std::vector<LaunchStep> Fa3Sm90BwdFamily::launches(Config const& config, Problem const& problem) const {
+  auto const t = tunables_of(config, problem);
+  auto const& s = problem.shape;
+  auto const names = name_expressions(config, problem);
+  long long const rows = static_cast<long long>(s.batch) * s.heads_q * s.seqlen_q;
+  LaunchStep pre{names[0], {ceil_div(rows, kPreprocessWarps), 1, 1}, {32u * kPreprocessWarps, 1, 1}, 0, 0};
+  pre.takes_tensor_maps = false;
+  LaunchStep main{names[1],
+                  {ceil_div(s.seqlen_k, t.block_n), unsigned(s.heads_kv), unsigned(s.batch)},
+                  {unsigned(fa3::bwd_threads(t)), 1, 1},
+                  std::size_t(fa3::bwd_shared_bytes(t)),
+                  1};
+  LaunchStep convert{names[2],
+                     {ceil_div(rows * s.head_dim / kConvertPerThread, kConvertThreads), 1, 1},
+                     {unsigned(kConvertThreads), 1, 1},
+                     0,
+                     2};
+  convert.takes_tensor_maps = false;
+  return {pre, main, convert};
+}
+
+ScratchBytes Fa3Sm90BwdFamily::scratch(Config const& config, Problem const& problem) const {
+  auto const& s = problem.shape;
+  std::size_t const rows = std::size_t(s.batch) * s.heads_q * s.seqlen_q;
+  ScratchBytes b;
+  b.dq_accum = sizeof(float) * rows * s.head_dim;
+  if (tunables_of(config, problem).dq_mode == fa3::kDqDeterministic) b.dq_semaphore = sizeof(int) * rows;
+  return b;
+}
+
+runtime::Result<std::vector<unsigned char>> Fa3Sm90BwdFamily::tma_argument(
+    Config const& config, Problem const& problem, fa::AttentionParams const& params) const {
+  auto const t = tunables_of(config, problem);
+  auto const& s = problem.shape;
+  static_assert(sizeof(fa::TmaBwdDescriptors) == 4 * runtime::kTensorMapBytes);
+  // Q, K, V, dO in the order of fa::TmaBwdDescriptors; dO has O's strides (as in every backward here).
+  return encode_tensor_maps(problem, {{params.q, s.heads_q, s.seqlen_q, params.q_batch_stride,
+                                       params.q_head_stride, params.q_row_stride, unsigned(t.block_m)},
+                                      {params.k, s.heads_kv, s.seqlen_k, params.k_batch_stride,
+                                       params.k_head_stride, params.k_row_stride, unsigned(t.block_n)},
+                                      {params.v, s.heads_kv, s.seqlen_k, params.v_batch_stride,
+                                       params.v_head_stride, params.v_row_stride, unsigned(t.block_n)},
+                                      {params.d_o, s.heads_q, s.seqlen_q, params.o_batch_stride,
+                                       params.o_head_stride, params.o_row_stride, unsigned(t.block_m)}});
+}
+
+}  // namespace fl::tuner
