@@ -19,6 +19,7 @@ struct Variant {
   Precision precision;
   Fp8Scaling scaling;
   bool incoherent;
+  Fp8Variants fp8 = {};
 };
 
 std::vector<Variant> variants() {
@@ -30,10 +31,18 @@ std::vector<Variant> variants() {
   return v;
 }
 
+// The forward's variants: the above, then FlashAttention-3's recipe with each P variant asked for.
+std::vector<Variant> forward_variants(std::vector<Fp8Variants> const& fp8_variants) {
+  std::vector<Variant> v = variants();
+  for (Fp8Variants set : fp8_variants)
+    if (!set.is_fa3()) v.push_back({Precision::fp8_e4m3, Fp8Scaling::per_block, true, set});
+  return v;
+}
+
 // Standard attention runs in the recipes of the paper's baselines only (fp16, bf16, FP8 per-tensor without
 // incoherent processing): block scaling and the Hadamard rotation are FlashAttention-3 features.
 bool has_baseline(Variant const& v) {
-  return !is_fp8(v.precision) || (v.scaling == Fp8Scaling::per_tensor && !v.incoherent);
+  return !is_fp8(v.precision) || (v.scaling == Fp8Scaling::per_tensor && !v.incoherent && v.fp8.is_fa3());
 }
 
 PrecisionRecipe recipe_of(Variant const& v, int tile, std::uint64_t seed) {
@@ -42,7 +51,7 @@ PrecisionRecipe recipe_of(Variant const& v, int tile, std::uint64_t seed) {
   r.fp8_block_rows = tile;
   r.incoherent = v.incoherent;
   r.incoherent_seed = seed;
-  return r;
+  return is_fp8(v.precision) ? with_fp8_variants(r, v.fp8) : r;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -73,10 +82,20 @@ FamilyInputs make_inputs(InputFamily recipe, int n, int d, std::uint64_t seed, b
 
 }  // namespace
 
+std::vector<Fp8Variants> default_fp8_study_variants() {
+  std::vector<Fp8Variants> out;
+  for (Fp8Variant v : kAllFp8Variants) out.push_back(Fp8Variants{}.with(v));
+  out.push_back(Fp8Variants{}.with(Fp8Variant::two_term_q).with(Fp8Variant::two_term_v));
+  out.push_back(Fp8Variants{}.with(Fp8Variant::two_term_q).with(Fp8Variant::bf16_pv));
+  out.push_back(Fp8Variants{}.with(Fp8Variant::bf16_qk).with(Fp8Variant::two_term_v));
+  return out;
+}
+
 std::string Fp8StudyRow::label() const {
   std::string s(name(precision));
   if (is_fp8(precision))
-    s += std::string(" ") + std::string(name(scaling)) + (incoherent ? " incoherent" : "");
+    s += std::string(" ") + std::string(name(scaling)) + (incoherent ? " incoherent" : "") +
+         (fp8_variants.is_fa3() ? "" : " " + name(fp8_variants));
   return s;
 }
 
@@ -114,7 +133,7 @@ std::vector<Fp8StudyRow> run_fp8_study(Fp8StudyOptions const& o,
         }
         SampledOutputs const ref = reference_sampled(in, sample, {o.threads});
         for (std::size_t r : ref.sample.query_rows) selection[r] = 1;
-        for (Variant const& v : variants()) {
+        for (Variant const& v : forward_variants(o.fp8_variants)) {
           PrecisionRecipe const rc = recipe_of(v, o.tile, o.seed);
           for (std::string method : {"baseline", "tiled"}) {
             if (method == "baseline" && !has_baseline(v)) continue;
@@ -140,6 +159,7 @@ std::vector<Fp8StudyRow> run_fp8_study(Fp8StudyOptions const& o,
             row.precision = v.precision;
             row.scaling = v.scaling;
             row.incoherent = v.incoherent;
+            row.fp8_variants = v.fp8;
             row.recipe = recipe;
             row.head_dim = d;
             row.seqlen = n;

@@ -17,10 +17,14 @@
 #include <vector>
 
 #include "numerics/fp8_quantization.hpp"
+#include "numerics/fp8_variants.hpp"
 #include "numerics/input_families.hpp"
 #include "numerics/precision.hpp"
 
 namespace fl::numerics {
+
+// Every variant alone, then the combinations that pair a score-side with a value-side improvement.
+std::vector<Fp8Variants> default_fp8_study_variants();
 
 struct Fp8StudyOptions {
   std::vector<int> head_dims = {64, 128, 256};
@@ -31,6 +35,9 @@ struct Fp8StudyOptions {
   int tile = 128;              // kBlockM = kBlockN of the tiled emulator, and the per-block scaling block
   int sampled_tiles = 1;       // query tiles evaluated when n is larger than full_rows_limit
   int full_rows_limit = 1024;  // up to this n every row is evaluated
+  // Forward only: FlashAttention-3's recipe (e4m3, per-block, incoherent) once more with each of these
+  // variant sets (numerics/fp8_variants.hpp) on the same inputs and rows; fa3 itself is the plain row.
+  std::vector<Fp8Variants> fp8_variants = default_fp8_study_variants();
   std::uint64_t seed = 1;
   int threads = 0;
 };
@@ -41,6 +48,7 @@ struct Fp8StudyRow {
   Precision precision = Precision::fp16;
   Fp8Scaling scaling = Fp8Scaling::per_tensor;  // FP8 only
   bool incoherent = false;                      // FP8 only
+  Fp8Variants fp8_variants;                     // FP8 only; empty: FlashAttention-3's recipe
   InputFamily recipe = InputFamily::normal;
   int head_dim = 0;
   int seqlen = 0;
@@ -49,7 +57,8 @@ struct Fp8StudyRow {
   double dq_rmse = 0.0, dk_rmse = 0.0, dv_rmse = 0.0;
   double seconds = 0.0;
 
-  std::string label() const;  // "fp8_e4m3 per_block incoherent", "fp16"
+  std::string label()
+      const;  // "fp8_e4m3 per_block incoherent", "fp16", "fp8_e4m3 per_block incoherent two_term_p"
 };
 
 std::vector<Fp8StudyRow> run_fp8_study(Fp8StudyOptions const& options,

@@ -17,6 +17,13 @@ PrecisionRecipe recipe_for(Precision claimed) {
   return r;
 }
 
+PrecisionRecipe with_fp8_variants(PrecisionRecipe r, Fp8Variants variants) {
+  r.fp8_variants = variants;
+  // P in bf16 needs no offset for range; keeping 2^8 changes nothing in bf16 and keeps l's factor one.
+  if (variants.has(Fp8Variant::bf16_pv) && is_fp8(r.probabilities)) r.probabilities = Precision::bf16;
+  return r;
+}
+
 float round_probability(PrecisionRecipe const& r, float p) {
   if (r.probability_scale == 1.0) return round_to(r.probabilities, p);
   float const s = float(r.probability_scale);

@@ -16,8 +16,8 @@
 // O in bf16 for FP8 inputs. It has no published FP8 backward: we assume dO is quantised like Q, K, V and
 // dS is kept in bf16 (its range varies too much from row to row for one FP8 scale).
 #include <cstdint>
-
 #include "numerics/fp8_quantization.hpp"
+#include "numerics/fp8_variants.hpp"
 #include "numerics/precision.hpp"
 
 namespace fl::numerics {
@@ -39,9 +39,12 @@ struct PrecisionRecipe {
   int fp8_block_rows = kDefaultFp8BlockRows;
   bool incoherent = false;
   std::uint64_t incoherent_seed = 0;
+  Fp8Variants fp8_variants;  // beyond FlashAttention-3 (numerics/fp8_variants.hpp); empty: fa3
 };
 
 PrecisionRecipe recipe_for(Precision claimed);
+// An FP8 recipe with `variants` (bf16_pv moves P to bf16; the operands follow in quantize_operands).
+PrecisionRecipe with_fp8_variants(PrecisionRecipe r, Fp8Variants variants);
 
 // P (a probability or an unnormalised weight <= 1) as the P.V product sees it: scaled, rounded with
 // saturation, scaled back.

@@ -1,7 +1,8 @@
 // fa-fp8-report: the FP8 error analysis of experiments/fp8_error_analysis. Runs numerics/fp8_study over
 // e4m3/e5m2 x per-tensor/per-block x incoherent or not x head dims x sequence lengths, forward and
 // backward, on the normal and the FlashAttention-3 recipes, and writes results.csv, report.md (tables,
-// beside FlashAttention-3's Table 3) and SVG plots drawn by gnuplot.
+// beside FlashAttention-3's Table 3, and FlashAttention-3's recipe with each FP8 P variant) and SVG plots
+// drawn by gnuplot.
 #include <boost/program_options.hpp>
 
 #include <chrono>
@@ -42,6 +43,8 @@ constexpr PaperRow kPaperTable3[] = {
     {"FA3 FP8 without incoherent processing", 2.4e-2, "tiled", "fp8_e4m3 per_block"},
 };
 
+constexpr fl::common::CountRange kFullRowsUpTo{"full-rows-up-to", 0, std::int64_t(1) << 16};
+
 std::string sci(double x) {
   std::ostringstream out;
   out << std::setprecision(2) << std::scientific << x;
@@ -74,6 +77,24 @@ std::vector<int> parse_int_list(std::string const& text, char const* option, fl:
   return out;
 }
 
+// --fp8-variants: comma-separated variant sets of numerics/fp8_variants.hpp ("two_term_q+two_term_v"), or
+// "none".
+std::vector<Fp8Variants> parse_variant_sets(std::string const& text) {
+  std::vector<Fp8Variants> out;
+  if (text == "none") return out;
+  std::stringstream s(text);
+  std::string item;
+  while (std::getline(s, item, ',')) {
+    auto const v = parse_fp8_variants(item);
+    if (!v)
+      throw po::error("--fp8-variants " + item + ": expected \"all\", \"none\" or comma-separated sets of " +
+                      allowed_fp8_variant_names() + " joined by '+'");
+    out.push_back(*v);
+  }
+  if (out.empty()) throw po::error("--fp8-variants needs at least one value (or \"none\")");
+  return out;
+}
+
 int write_report(po::variables_map const& vm, Fp8StudyOptions const& study, std::string const& command_line);
 
 }  // namespace
@@ -92,7 +113,11 @@ int main(int argc, char** argv) {
       ("backward-seqlens", po::value<std::string>()->default_value("512,1024"),
        "sequence lengths of the backward runs (every row: O(n^2))")  //
       ("backward-head-dims", po::value<std::string>()->default_value("128"),
-       "head dims of the backward runs")                                                //
+       "head dims of the backward runs")  //
+      ("fp8-variants", po::value<std::string>()->default_value("all"),
+       "FP8 variant sets run on FlashAttention-3's recipe (forward): all, none, or a list")  //
+      ("full-rows-up-to", po::value<int>()->default_value(1024),
+       "forward: every row up to this n, one sampled 128-row tile above it")            //
       ("seed", po::value<std::string>()->default_value("1"), "input seed")              //
       ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
       ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot), "gnuplot command");
@@ -118,6 +143,11 @@ int main(int argc, char** argv) {
         if ((d & (d - 1)) != 0)
           throw po::error(std::string("--") + option + " " + std::to_string(d) +
                           ": must be a power of two (Hadamard)");
+    if (std::string const fv = vm["fp8-variants"].as<std::string>(); fv != "all")
+      study.fp8_variants = parse_variant_sets(fv);
+    study.full_rows_limit = vm["full-rows-up-to"].as<int>();
+    if (auto complaint = fl::common::out_of_range(kFullRowsUpTo, study.full_rows_limit))
+      throw po::error("--" + *complaint);
     auto const seed = fl::common::parse_count(fl::common::kSeed, vm["seed"].as<std::string>());
     if (!seed.ok()) throw po::error(seed.error);
     study.seed = std::uint64_t(seed.value);
@@ -198,6 +228,35 @@ int write_report(po::variables_map const& vm, Fp8StudyOptions const& study, std:
       md << " " << (r ? sci(r->o_rmse) : "-") << " |";
     }
     md << "\n";
+  }
+
+  if (!study.fp8_variants.empty()) {
+    std::string const base = "fp8_e4m3 per_block incoherent";
+    md << "\n## FP8 variants on FlashAttention-3's recipe (e4m3, per-block, incoherent; fa3_outliers, "
+          "head dim "
+       << table_d << ", tiled), O RMSE and ratio to fa3\n\n| variant |";
+    for (int n : study.seqlens) md << " n=" << n << " | ratio |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < study.seqlens.size(); ++i) md << "---|---|";
+    md << "\n";
+    std::vector<Fp8Variants> shown = {Fp8Variants{}};
+    for (Fp8Variants v : study.fp8_variants)
+      if (!v.is_fa3()) shown.push_back(v);
+    for (Fp8Variants v : shown) {
+      std::string const label = v.is_fa3() ? base : base + " " + name(v);
+      md << "| " << name(v) << " |";
+      for (int n : study.seqlens) {
+        Fp8StudyRow const* r = find("forward", "tiled", label, InputFamily::fa3_outliers, table_d, n);
+        Fp8StudyRow const* f = find("forward", "tiled", base, InputFamily::fa3_outliers, table_d, n);
+        md << " " << (r ? sci(r->o_rmse) : "-") << " | ";
+        if (r && f && f->o_rmse > 0)
+          md << std::fixed << std::setprecision(2) << r->o_rmse / f->o_rmse << std::defaultfloat;
+        else
+          md << "-";
+        md << " |";
+      }
+      md << "\n";
+    }
   }
 
   for (InputFamily recipe : study.recipes) {

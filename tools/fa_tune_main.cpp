@@ -9,6 +9,7 @@
 #include "common/stop_signals.hpp"
 #include "common/temporary_files.hpp"
 #include "db/database.hpp"
+#include "db/merge.hpp"
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
 #include "runtime/device.hpp"
@@ -93,6 +94,17 @@ int run(int argc, char const* const argv[]) {
       options.db_path.empty() ? db::default_database_path() : std::filesystem::path(options.db_path);
   // Checked (and salvaged when damaged, db/integrity.hpp) before any work: an unusable one is exit 2.
   (void)db::open_database(db_path);
+
+  if (!options.merge_path.empty()) {
+    auto database = db::open_database(db_path);
+    auto const counts = db::merge_measurements(database, options.merge_path);
+    std::printf(
+        "merged %s into %s: %lld measurements imported, %lld already here (kept), %lld best configs "
+        "added or made faster\n",
+        options.merge_path.c_str(), db_path.string().c_str(), static_cast<long long>(counts.imported),
+        static_cast<long long>(counts.already_here), static_cast<long long>(counts.best_updated));
+    return common::kExitOk;
+  }
 
   if (options.compile_only) {
     try {

@@ -61,6 +61,10 @@ ForwardResult emulate_forward(QuantizedOperands const& ops, PrecisionRecipe cons
   int const threads = resolve_thread_count(config.threads);
 
   if (config.loop_order == LoopOrder::fa1) {
+    // The FP8 P variants live in fold_row, the FA-2 step; FA-1 keeps O normalised in its own update.
+    if (is_fp8(recipe.claimed) && !recipe.fp8_variants.is_fa3())
+      throw std::invalid_argument("FP8 variant " + name(recipe.fp8_variants) +
+                                  ": emulated in the FA-2 loop order only (loop order fa1 takes fa3)");
     for_each_unit(heads, threads, [&](std::size_t bh) {
       fa1_forward_head(prepared.head(bh), output_of(bh), params, selection_of(bh));
     });

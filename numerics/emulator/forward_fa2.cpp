@@ -1,6 +1,7 @@
 // FlashAttention-2 forward: outer loop over query tiles (one per thread block), inner loop over key blocks,
 // online softmax with the normalisation deferred to the end.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -67,25 +68,39 @@ RowFoldStep<Real> fold_row(Real const* srow, int col_begin, int col_end, KeyBloc
   std::size_t const d = head_dim;
   int const valid_end = std::min(col_end, values.valid_keys);  // zero-padded V beyond: adds nothing
   Real const m_old = m;
-  Real const m_new = std::max(m_old, *std::max_element(srow + col_begin, srow + col_end));
+  Real const block_max = *std::max_element(srow + col_begin, srow + col_end);
+  Real const m_new = std::max(m_old, block_max);
   Real const m_new_scaled = guard_max(m_new, mut) * c.scale_log2;
   // FA_MUTANT_STALE_MAX: the exponent uses the max from before this block.
-  Real const m_for_p = mut.on(MutantId::stale_max) ? guard_max(m_old, mut) * c.scale_log2 : m_new_scaled;
+  Real const max_for_p = guard_max(mut.on(MutantId::stale_max) ? m_old : m_new, mut);
+  Real const m_for_p = mut.on(MutantId::stale_max) ? max_for_p * c.scale_log2 : m_new_scaled;
   Real const alpha = softmax_exp2(m_old * c.scale_log2 - m_new_scaled, mut);
+  // block_p_scale: P of this block computed 2^shift larger, its products scaled back by 2^-shift (exact).
+  Real const shift = block_p_shift(c, m_for_p, block_max);
+  Real const unshift = std::exp2(-shift);
+  bool const exponent_in_fp64 = c.fp8_variants.has(Fp8Variant::fp64_row_max);
+  bool const sum_rounded_p = c.fp8_variants.has(Fp8Variant::rounded_p_sum);
   Real row_sum = 0;
   for (int j = col_begin; j < col_end; ++j) {
-    p[j] = softmax_exp2(p_exponent(srow[j], c.scale_log2, m_for_p), mut) * c.p_scale;
-    row_sum += p[j];  // l sums P before it is rounded, as the kernels do
+    if (exponent_in_fp64) {  // a control: no mutant acts on this path
+      double const scale_log2 = double(c.scale_log2);
+      p[j] = Real(std::exp2(double(srow[j]) * scale_log2 - double(max_for_p) * scale_log2)) * c.p_scale;
+    } else {
+      p[j] = softmax_exp2(p_exponent(srow[j], c.scale_log2, m_for_p) + shift, mut) * c.p_scale;
+    }
+    // l sums P before it is rounded, as the kernels do; rounded_p_sum sums what P.V multiplies.
+    row_sum += sum_rounded_p ? p_as_multiplied(c, p[j]) : p[j];
   }
+  row_sum *= unshift;
   l = mut.on(MutantId::unrescaled_l) ? l + row_sum : l * alpha + row_sum;  // FA_MUTANT_UNRESCALED_L
   if (!mut.on(MutantId::unrescaled_o)) {                                   // FA_MUTANT_UNRESCALED_O
     for (std::size_t e = 0; e < d; ++e) acc[e] *= alpha;
   }
   for (int j = col_begin; j < valid_end; ++j) {
-    Real const pr = round_as_kernel(c.p_precision, p[j]);
+    Real const pr = p_as_multiplied(c, p[j]);
     if (pr == Real(0)) continue;
     float const* vrow = values.v + static_cast<std::size_t>(j) * d;
-    Real const weight = pr * Real(values.v_descale[j]);
+    Real const weight = pr * unshift * Real(values.v_descale[j]);
     for (std::size_t e = 0; e < d; ++e) acc[e] += weight * Real(vrow[e]);
   }
   m = m_new;
@@ -123,7 +138,8 @@ void fa2_forward_query_tile(HeadView const& head, HeadOutput const& out, Forward
                    std::vector<float>(n_rows * d, 0.0f)});
   std::vector<float> s(n_rows * static_cast<std::size_t>(bn));
   std::vector<float> p(static_cast<std::size_t>(bn));
-  bool const reversed = params.key_order == KeyOrder::last_to_first;
+  bool const reversed = params.key_order == KeyOrder::last_to_first ||
+                        params.constants.fp8_variants.has(Fp8Variant::reverse_keys);
   for (int step = 0; step < key_blocks; ++step) {
     int const kb = reversed ? key_blocks - 1 - step : step;
     int const c0 = kb * bn;

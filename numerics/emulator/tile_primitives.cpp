@@ -18,6 +18,7 @@ BasicSoftmaxConstants<Real> make_constants(AttentionShape const& shape, Precisio
   c.ds_precision = recipe.score_gradients;
   c.out_precision = recipe.outputs;
   c.p_scale = static_cast<Real>(recipe.probability_scale);
+  if (is_fp8(recipe.claimed)) c.fp8_variants = recipe.fp8_variants;
   if (is_fp8(recipe.probabilities) && mutants.on(MutantId::fp8_p_overflow)) {
     // FA_MUTANT_FP8_P_OVERFLOW: a P scale kOverflowFactor times the format's maximum (rounded up to a power
     // of two; e4m3: 2^15, the offset that suits fp16, not e4m3's 448): every weight above 1/64 of the row

@@ -2,6 +2,7 @@
 // The pieces every tiled loop order shares: the fp32 constants of the softmax, one tile of masked scores,
 // and the per-row primitives (guarded max, exp2, P quantisation, epilogue). Each mutant switch that is not
 // specific to one loop order lives here, once, at the line where the bug would be in a kernel.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -45,6 +46,7 @@ struct BasicSoftmaxConstants {
   Precision p_precision = Precision::fp32;    // P rounded to this before P.V
   Precision ds_precision = Precision::fp32;   // dS rounded to this before dS.K and dS^T.Q
   Precision out_precision = Precision::fp32;  // O, dQ, dK, dV rounded at the end
+  Fp8Variants fp8_variants;                   // FP8 recipes only (numerics/fp8_variants.hpp)
 };
 using SoftmaxConstants = BasicSoftmaxConstants<float>;
 
@@ -65,6 +67,29 @@ Real round_as_kernel(Precision p, Real x) {
 // P as the P.V product sees it, scaled back: round(p * p_scale) / p_scale (p_scale is a power of two).
 inline float round_probability(float p, SoftmaxConstants const& c) {
   return round_to(c.p_precision, p * c.p_scale) / c.p_scale;
+}
+
+// P as the P.V product multiplies it (unscaled by nothing: p carries p_scale): rounded once, or for
+// two_term_p the rounded high term plus the rounded residual, each e4m3, the residual scaled by
+// kTwoTermLowScale into e4m3's range and back (two P.V products summed in fp32 in a kernel).
+template <class Real>
+Real p_as_multiplied(BasicSoftmaxConstants<Real> const& c, Real p) {
+  Real const hi = round_as_kernel(c.p_precision, p);
+  if (!c.fp8_variants.has(Fp8Variant::two_term_p)) return hi;
+  Real const lo_scale = Real(kTwoTermLowScale);
+  return hi + round_as_kernel(c.p_precision, (p - hi) * lo_scale) / lo_scale;
+}
+
+// block_p_scale: log2 of one (row, key block)'s own P scale over the running max's, the integer
+// floor(max_for_p - block_max) in log2 units, within [0, kMaxBlockPShift], so that the block's largest
+// weight times p_scale lands in (p_scale/2, p_scale]. 0 for every other variant and for a masked block.
+template <class Real>
+Real block_p_shift(BasicSoftmaxConstants<Real> const& c, Real max_for_p_scaled, Real block_max) {
+  if (!c.fp8_variants.has(Fp8Variant::block_p_scale) || block_max == negative_infinity<Real>())
+    return Real(0);
+  Real const gap = max_for_p_scaled - block_max * c.scale_log2;
+  if (!(gap > Real(0))) return Real(0);  // the block holds the max (or a mutant's stale max lies above it)
+  return std::min(Real(kMaxBlockPShift), std::floor(gap));
 }
 
 // One (batch, query head) with its key/value head: row pointers into the prepared operands.

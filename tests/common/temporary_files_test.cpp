@@ -44,15 +44,25 @@ int exit_code_of_child(fs::path const& temp, int signal_number, bool cooperative
     std::ofstream(ready) << "1";
     for (;;) ::pause();
   }
-  for (int i = 0; i < 500 && !fs::exists(ready); ++i)
+  // The signal goes only once the child's handlers are in place: sent earlier, it met the handlers the
+  // child inherited from Catch2, which reported it and let the child go on to pause() forever (seen once,
+  // with a load of 12 on two cores, when the old 5 s wait for `ready` ran out).
+  for (int i = 0; i < 6000 && !fs::exists(ready); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ::kill(child, signal_number);
-  if (cooperative) {
+  bool const started = fs::exists(ready);
+  ::kill(child, started ? signal_number : SIGKILL);
+  if (started && cooperative) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ::kill(child, signal_number);
   }
+  // Never wait forever: a child still alive after 30 s is killed and reported as -SIGKILL.
   int status = 0;
-  ::waitpid(child, &status, 0);
+  for (int i = 0; i < 3000 && ::waitpid(child, &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (::waitpid(child, &status, WNOHANG) == 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+  }
   fs::remove(ready);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
 }

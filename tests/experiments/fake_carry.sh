@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Runs `bash scripts/gpu.sh experiment QUESTION` for each QUESTION on a fake carry, here, without a GPU:
-# the layout scripts/build-portable.sh makes (.carry/gpu/bin with every binary of BUILD_BIN, kernels_src),
-# a copy of the tree as the device gets it, and stubs for what needs the GPU (every carried binary except
-# fa-explain, which runs for real, and the fa-* commands, which judge their options for real; nvidia-smi, ncu, compute-sanitizer, cuobjdump; the Python scripts that
-# import torch when there is no torch). It proves the paths, not the results: it fails when a run script
-# calls a binary, script or file that the carry layout does not have (exit 126/127, "No such file",
-# "command not found", "can't open file"), passes options a command refuses (exit 2), or does not write $OUT/<question>.summary.txt / a tarball.
-# Usage: tests/experiments/fake_carry.sh BUILD_BIN QUESTION...
+# Runs `bash scripts/gpu.sh experiment QUESTION` for each QUESTION (or `bash scripts/gpu.sh RECIPE` for
+# recipe:RECIPE) on a fake carry, here, without a GPU: the layout scripts/build-portable.sh makes
+# (.carry/gpu/bin with every binary of BUILD_BIN, kernels_src), a copy of the tree as the device gets it,
+# and stubs for what needs the GPU: every carried binary but fa-explain (which runs for real) and the fa-*
+# commands (which judge their command lines for real); nvidia-smi, ncu, compute-sanitizer, cuobjdump; the
+# Python scripts that import torch when there is no torch. It proves the paths, not the results (an output
+# a stub did not write is no failure): it fails when a script calls a binary, script or file the carry
+# layout does not have (exit 126/127, "No such file", "command not found", "can't open file"), passes
+# options a command refuses (exit 2), or leaves $OUT empty.
+# Usage: tests/experiments/fake_carry.sh BUILD_BIN QUESTION|recipe:RECIPE...
 set -uo pipefail
 build_bin=$(cd "${1:?BUILD_BIN (build/bin)}" && pwd)
 shift
@@ -76,16 +78,22 @@ chmod +x "$fakes"/*
 
 status=0
 for question in "$@"; do
-  out=$work/out/$question
+  # "recipe:NAME" runs scripts/gpu.sh NAME (scripts/gpu/NAME.sh) instead of an experiment.
+  case $question in
+    recipe:*) args=("${question#recipe:}") ;;
+    *) args=(experiment "$question") ;;
+  esac
+  out=$work/out/${question#recipe:}
   mkdir -p "$out"
-  log=$work/$question.log
+  log=$work/${question#recipe:}.log
   (cd "$tree" && PATH="$fakes:$PATH" OUT="$out" FL_WORK="$work/flwork" FA_BUILT_IN="$work/built_in" \
-    bash scripts/gpu.sh experiment "$question") >"$log" 2>&1
+    bash scripts/gpu.sh "${args[@]}") >"$log" 2>&1
   rc=$?
-  # Every log the steps wrote, beside the script's own output.
-  found=$(cat "$log" $(find "$work/flwork/$question" -name '*.log' 2>/dev/null) 2>/dev/null |
+  # Every log the steps wrote (an experiment's work folder, a recipe's $OUT), beside the script's own output.
+  found=$(cat "$log" $(find "$work/flwork/$question" -name '*.log' 2>/dev/null) \
+    $(find "$out" -type f \( -name '*.txt' -o -name '*.log' \) 2>/dev/null) 2>/dev/null |
     grep -E "No such file or directory|command not found|can't open file|failed to run command|rc=12[67]|refused its arguments" |
-    grep -v "results.csv\|\.csv'\|\.json'" | head -n 5)
+    grep -v -F -e "$work/out/" -e "$work/flwork/" -e "results.csv" -e ".csv'" -e ".json'" | head -n 5)
   made=$(ls "$out" 2>/dev/null | tr '\n' ' ')
   if [ -n "$found" ] || [ -z "$made" ]; then
     echo "FAIL $question (rc $rc; \$OUT: ${made:-empty}):"

@@ -28,6 +28,7 @@ TEST_CASE("flash_decode default configs compile for sm_90a without spills", "[ke
   FlashDecodeFamily const f;
   std::vector<std::pair<Config, Problem>> instances;
   for (auto const& p : {decode_problem(64, 32, 4, 16, 32768, false, Precision::bf16),
+                        decode_problem(64, 16, 16, 1, 32768, false, Precision::bf16),  // one 16-row tile
                         decode_problem(128, 32, 8, 1, 32768, true, Precision::fp16),
                         decode_problem(128, 16, 16, 16, 4096, false, Precision::bf16),
                         decode_problem(256, 8, 1, 4, 8192, true, Precision::bf16)}) {

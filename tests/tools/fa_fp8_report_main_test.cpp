@@ -31,6 +31,9 @@ TEST_CASE("fa-fp8-report refuses bad values before the study, in one line", "[nu
   refused("--head-dims 64 --seed -1", "--seed -1 is not allowed");  // was seed 2^64 - 1
   refused("--head-dims 64 --threads 99999", "--threads 99999 is not allowed");
   refused("--head-dims 64 stray", "unexpected argument 'stray'");  // was ignored
+  refused("--head-dims 64 --fp8-variants two_term_k", "--fp8-variants two_term_k: expected");
+  refused("--head-dims 64 --fp8-variants two_term_q+two_term_q", "--fp8-variants two_term_q+two_term_q");
+  refused("--head-dims 64 --full-rows-up-to 999999", "--full-rows-up-to 999999 is not allowed");
   // Was an uncaught std::filesystem error (abort) after the study.
   auto const under_file = fl::test::run_tool(fl::test::sibling_binary("fa-fp8-report").string() + " --out " +
                                              (dir / "afile" / "sub").string());

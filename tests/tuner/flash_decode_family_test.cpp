@@ -42,6 +42,9 @@ TEST_CASE("flash_decode refuses what it cannot run", "[tuner]") {
   auto const prefill = f.unsupported(decode(1, 16, 16, 4096, 4096, 128));
   REQUIRE(prefill);
   CHECK(prefill->find("n_q up to 128") != std::string::npos);
+  auto const rows = f.unsupported(decode(65536, 65536, 65536, 1, 4096, 128));  // 2^32 rows to combine
+  REQUIRE(rows);
+  CHECK(rows->find("2^31 - 1") != std::string::npos);
   auto bwd = decode(1, 16, 16, 1, 4096, 128);
   bwd.direction = Direction::backward;
   CHECK(f.unsupported(bwd));

@@ -164,6 +164,10 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "a "
       "strategy and budget, draw --report plots, test the command without a GPU")(
       "db", po::value(&o.db_path), "SQLite database (default: $XDG_CACHE_HOME/flashlab/flashlab.sqlite)")(
+      "merge", po::value(&o.merge_path),
+      "import every measurement and best config of another fa-tune database (another host's, a copy from a "
+      "GPU machine) into --db, then exit: a measurement --db already has is kept, the best config per GPU, "
+      "problem and family becomes the faster of the two; one transaction")(
       "json", po::value(&o.json_path), "also write the results as JSON to this path")(
       "report", po::value(&o.report_dir),
       "write report.md with SVG plots (gnuplot) to this folder: TFLOP/s of every timed config (default and "
@@ -268,6 +272,16 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   auto const parsed_seed = common::parse_count(common::kSeed, seed);
   if (!parsed_seed.ok()) throw UsageError(parsed_seed.error);
   o.seed = std::uint64_t(parsed_seed.value);
+  if (!o.merge_path.empty()) {
+    if (o.compile_only || !o.replay_path.empty() || vm.count("gpus"))
+      throw UsageError(
+          "--merge imports into --db and exits; it does not combine with --compile-only, --replay or "
+          "--gpus");
+    for (auto const* output : {&o.json_path, &o.report_dir, &o.export_best_path, &o.export_measurements_path})
+      if (!output->empty())
+        throw UsageError(
+            "--merge writes only the database; run fa-tune again for --json, --report or an export");
+  }
   parse_gpu_options(o, vm.count("gpus") ? &gpus : nullptr, vm.count("gpu-worker") ? &worker_gpu : nullptr,
                     vm.count("shard") ? &shard : nullptr);
   return o;

@@ -9,7 +9,8 @@ namespace {
 // A decode family: the partials cost partials x rows x D floats of scratch, and a long query block is
 // what fa2_sm80 and fa3_sm90 are for.
 constexpr int kMaxQueryRows = 128;
-constexpr unsigned kMaxGridY = 65535;  // CUDA's limit on gridDim.y
+constexpr unsigned kMaxGridY = 65535;        // CUDA's limit on gridDim.y
+constexpr long long kMaxGridX = 2147483647;  // and on gridDim.x
 // The default split count aims at the three resident CTAs per SM of the default tiles on the H200 (132
 // SMs) ...
 constexpr int kTargetCtas = 3 * 132;
@@ -48,6 +49,8 @@ std::optional<std::string> FlashDecodeFamily::unsupported(Problem const& problem
   if (problem.direction != Direction::forward) return "flash_decode is a forward family";
   if (problem.shape.heads_kv <= 0 || problem.shape.heads_q % problem.shape.heads_kv != 0)
     return "heads_q must be a multiple of heads_kv";
+  if (rows_of(problem) > kMaxGridX)
+    return "flash_decode's combine runs one CTA per row: b x h_q x n_q must be at most 2^31 - 1";
   if (problem.shape.seqlen_q > kMaxQueryRows)
     return "flash_decode is the decode family: n_q up to " + std::to_string(kMaxQueryRows) + " (got " +
            std::to_string(problem.shape.seqlen_q) + "; longer queries: fa2_sm80, fa3_sm90)";
@@ -70,10 +73,13 @@ Config FlashDecodeFamily::default_config(Problem const& problem) const {
   // 32 KiB, a two-warp CTA ~66-72 KiB, three CTAs per SM. That keeps ~100 KB of loads in flight per SM,
   // above the ~36 KB the H200's bandwidth-latency product asks for (4.8 TB/s x ~1 us over 132 SMs).
   // d64 takes 32-row tiles when a group has more than 16 rows (O and S of two row tiles fit the
-  // registers); d128 and d256 keep one 16-row tile per warp.
+  // registers); d128 and d256 keep one 16-row tile per warp. d64 with 16-row tiles takes 32-key blocks
+  // and four warps (the same bytes per CTA): at 16 x 64 with two or four warps ptxas (NVRTC 13.0) capped
+  // the split kernel at 128 registers and spilled 20 bytes (fa-bench --compile-space).
+  bool const d64_single_tile = s.head_dim == 64 && packed <= 16;
   Config c{{"kBlockM", s.head_dim == 64 && packed > 16 ? 32 : 16},
-           {"kBlockN", 64 * 64 / s.head_dim},
-           {"kNWarps", 2},
+           {"kBlockN", d64_single_tile ? 32 : 64 * 64 / s.head_dim},
+           {"kNWarps", d64_single_tile ? 4 : 2},
            {"kSplits", 1}};
   auto t = tunables_of(c, problem);
   long long const base_ctas =

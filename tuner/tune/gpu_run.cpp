@@ -12,6 +12,7 @@
 #include "runtime/device.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/nvrtc_compiler.hpp"
+#include "tuner/tune/cross_check.hpp"
 #include "tuner/tune/gpu_backend.hpp"
 #include "tuner/tune/gpu_workers.hpp"
 #include "tuner/tune/replay_backend.hpp"
@@ -84,6 +85,11 @@ int tune_on_gpus(TuneOptions const& options, std::vector<std::string> user_args,
                                      [] { return common::StopOnSignals::received() != 0; });
   double const wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   auto report = report_from_store(options, gpu, nvrtc, kernels_dir, db_path, can_measure, before_run);
+  if (gpus.size() > 1)
+    if (auto const reference = reference_of_run(options, gpu, nvrtc, kernels_dir, can_measure)) {
+      auto database = db::open_database(db_path);
+      report.cross_check = cross_check(database, *reference, before_run).text;
+    }
   report.split_note = "--gpus: " + std::to_string(gpus.size()) + " worker(s), " +
                       std::to_string(int(wall_s)) +
                       " s wall; each worker's own output (stderr) has its progress and where its time went";

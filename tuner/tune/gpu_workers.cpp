@@ -128,52 +128,50 @@ TuningReport report_from_store(TuneOptions const& options, db::GpuKey const& gpu
   report.nvrtc_version = nvrtc_version;
   report.strategy = options.strategy;
   report.from_store = true;
-  for (auto const& problem : selected_problems(options))
-    for (auto const& name : default_tuning_families(options)) {
-      auto family = find_family(name);
-      if (!family || family->unsupported(problem) || !can_measure(*family, problem)) continue;
-      auto hash = family_source_hash(*family, problem, kernels_dir);
-      if (!hash) throw std::runtime_error(hash.error().one_line());
-      TuneRow row;
-      row.family = name;
-      row.problem = describe(problem);
-      row.problem_spec = problem;
-      row.space_size = family_space(*family, problem).valid_points().size();
-      row.default_config = to_string(family->default_config(problem));
-      row.default_verdict = "not measured";
-      db::MeasurementKey const prefix{gpu, nvrtc_version, hash.value(), name, "", problem_key(problem)};
-      std::optional<db::Measurement> best;
-      for (auto& [config, m] : db::measurements_for(database, prefix)) {
-        ++(m.run_id && *m.run_id > before_run ? row.evaluated : row.resumed);
-        bool const ok = m.verdict == "ok" && m.median_ms;
-        if (!ok) ++row.rejected;
-        if (ok && (!best || *m.median_ms < *best->median_ms)) {
-          best = m;
-          row.best_config = config;
-        }
-        if (config == row.default_config) {
-          row.default_verdict = m.verdict;
-          row.default_diagnosis = m.diagnosis;
-          if (ok) row.default_tflops = m.tflops.value_or(0.0);
-        }
-        row.candidates.emplace_back(config, std::move(m));
-        row.costs.emplace_back();  // where a worker's time went stays in its own output
+  for (auto const& [problem, index, family] : run_pairs(options, can_measure)) {
+    std::string const name(family->name());
+    auto hash = family_source_hash(*family, problem, kernels_dir);
+    if (!hash) throw std::runtime_error(hash.error().one_line());
+    TuneRow row;
+    row.family = name;
+    row.problem = describe(problem);
+    row.problem_spec = problem;
+    row.space_size = family_space(*family, problem).valid_points().size();
+    row.default_config = to_string(family->default_config(problem));
+    row.default_verdict = "not measured";
+    db::MeasurementKey const prefix{gpu, nvrtc_version, hash.value(), name, "", problem_key(problem)};
+    std::optional<db::Measurement> best;
+    for (auto& [config, m] : db::measurements_for(database, prefix)) {
+      ++(m.run_id && *m.run_id > before_run ? row.evaluated : row.resumed);
+      bool const ok = m.verdict == "ok" && m.median_ms;
+      if (!ok) ++row.rejected;
+      if (ok && (!best || *m.median_ms < *best->median_ms)) {
+        best = m;
+        row.best_config = config;
       }
-      std::size_t const found = row.candidates.size();
-      row.end = found == 0                ? SearchEnd::not_reached
-                : found >= row.space_size ? SearchEnd::exhausted
-                : options.budget          ? SearchEnd::budget
-                : options.time_limit_s    ? SearchEnd::time
-                                          : SearchEnd::stopped;
-      if (best) {
-        row.best_ms = *best->median_ms;
-        row.best_tflops = best->tflops.value_or(0.0);
-        db::store_best_config(database,
-                              db::BestConfig{gpu, problem_key(problem), name, row.best_config, row.best_ms,
-                                             row.best_tflops, "measured", nvrtc_version, hash.value(), ""});
+      if (config == row.default_config) {
+        row.default_verdict = m.verdict;
+        row.default_diagnosis = m.diagnosis;
+        if (ok) row.default_tflops = m.tflops.value_or(0.0);
       }
-      report.rows.push_back(std::move(row));
+      row.candidates.emplace_back(config, std::move(m));
+      row.costs.emplace_back();  // where a worker's time went stays in its own output
     }
+    std::size_t const found = row.candidates.size();
+    row.end = found == 0                ? SearchEnd::not_reached
+              : found >= row.space_size ? SearchEnd::exhausted
+              : options.budget          ? SearchEnd::budget
+              : options.time_limit_s    ? SearchEnd::time
+                                        : SearchEnd::stopped;
+    if (best) {
+      row.best_ms = *best->median_ms;
+      row.best_tflops = best->tflops.value_or(0.0);
+      db::store_best_config(database,
+                            db::BestConfig{gpu, problem_key(problem), name, row.best_config, row.best_ms,
+                                           row.best_tflops, "measured", nvrtc_version, hash.value(), ""});
+    }
+    report.rows.push_back(std::move(row));
+  }
   report.winners = winners_of(report.rows);
   return report;
 }

@@ -10,7 +10,8 @@
 // Rows are keyed by the GPU model (name, compute capability, SMs, driver): workers on identical GPUs share
 // one key, which is what lets the shards of one problem merge and a later run on any of those GPUs resume
 // them. Which device measured a row is kept with the worker's tuning run (tuning_runs.command ends with
-// "[GPU ordinal UUID]"). The coordinator refuses GPUs of different models in one run.
+// "[GPU ordinal UUID]"). The coordinator refuses GPUs of different models in one run and cross-checks those
+// of one model (tune/cross_check.hpp).
 #include <filesystem>
 #include <functional>
 #include <string>

@@ -11,6 +11,7 @@
 #include "tuner/report/table.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/tune/compile_only.hpp"
+#include "tuner/tune/cross_check.hpp"
 #include "tuner/tune/shard.hpp"
 #include "tuner/tune/source_hash.hpp"
 
@@ -166,6 +167,20 @@ TuneRow row_of(Unit const& unit, TuneOutcome&& outcome) {
 
 }  // namespace
 
+std::vector<RunPair> run_pairs(TuneOptions const& options,
+                               std::function<bool(Family const&, Problem const&)> const& can_measure) {
+  std::vector<RunPair> pairs;
+  auto const problems = selected_problems(options);
+  for (std::size_t p = 0; p < problems.size(); ++p)
+    for (auto const& name : default_tuning_families(options)) {
+      auto family = find_family(name);
+      if (!family || family->unsupported(problems[p]) || !can_measure(*family, problems[p]))
+        continue;  // names validated by the caller
+      pairs.push_back({problems[p], p, std::move(family)});
+    }
+  return pairs;
+}
+
 std::vector<ProblemWinner> winners_of(std::vector<TuneRow> const& rows) {
   std::vector<ProblemWinner> winners;
   for (auto const& row : rows) {
@@ -220,6 +235,9 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
   };
 
   std::optional<int> budget = options.budget;  // this worker's part of it under --gpus
+  auto const shard = options.shard
+                         ? std::optional<Shard>(Shard{options.shard->first - 1, options.shard->second})
+                         : std::nullopt;
   for (int run = 1; run <= options.noise_runs && !report.context_lost && !stopped(); ++run) {
     auto const run_id = db::begin_tuning_run(
         database, options.command_line,
@@ -238,26 +256,17 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     // Problem-major: every family of problem 1, then of problem 2, ... (the order of the table).
     std::vector<Unit> units;
     auto const problems = selected_problems(options);
-    std::vector<std::pair<std::size_t, std::unique_ptr<Family>>> pairs;
-    for (std::size_t p = 0; p < problems.size(); ++p)
-      for (auto const& family_name : default_tuning_families(options)) {
-        auto family = find_family(family_name);
-        if (!family || family->unsupported(problems[p]) || !backend.can_measure(*family, problems[p]))
-          continue;  // names validated by the caller
-        pairs.emplace_back(p, std::move(family));
-      }
+    auto pairs =
+        run_pairs(options, [&](Family const& f, Problem const& p) { return backend.can_measure(f, p); });
     // A --gpus worker takes its share of the pairs, or of every pair's candidates (tune/shard.hpp).
-    auto const shard = options.shard
-                           ? std::optional<Shard>(Shard{options.shard->first - 1, options.shard->second})
-                           : std::nullopt;
     auto const mode = shard_mode(shard, pairs.size(), exact_order);
     std::size_t taken = 0;
     for (std::size_t i = 0; i < pairs.size(); ++i) taken += mode != ShardMode::pairs || takes_pair(*shard, i);
     budget = worker_budget(options.budget, mode, shard.value_or(Shard{}), pairs.size(), taken);
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       if (mode == ShardMode::pairs && !takes_pair(*shard, i)) continue;
-      auto const p = pairs[i].first;
-      auto family = std::move(pairs[i].second);
+      auto const p = pairs[i].problem_index;
+      auto family = std::move(pairs[i].family);
       {
         auto hash = family_source_hash(*family, problems[p], kernels_dir);
         if (!hash) throw std::runtime_error(hash.error().one_line());
@@ -343,6 +352,9 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     }
     progress.finish();
   }
+  // A --gpus worker times the run's reference once more, for the coordinator's cross-check of the GPUs.
+  if (shard && shard->count > 1 && !report.context_lost && !stopped() && !report.run_ids.empty())
+    time_reference(options, backend, database, kernels_dir, report.run_ids.front());
   report.winners = winners_of(report.rows);
   report.reference_s = backend.reference_seconds();
   return report;

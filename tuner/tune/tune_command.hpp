@@ -8,6 +8,7 @@
 // report. The evaluators come from a TuningBackend: the GPU, or a recorded run (--replay).
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +71,7 @@ struct TuningReport {
   int stop_signal = 0;                      // SIGINT/SIGTERM that stopped the run (0: none)
   std::string split_note;                   // how --budget and --time-limit were split, in words
   bool from_store = false;  // read back from the database after --gpus workers: no times of this process
+  std::string cross_check;  // --gpus: whether the workers' GPUs measure alike (tune/cross_check.hpp)
   std::string strategy;
 };
 
@@ -80,6 +82,16 @@ std::vector<Problem> selected_problems(TuneOptions const& options);
 // Families tuned: --family, else every family of the registry; each problem then takes those whose
 // unsupported() says nothing against it (a new family joins without edits here).
 std::vector<std::string> default_tuning_families(TuneOptions const& options);
+
+// The run's (problem, family) pairs in table order (problem-major): every selected problem with every family
+// of default_tuning_families that can run it and that `can_measure` (the backend) allows.
+struct RunPair {
+  Problem problem;
+  std::size_t problem_index = 0;  // in selected_problems
+  std::unique_ptr<Family> family;
+};
+std::vector<RunPair> run_pairs(TuneOptions const& options,
+                               std::function<bool(Family const&, Problem const&)> const& can_measure);
 
 // Fails with a one-line reason when --arch does not match the device.
 std::optional<std::string> arch_mismatch(runtime::TargetArch arch, runtime::DeviceInfo const& device);

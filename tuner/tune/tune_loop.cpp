@@ -35,9 +35,7 @@ Problem problem_from_key(db::ProblemKey const& key) {
   return p;
 }
 
-namespace {
-
-db::Measurement to_row(Evaluation const& e) {
+db::Measurement measurement_of(Evaluation const& e) {
   db::Measurement m;
   m.verdict = e.verdict;
   m.diagnosis = e.diagnosis;
@@ -55,6 +53,8 @@ db::Measurement to_row(Evaluation const& e) {
   m.compile_cache_key = e.compile_cache_key;
   return m;
 }
+
+namespace {
 
 std::optional<double> cost_of(db::Measurement const& m) {
   if (m.verdict != "ok" || !m.median_ms) return std::nullopt;
@@ -273,7 +273,7 @@ class ProblemTuning::Run {
         ++outcome_.remeasured;
       }
     }
-    auto row = to_row(evaluation);
+    auto row = measurement_of(evaluation);
     row.run_id = limits.remeasure_run ? limits.remeasure_run : limits.run_id;
     return row;
   }

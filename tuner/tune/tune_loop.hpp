@@ -88,6 +88,8 @@ struct TuneOutcome {
 };
 
 db::ProblemKey problem_key(Problem const& problem);
+// The row an evaluation is stored as.
+db::Measurement measurement_of(Evaluation const& evaluation);
 // The inverse: the problem a stored row was measured on (scale and FP8 options at their defaults).
 Problem problem_from_key(db::ProblemKey const& key);
 

@@ -111,6 +111,7 @@ std::string render_tuning(TuningReport const& report) {
            "\n";
     for (auto const& n : r.noise) out += render_noise(r.family + " " + r.problem, n);
   }
+  if (!report.cross_check.empty()) out += report.cross_check + "\n";
   if (!report.from_store)
     out += "verification inputs and float64 references: " + format_fixed(report.reference_s, 1) +
            " s (once per problem, shared by every candidate)\n";
@@ -135,7 +136,8 @@ std::string tuning_json(TuningReport const& report, std::string const& gpu_ident
       ",\n  \"compile_workers\": " + std::to_string(report.compile_workers) +
       ",\n  \"reference_s\": " + format_fixed(report.reference_s, 3) +
       ",\n  \"context_lost\": " + (report.context_lost ? quoted(*report.context_lost) : "null") +
-      ",\n  \"stop_signal\": " + std::to_string(report.stop_signal) + ",\n  \"results\": [\n";
+      ",\n  \"stop_signal\": " + std::to_string(report.stop_signal) +
+      ",\n  \"cross_check\": " + quoted(report.cross_check) + ",\n  \"results\": [\n";
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
     auto const& r = report.rows[i];
     std::string noise, faults;
