@@ -41,7 +41,15 @@ TEST_CASE("the evaluator hears the best so far before each candidate, except in 
   auto database = db::open_database(dir.path() / "tune.sqlite");
   auto const family = find_family("fa1");
   Problem const problem = headline_problem(1024, 64, false, numerics::Precision::bf16, Direction::forward);
-  TuneStore const store{&database, {"Fake GPU", 9, 0, 132, "1"}, "13.0", std::string(64, 'a')};
+  // Named first: GCC 12 at -O3 (the portable build) reported the brace-initialised GpuKey's strings as
+  // maybe uninitialised inside the aggregate (-Werror=maybe-uninitialized, a false positive).
+  db::GpuKey gpu;
+  gpu.name = "Fake GPU";
+  gpu.cc_major = 9;
+  gpu.cc_minor = 0;
+  gpu.sm_count = 132;
+  gpu.driver_version = "1";
+  TuneStore const store{&database, gpu, "13.0", std::string(64, 'a')};
   auto const space = family_space(*family, problem);
   REQUIRE(space.valid_points().size() >= 3);
 
