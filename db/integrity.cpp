@@ -152,7 +152,8 @@ struct CopyOutcome {
 // Copies the rows of `table` readable in `from` into `to` (columns both have), in key order. At a damaged
 // page the scan resumes past it (key_past_damage), so every row the B-tree still reaches is kept, not only
 // those before the first damage (rows below a damaged interior page are out of reach: that would take
-// reading the file page by page, as SQLite's recover extension does). A table without an integer key (none outside the compile cache) stops at its first damage.
+// reading the file page by page, as SQLite's recover extension does). A table without an integer key (none
+// outside the compile cache) stops at its first damage.
 CopyOutcome copy_table(sqlite3* from, sqlite3* to, std::string const& table) {
   std::vector<std::string> const wanted = column_names(to, table);
   std::set<std::string> const present = [&] {

@@ -3,9 +3,9 @@
 // launches: D = rowsum(dO * O) with the fp32 dQ accumulator zeroed (fa_bwd_preprocess); the main kernel
 // (TMA, wgmma, warp specialisation; one CTA per key block and key/value head, dK and dV of a GQA group
 // summed in registers, dQ added to the accumulator by fp32 REDs, ordered per query block in the
-// deterministic mode, or by TMA bulk reduce-add); dQ converted to the dtype (fa_bwd_dq_convert). Tunables, constraints and
-// shared-memory arithmetic are kernels_src/fa3_sm90_bwd_config.h, which this file and the kernel both
-// compile.
+// deterministic mode, or by TMA bulk reduce-add); dQ converted to the dtype (fa_bwd_dq_convert). Tunables,
+// constraints and shared-memory arithmetic are kernels_src/fa3_sm90_bwd_config.h, which this file and the
+// kernel both compile.
 #include "tuner/family.hpp"
 
 namespace fl::tuner {

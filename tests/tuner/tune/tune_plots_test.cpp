@@ -7,8 +7,8 @@
 #include "runtime/kernel_source.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tests/tool_process.hpp"
-#include "tuner/tune/tune_plots.hpp"
 #include "tuner/tune/replay_backend.hpp"
+#include "tuner/tune/tune_plots.hpp"
 
 using namespace fl;
 using namespace fl::tuner;
