@@ -149,7 +149,8 @@ TEST_CASE(
 
 // Issue 14 item 7 as a user sees it: --help walks through each stage a candidate goes through, and the
 // progress line (stderr) names the problem i of N, the candidate j of M, the run's count and an ETA.
-TEST_CASE("fa-tune --help documents each stage; progress names problem, candidate and ETA", "[tuner][cli]") {
+TEST_CASE("fa-tune --help documents each stage, and the progress names problem, candidate and ETA",
+          "[tuner][cli]") {
   auto const help = fl::test::run_tool(fl::test::sibling_binary("fa-tune").string() + " --help");
   CHECK(help.exit_code == 0);
   for (auto const* stage : {"1. prune:", "2. compile:", "3. prune:", "4. verify:", "5. time:", "6. store:",
