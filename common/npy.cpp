@@ -128,6 +128,15 @@ class HeaderParser {
     return buffer;
   }
   char peek() const { return at_ < text_.size() ? text_[at_] : '\0'; }
+  // The byte at the parse position as an error shows it: quoted when printable, else named, so that the
+  // error stays one line (a shape cut short ends at the header's closing newline: a raw '\n' in the
+  // message made it two).
+  std::string shown_here() const {
+    if (at_ >= text_.size()) return "the end of the header";
+    auto const c = static_cast<unsigned char>(text_[at_]);
+    if (c >= 0x20 && c <= 0x7e) return "'" + std::string(1, char(c)) + "'";
+    return at_ + 1 == text_.size() ? "the header's closing newline" : describe_byte(c);
+  }
   void skip_spaces() {
     while (peek() == ' ') ++at_;
   }
@@ -166,7 +175,7 @@ class HeaderParser {
       std::size_t dim = 0;
       auto const [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), dim);
       if (digits.empty())
-        fail(path_, "shape has '" + std::string(1, peek()) + "' where a dimension should be (dimensions " +
+        fail(path_, "shape has " + shown_here() + " where a dimension should be (dimensions " +
                         "are non-negative whole numbers)");
       if (ec != std::errc() || end != digits.data() + digits.size())
         fail(path_, "shape dimension " + std::string(digits) + " does not fit 64 bits");

@@ -86,6 +86,28 @@ TEST_CASE("npy: the header is parsed strictly", "[common][npy]") {
   CHECK_THROWS_WITH(read_npy(write_raw(dir.path / "int.npy",
                                        "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", 16)),
                     Catch::Contains("'<i4' is not allowed"));
+  // A shape cut short at the header's end: the error named the closing '\n' raw, a two-line message
+  // (found by tests/fuzz/npy_reader_fuzz_test.cpp under FA_SANITIZE=ON, seed 7).
+  for (std::string const cut : {"{'descr': '<f4', 'fortran_order': False, 'shape': (",
+                                "{'descr': '<f4', 'fortran_order': False, 'shape': (4, "}) {
+    std::string header = cut;
+    std::ofstream out(dir.path / "cut.npy", std::ios::binary);
+    header += '\n';
+    out.write("\x93NUMPY\x01\x00", 8);
+    out.put(char(header.size() & 0xff));
+    out.put(char(header.size() >> 8));
+    out << header;
+    out.close();
+    try {
+      read_npy(dir.path / "cut.npy");
+      FAIL("a cut shape was read");
+    } catch (NpyError const& e) {
+      std::string const line = e.what();
+      CHECK(line.find('\n') == std::string::npos);
+      CHECK(line.find('\0') == std::string::npos);
+      CHECK_THAT(line, Catch::Contains("closing newline"));
+    }
+  }
   // The well-formed neighbour of all of these is read.
   CHECK(read_npy(write_raw(dir.path / "ok.npy", dict("(4, 16)"), 256)).values.size() == 64);
   CHECK(read_npy(write_raw(dir.path / "one.npy", dict("(3,)"), 12)).shape == std::vector<std::size_t>{3});
