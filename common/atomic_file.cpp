@@ -1,5 +1,6 @@
 #include "common/atomic_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -42,6 +43,23 @@ void write_in_place(fs::path const& shown, fs::path const& target, std::string_v
   if (!out.flush()) throw std::runtime_error(shown.string() + ": write failed (" + system_error_text() + ")");
 }
 
+// Whether a file can be created in `folder`: access() answers from the permission bits, and for root it
+// says yes where every create fails (/proc, /sys, a folder whose filesystem refuses new names), so the
+// folder is asked the real question with a probe file, created exclusively and removed at once.
+std::optional<std::string> create_problem(fs::path const& folder) {
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    return "folder " + folder.string() + " is not writable (" + system_error_text() + ")";
+  fs::path const probe = folder / (".fl-probe" + std::to_string(::getpid()));
+  int const fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST) return std::nullopt;  // a probe of ours already there: the folder takes files
+    return "folder " + folder.string() + " does not take new files (" + system_error_text() + ")";
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return std::nullopt;
+}
+
 }  // namespace
 
 fs::path temporary_name_for(fs::path const& path) {
@@ -62,9 +80,7 @@ std::optional<std::string> output_file_problem(fs::path const& path) {
   auto const folder_status = fs::status(folder, error);
   if (!fs::exists(folder_status)) return "folder " + folder.string() + " does not exist";
   if (folder_status.type() != fs::file_type::directory) return folder.string() + " is not a folder";
-  if (::access(folder.c_str(), W_OK | X_OK) != 0)
-    return "folder " + folder.string() + " is not writable (" + system_error_text() + ")";
-  return std::nullopt;
+  return create_problem(folder);
 }
 
 std::optional<std::string> output_folder_problem(fs::path const& dir) {
@@ -78,9 +94,7 @@ std::optional<std::string> output_folder_problem(fs::path const& dir) {
   if (!fs::exists(fs::status(existing, error))) existing = ".";
   if (!fs::is_directory(fs::status(existing, error)))
     return existing == dir ? "is not a folder" : existing.string() + " is not a folder";
-  if (::access(existing.c_str(), W_OK | X_OK) != 0)
-    return "folder " + existing.string() + " is not writable (" + system_error_text() + ")";
-  return std::nullopt;
+  return create_problem(existing);
 }
 
 void write_file_atomically(fs::path const& path, std::string_view content) {

@@ -19,8 +19,9 @@ void write_file_atomically(std::filesystem::path const& path, std::string_view c
 std::filesystem::path temporary_name_for(std::filesystem::path const& path);
 
 // Why `path` cannot take an output file ("is a folder", "folder /x does not exist", "folder /x is not
-// writable"), or nullopt when it can: asked before the work, so that hours of computation never end in
-// an unwritable --json.
+// writable", "folder /proc does not take new files"), or nullopt when it can: asked before the work, so
+// that hours of computation never end in an unwritable --json. The folder is probed with a file created
+// and removed at once (permission bits alone say yes to root under /proc).
 std::optional<std::string> output_file_problem(std::filesystem::path const& path);
 
 // Likewise for an output folder (created with its parents when missing): nullopt when it can be used.

@@ -115,4 +115,17 @@ TEST_CASE("atomic writes: regular files renamed into place, links followed, devi
   CHECK(output_folder_problem(scratch.dir / "a.txt" / "sub") ==
         (scratch.dir / "a.txt").string() + " is not a folder");
   CHECK(!output_folder_problem(scratch.dir / "new" / "deeper"));
+  for (auto const& entry : fs::directory_iterator(scratch.dir))  // the probes are gone
+    CHECK(entry.path().filename().string().find(".fl-probe") == std::string::npos);
+}
+
+TEST_CASE("an output folder that refuses new files is refused up front, even to root", "[common][atomic]") {
+  // /proc passes access(W_OK) for root, yet no file can be created there: fa-tune --json /proc/x.json
+  // went on to the work (exit 3 without a GPU, the hours of tuning with one) before this probe.
+  auto const problem = output_file_problem("/proc/x.json");
+  REQUIRE(problem);
+  CHECK_THAT(*problem, Catch::Contains("/proc"));
+  auto const folder = output_folder_problem("/proc/flashlab-report");
+  REQUIRE(folder);
+  CHECK_THAT(*folder, Catch::Contains("/proc"));
 }

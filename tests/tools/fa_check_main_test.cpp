@@ -217,6 +217,10 @@ TEST_CASE("fa-check refuses hostile counts, stray words and unusable outputs bef
   refused("--json /nonexistent/x.json", "folder /nonexistent does not exist");
   std::ofstream(c.dir / "afile") << "x";
   refused("--report " + (c.dir / "afile" / "sub").string(), "afile is not a folder");
+  // Root passes access(W_OK) under /proc, where no file can be created: refused before the work now.
+  refused("--json /proc/x.json", "folder /proc does not take new files");
+  // A newline inside a value was echoed raw: a two-line complaint.
+  refused("--dtype \"$(printf 'bf\\n16')\"", "argument 'bf\\x0a16' holds a control byte");
   // A shape with a zero-sized batch, and the dimension ranges of common/input_limits.hpp.
   fl::common::write_npy(c.dir / "empty.npy", {0, 4, 48, 16}, {});
   std::string empty_q = c.args;
