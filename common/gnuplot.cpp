@@ -1,6 +1,8 @@
 #include "common/gnuplot.hpp"
 
+#include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #include "common/atomic_file.hpp"
 
@@ -24,8 +26,18 @@ std::string gnuplot_quote(std::string const& s) {
 
 bool gnuplot_available(std::string const& gnuplot) {
   if (gnuplot.empty()) return false;
-  std::string const command = shell_quote(gnuplot) + " --version > /dev/null 2>&1";
-  return std::system(command.c_str()) == 0;
+  // Asked what it is, a program must say "gnuplot ...": --gnuplot yes ran coreutils' yes, which
+  // answers --version too and then prints forever (the fuzz harness found the hang).
+  std::string const command = "timeout -k 2 " + std::to_string(kGnuplotVersionSeconds) + " " +
+                              shell_quote(gnuplot) + " --version 2> /dev/null";
+  FILE* const pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return false;
+  char line[64] = {};
+  bool const answered = std::fgets(line, sizeof line, pipe) != nullptr;
+  for (char rest[256]; std::fgets(rest, sizeof rest, pipe);) {  // drained, so that it can exit
+  }
+  int const rc = ::pclose(pipe);
+  return answered && rc == 0 && std::string_view(line).starts_with("gnuplot ");
 }
 
 bool render_svg(std::string const& gnuplot, std::string const& script, std::filesystem::path const& svg) {
@@ -34,8 +46,9 @@ bool render_svg(std::string const& gnuplot, std::string const& script, std::file
   std::string const full = "set terminal svg size 900,560 dynamic enhanced font 'sans,12'\nset output " +
                            gnuplot_quote(temp_svg.string()) + "\n" + script + "\nunset output\n";
   write_file_atomically(script_file, full);
-  std::string const command =
-      shell_quote(gnuplot) + " " + shell_quote(script_file.string()) + " > /dev/null 2>&1";
+  std::string const command = "timeout -k 5 " + std::to_string(kGnuplotRenderSeconds) + " " +
+                              shell_quote(gnuplot) + " " + shell_quote(script_file.string()) +
+                              " > /dev/null 2>&1";
   int const rc = std::system(command.c_str());
   std::error_code ec;
   std::filesystem::remove(script_file, ec);

@@ -8,8 +8,12 @@
 namespace fl::common {
 
 constexpr char const* kDefaultGnuplot = "gnuplot";
+// Time limits (coreutils' timeout; then KILL): a version query answers at once; the largest plot drawn here
+// (fa-check's per-row error over 16384 rows) takes about a second, so a render past two minutes is stuck.
+constexpr int kGnuplotVersionSeconds = 10;
+constexpr int kGnuplotRenderSeconds = 120;
 
-// True when `gnuplot` (a command name on PATH or a path) runs.
+// True when `gnuplot` (a command name on PATH or a path) runs and says it is gnuplot.
 bool gnuplot_available(std::string const& gnuplot);
 
 // Runs `script` (plot commands; data files referenced by absolute path) and writes `svg`.
