@@ -1,10 +1,8 @@
 #include "tuner/families/fa3_sm90.hpp"
 
-#include <cstring>
-
 #include "kernels_src/fa3_sm90_config.h"
 #include "kernels_src/fa_tma_params.h"
-#include "runtime/tensor_map.hpp"
+#include "tuner/families/tensor_maps.hpp"
 
 namespace fl::tuner {
 
@@ -28,11 +26,6 @@ fa3::FwdTunables tunables_of(Config const& c, Problem const& problem) {
                           value_or(c, "kPingPong", 0),
                           value_or(c, "kIntraWgOverlap", 0),
                           value_or(c, "kPersistent", 0)};
-}
-
-runtime::TensorElement element_of(numerics::Precision dtype) {
-  if (numerics::is_fp8(dtype)) return runtime::TensorElement::byte;
-  return dtype == numerics::Precision::fp16 ? runtime::TensorElement::fp16 : runtime::TensorElement::bf16;
 }
 
 std::string transpose_name(Problem const& problem) {
@@ -163,47 +156,24 @@ ScratchBytes Fa3Sm90Family::scratch(Config const&, Problem const& problem) const
   return bytes;
 }
 
-runtime::Result<std::vector<unsigned char>> Fa3Sm90Family::tma_argument(
-    Config const& config, Problem const& problem, fa::AttentionParams const& params) const {
-  auto api = runtime::driver_api();
-  if (!api) return api.error();
+std::vector<runtime::TensorMapSpec> Fa3Sm90Family::tensor_maps(Config const& config, Problem const& problem,
+                                                               fa::AttentionParams const& params) const {
   auto const t = tunables_of(config, problem);
   auto const& s = problem.shape;
-  runtime::TensorElement const element = element_of(problem.dtype);
-  auto view = [&](void const* base, int heads, int rows, long long batch_stride, long long head_stride,
-                  long long row_stride) {
-    return runtime::AttentionTensorView{reinterpret_cast<CUdeviceptr>(base),
-                                        element,
-                                        std::uint64_t(s.batch),
-                                        std::uint64_t(heads),
-                                        std::uint64_t(rows),
-                                        std::uint64_t(s.head_dim),
-                                        std::uint64_t(batch_stride),
-                                        std::uint64_t(head_stride),
-                                        std::uint64_t(row_stride)};
-  };
-  struct Map {
-    runtime::AttentionTensorView view;
-    unsigned box_rows, box_columns;
-  };
+  runtime::TensorElement const element = tensor_element(problem.dtype);
   int const element_bytes = fp8(problem) ? 1 : 2;
   // Q and K boxes: one swizzle span of the row (64 bytes for FP8 d64, else 128).
   unsigned const qk_columns = unsigned(fa3::swizzle_span(s.head_dim * element_bytes) / element_bytes);
-  Map maps[4] = {
-      {view(params.q, s.heads_q, s.seqlen_q, params.q_batch_stride, params.q_head_stride,
-            params.q_row_stride),
-       unsigned(fa3::block_m(t)), qk_columns},
-      {view(params.k, s.heads_kv, s.seqlen_k, params.k_batch_stride, params.k_head_stride,
-            params.k_row_stride),
-       unsigned(t.block_n), qk_columns},
-      {view(params.v, s.heads_kv, s.seqlen_k, params.v_batch_stride, params.v_head_stride,
-            params.v_row_stride),
-       unsigned(t.block_n), kOColumnsPerBox},
-      // O (16-bit; bf16 for FP8) is stored by each consumer warpgroup for its own rows.
-      {view(params.o, s.heads_q, s.seqlen_q, params.o_batch_stride, params.o_head_stride,
-            params.o_row_stride),
-       unsigned(fa3::kRowsPerConsumer), kOColumnsPerBox},
+  // Q, K, V, O in the order of fa::TmaDescriptors. O (16-bit; bf16 for FP8) is stored by each consumer
+  // warpgroup for its own rows.
+  std::vector<runtime::TensorMapSpec> maps{
+      {attention_view(problem, element, params, AttentionTensor::q), unsigned(fa3::block_m(t)), qk_columns},
+      {attention_view(problem, element, params, AttentionTensor::k), unsigned(t.block_n), qk_columns},
+      {attention_view(problem, element, params, AttentionTensor::v), unsigned(t.block_n), kOColumnsPerBox},
+      {attention_view(problem, element, params, AttentionTensor::o), unsigned(fa3::kRowsPerConsumer),
+       kOColumnsPerBox},
   };
+  static_assert(sizeof(fa::TmaDescriptors) == 4 * runtime::kTensorMapBytes);
   if (fp8(problem)) {
     // V^T (B, H_kv, D, keys padded): "rows" are the D columns of V, the inner extent its padded keys.
     std::uint64_t const keys = std::uint64_t(fa3::transposed_keys(s.seqlen_k));
@@ -220,15 +190,7 @@ runtime::Result<std::vector<unsigned char>> Fa3Sm90Family::tma_argument(
     maps[2].box_columns = unsigned(fa3::swizzle_span(t.block_n));
     maps[3].view.element = runtime::TensorElement::bf16;
   }
-  std::vector<unsigned char> bytes(sizeof(fa::TmaDescriptors));
-  static_assert(sizeof(fa::TmaDescriptors) == 4 * runtime::kTensorMapBytes);
-  for (int i = 0; i < 4; ++i) {
-    auto encoded = runtime::encode_attention_tensor_map(*api.value(), maps[i].view, maps[i].box_rows,
-                                                        maps[i].box_columns);
-    if (!encoded) return encoded.error();
-    std::memcpy(bytes.data() + i * runtime::kTensorMapBytes, encoded->data(), runtime::kTensorMapBytes);
-  }
-  return bytes;
+  return maps;
 }
 
 }  // namespace fl::tuner

@@ -19,8 +19,8 @@ class Fa3Sm90Family final : public Family {
   std::vector<LaunchStep> launches(Config const& config, Problem const& problem) const override;
   ScratchBytes scratch(Config const& config, Problem const& problem) const override;
   std::pair<int, int> tile_rows_and_keys(Config const& config, Problem const& problem) const override;
-  runtime::Result<std::vector<unsigned char>> tma_argument(Config const& config, Problem const& problem,
-                                                           fa::AttentionParams const& params) const override;
+  std::vector<runtime::TensorMapSpec> tensor_maps(Config const& config, Problem const& problem,
+                                                  fa::AttentionParams const& params) const override;
 };
 
 }  // namespace fl::tuner

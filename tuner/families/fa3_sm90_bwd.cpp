@@ -2,16 +2,16 @@
 
 #include "kernels_src/fa3_sm90_bwd_config.h"
 #include "kernels_src/fa_tma_params.h"
-#include "runtime/tensor_map.hpp"
 #include "tuner/families/tensor_maps.hpp"
 
 namespace fl::tuner {
 
 namespace {
 
-constexpr int kPreprocessWarps = 4;   // rows of D per preprocessing block (one warp per row)
-constexpr int kConvertThreads = 128;  // fa_bwd_dq_convert's block
-constexpr int kConvertPerThread = 8;  // dQ elements per convert thread
+constexpr unsigned kColumnsPerBox = 64;  // 16-bit columns in one 128-byte swizzle span: the maps' inner box
+constexpr int kPreprocessWarps = 4;      // rows of D per preprocessing block (one warp per row)
+constexpr int kConvertThreads = 128;     // fa_bwd_dq_convert's block
+constexpr int kConvertPerThread = 8;     // dQ elements per convert thread
 
 fa3::BwdTunables tunables_of(Config const& c, Problem const& problem) {
   return fa3::BwdTunables{problem.shape.head_dim,       2,
@@ -116,20 +116,18 @@ ScratchBytes Fa3Sm90BwdFamily::scratch(Config const& config, Problem const& prob
   return b;
 }
 
-runtime::Result<std::vector<unsigned char>> Fa3Sm90BwdFamily::tma_argument(
-    Config const& config, Problem const& problem, fa::AttentionParams const& params) const {
+std::vector<runtime::TensorMapSpec> Fa3Sm90BwdFamily::tensor_maps(Config const& config,
+                                                                  Problem const& problem,
+                                                                  fa::AttentionParams const& params) const {
   auto const t = tunables_of(config, problem);
-  auto const& s = problem.shape;
+  runtime::TensorElement const element = tensor_element(problem.dtype);
   static_assert(sizeof(fa::TmaBwdDescriptors) == 4 * runtime::kTensorMapBytes);
-  // Q, K, V, dO in the order of fa::TmaBwdDescriptors; dO has O's strides (as in every backward here).
-  return encode_tensor_maps(problem, {{params.q, s.heads_q, s.seqlen_q, params.q_batch_stride,
-                                       params.q_head_stride, params.q_row_stride, unsigned(t.block_m)},
-                                      {params.k, s.heads_kv, s.seqlen_k, params.k_batch_stride,
-                                       params.k_head_stride, params.k_row_stride, unsigned(t.block_n)},
-                                      {params.v, s.heads_kv, s.seqlen_k, params.v_batch_stride,
-                                       params.v_head_stride, params.v_row_stride, unsigned(t.block_n)},
-                                      {params.d_o, s.heads_q, s.seqlen_q, params.o_batch_stride,
-                                       params.o_head_stride, params.o_row_stride, unsigned(t.block_m)}});
+  // Q, K, V, dO in the order of fa::TmaBwdDescriptors; boxes of 64 16-bit columns (one 128-byte span).
+  return {
+      {attention_view(problem, element, params, AttentionTensor::q), unsigned(t.block_m), kColumnsPerBox},
+      {attention_view(problem, element, params, AttentionTensor::k), unsigned(t.block_n), kColumnsPerBox},
+      {attention_view(problem, element, params, AttentionTensor::v), unsigned(t.block_n), kColumnsPerBox},
+      {attention_view(problem, element, params, AttentionTensor::d_o), unsigned(t.block_m), kColumnsPerBox}};
 }
 
 }  // namespace fl::tuner

@@ -23,8 +23,8 @@ class Fa3Sm90BwdFamily final : public Family {
   std::vector<std::string> name_expressions(Config const& config, Problem const& problem) const override;
   std::vector<LaunchStep> launches(Config const& config, Problem const& problem) const override;
   ScratchBytes scratch(Config const& config, Problem const& problem) const override;
-  runtime::Result<std::vector<unsigned char>> tma_argument(Config const& config, Problem const& problem,
-                                                           fa::AttentionParams const& params) const override;
+  std::vector<runtime::TensorMapSpec> tensor_maps(Config const& config, Problem const& problem,
+                                                  fa::AttentionParams const& params) const override;
 };
 
 }  // namespace fl::tuner
