@@ -1,10 +1,14 @@
-#include "tuner/families/fa3_sm90.hpp"
+// fa3_sm90: the FlashAttention-3 forward on Hopper (kernels_src/fa3_sm90_fwd.cu): TMA, wgmma, warp
+// specialisation with setmaxnreg, ping-pong and intra-warpgroup overlap, persistent tiles. Its tunables,
+// constraints and shared-memory arithmetic are kernels_src/fa3_sm90_config.h, which this file and the
+// kernel both compile: nothing here restates a rule.
+#include "tuner/families/families.hpp"
 
 #include "kernels_src/fa3_sm90_config.h"
 #include "kernels_src/fa_tma_params.h"
 #include "tuner/families/tensor_maps.hpp"
 
-namespace fl::tuner {
+namespace fl::tuner::fa3_sm90 {
 
 namespace {
 
@@ -32,13 +36,11 @@ std::string transpose_name(Problem const& problem) {
   return "fa3_sm90_transpose_v<" + std::to_string(problem.shape.head_dim) + ">";
 }
 
-}  // namespace
-
-std::string Fa3Sm90Family::source_file(Problem const&) const {
+std::string source_file(Problem const&) {
   return "fa3_sm90_fwd.cu";
 }
 
-std::vector<ParamSpec> Fa3Sm90Family::parameters() const {
+std::vector<ParamSpec> parameters() {
   return {
       {"kConsumers", {1, 2, 3}, "consumer warpgroups, 64 query rows each (kBlockM = 64 x kConsumers)"},
       {"kBlockN",
@@ -53,7 +55,7 @@ std::vector<ParamSpec> Fa3Sm90Family::parameters() const {
   };
 }
 
-std::optional<std::string> Fa3Sm90Family::unsupported(Problem const& problem) const {
+std::optional<std::string> unsupported(Problem const& problem) {
   if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16 &&
       !fp8(problem))
     return "fa3_sm90 runs fp16, bf16, fp8_e4m3 and fp8_e5m2 (got " +
@@ -68,7 +70,7 @@ std::optional<std::string> Fa3Sm90Family::unsupported(Problem const& problem) co
   return std::nullopt;
 }
 
-std::optional<std::string> Fa3Sm90Family::violates(Config const& config, Problem const& problem) const {
+std::optional<std::string> violates(Config const& config, Problem const& problem) {
   auto const t = tunables_of(config, problem);
   if (char const* why = fa3::violation(t)) return std::string(why);
   // P V is one wgmma chain over the key block: its K and V factors must be one per block.
@@ -78,7 +80,7 @@ std::optional<std::string> Fa3Sm90Family::violates(Config const& config, Problem
   return std::nullopt;
 }
 
-Config Fa3Sm90Family::default_config(Problem const& problem) const {
+Config default_config(Problem const& problem) {
   // FlashAttention-3's tiles (hopper/tile_size.h) where they fit our register budget: d128 128 x 176
   // (128 x 128 causal); d256 128 x 64 (FA3's 128 x 80 spills 4 bytes under NVRTC 13.0); d64's 192 x 192
   // needs P in shared memory (FA3 reads P V's A from shared memory there), so d64 takes 192 rows x 112
@@ -111,7 +113,7 @@ Config Fa3Sm90Family::default_config(Problem const& problem) const {
   return c;
 }
 
-std::vector<std::string> Fa3Sm90Family::name_expressions(Config const& config, Problem const& problem) const {
+std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   auto const t = tunables_of(config, problem);
   auto const i = [](int v) { return std::to_string(v); };
   std::vector<std::string> names{"fa3_sm90_fwd<" + element_type_name(problem.dtype) + ", " + i(t.head_dim) +
@@ -123,7 +125,7 @@ std::vector<std::string> Fa3Sm90Family::name_expressions(Config const& config, P
   return names;
 }
 
-std::vector<LaunchStep> Fa3Sm90Family::launches(Config const& config, Problem const& problem) const {
+std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   auto const t = tunables_of(config, problem);
   auto const& s = problem.shape;
   LaunchStep step;
@@ -143,12 +145,12 @@ std::vector<LaunchStep> Fa3Sm90Family::launches(Config const& config, Problem co
   return {transpose, step};
 }
 
-std::pair<int, int> Fa3Sm90Family::tile_rows_and_keys(Config const& config, Problem const& problem) const {
+std::pair<int, int> tile_rows_and_keys(Config const& config, Problem const& problem) {
   auto const t = tunables_of(config, problem);
   return {fa3::block_m(t), t.block_n};
 }
 
-ScratchBytes Fa3Sm90Family::scratch(Config const&, Problem const& problem) const {
+ScratchBytes scratch(Config const&, Problem const& problem) {
   ScratchBytes bytes;
   auto const& s = problem.shape;
   if (fp8(problem))
@@ -156,8 +158,8 @@ ScratchBytes Fa3Sm90Family::scratch(Config const&, Problem const& problem) const
   return bytes;
 }
 
-std::vector<runtime::TensorMapSpec> Fa3Sm90Family::tensor_maps(Config const& config, Problem const& problem,
-                                                               fa::AttentionParams const& params) const {
+std::vector<runtime::TensorMapSpec> tensor_maps(Config const& config, Problem const& problem,
+                                                fa::AttentionParams const& params) {
   auto const t = tunables_of(config, problem);
   auto const& s = problem.shape;
   runtime::TensorElement const element = tensor_element(problem.dtype);
@@ -193,4 +195,15 @@ std::vector<runtime::TensorMapSpec> Fa3Sm90Family::tensor_maps(Config const& con
   return maps;
 }
 
-}  // namespace fl::tuner
+}  // namespace
+
+FamilyDescription const kDescription{
+    .name = "fa3_sm90",
+    .source_file = source_file,
+    FL_FAMILY_FUNCTIONS(fa3_sm90),
+    .scratch = scratch,
+    .tile_rows_and_keys = tile_rows_and_keys,
+    .tensor_maps = tensor_maps,
+};
+
+}  // namespace fl::tuner::fa3_sm90
