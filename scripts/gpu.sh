@@ -21,6 +21,8 @@
 #   pace        fa-tune's whole fa2_sm80 d128 space cold with --pace baseline, then fast, then fast warm
 #               (issue 14 item 6: candidates/s before and after in one call)
 #   multigpu    one grid tuned on --gpus 0 and on --gpus all (issue 18: wall times, speed-up, winners)
+#   grid        the headline grid in resumable pieces (GRID_LIST, GRID_BUDGET_S; carry .carry/tune too):
+#               the database and the winners come back (experiments/tuner/README.md, "how to run")
 #
 # One environment for all (below). Each recipe writes under $OUT/<recipe>/ and prints a summary, also kept
 # as $OUT/<recipe>/summary.txt. The device tool returns at most 8 files from $OUT: when there are more, each

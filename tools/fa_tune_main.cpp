@@ -157,6 +157,16 @@ int run(int argc, char const* const argv[]) {
                   options.report_dir.c_str());
     }
   };
+  // --export-best: every best config measured under this GPU name, in db/seed/best_configs.tsv's format.
+  auto export_best = [&](std::string const& gpu_name) {
+    if (options.export_best_path.empty()) return;
+    auto database = db::open_database(db_path);
+    std::vector<db::BestConfig> measured;
+    for (auto const& best : db::best_configs(database, gpu_name))
+      if (best.source == "measured") measured.push_back(best);
+    common::write_file_atomically(options.export_best_path, db::format_seed_configs(measured));
+    std::printf("wrote %zu best configs to %s\n", measured.size(), options.export_best_path.c_str());
+  };
   // Ctrl-C / SIGTERM: the candidate in flight finishes and is stored, the table so far is printed.
   common::StopOnSignals const stop_on_signals;
   auto const stop = [] { return common::StopOnSignals::received(); };
@@ -171,6 +181,7 @@ int run(int argc, char const* const argv[]) {
     return tuner::tune_on_gpus(options, user_args, arch, kernels_dir.value(), db_path,
                                [&](tuner::TuningReport const& report, std::string const& identity) {
                                  write_outputs(report, identity);
+                                 export_best(report.gpu.name);  // the workers' rows, under the GPU model
                                });
   }
 
@@ -187,6 +198,7 @@ int run(int argc, char const* const argv[]) {
       options.command_line += " [GPU " + std::to_string(*options.worker_gpu) + ", replay]";
     auto const report = tuner::run_tuning(options, *backend, kernels_dir.value(), db_path, stop);
     write_outputs(report, backend->gpu().name);
+    export_best(backend->gpu().name);  // under the replay's GPU name: never mistaken for a GPU's rows
     std::printf("database: %s\n", db_path.string().c_str());
     return exit_code(report);
   }
@@ -202,9 +214,11 @@ int run(int argc, char const* const argv[]) {
     auto const shipped =
         tuner::report_shipped_configs(arch, kernels_dir.value(), db_path, tuner::selected_problems(options),
                                       tuner::default_tuning_families(options));
-    std::printf("Best configs known for %s (%d; %d shipped seeds loaded now):\n%s",
-                std::string(runtime::arch_name(arch)).c_str(), shipped.configs, shipped.seeds_loaded,
-                shipped.table.c_str());
+    std::printf(
+        "Best configs known for %s: %d (%d shipped seeds loaded now); the %d that answer the problems asked, "
+        "compile-checked here:\n%s",
+        std::string(runtime::arch_name(arch)).c_str(), shipped.configs, shipped.seeds_loaded, shipped.listed,
+        shipped.table.c_str());
     std::printf(
         "\nConfigs to use for the problems asked (%d tuned, %d from the nearest tuned shape, %d family "
         "defaults):\n%s",
@@ -227,14 +241,7 @@ int run(int argc, char const* const argv[]) {
                             *tuner::pace_named(options.pace));
   auto const report = tuner::run_tuning(options, backend, kernels_dir.value(), db_path, stop);
   write_outputs(report, device->identity());
-  if (!options.export_best_path.empty()) {
-    auto database = db::open_database(db_path);
-    std::vector<db::BestConfig> measured;
-    for (auto const& best : db::best_configs(database, device->name))
-      if (best.source == "measured") measured.push_back(best);
-    common::write_file_atomically(options.export_best_path, db::format_seed_configs(measured));
-    std::printf("wrote %zu best configs to %s\n", measured.size(), options.export_best_path.c_str());
-  }
+  export_best(device->name);
   std::printf("database: %s\n", db_path.string().c_str());
   return exit_code(report);
 }

@@ -19,7 +19,10 @@ struct SimulationResult {
   std::vector<double> best_after;  // best cost after each evaluation (infinity before the first success)
 };
 
+// `first`: configs evaluated before the strategy's proposals and reported to it, as fa-tune's loop does with
+// each problem's default (and --warm-start's configs); they count in the budget, and a proposal of one of
+// them is answered again without counting (tuner/tune/tune_loop.cpp).
 SimulationResult simulate(SearchStrategy& strategy, ParameterSpace const& space, RecordedCost const& cost,
-                          std::size_t budget);
+                          std::size_t budget, std::vector<Config> const& first = {});
 
 }  // namespace fl::tuner

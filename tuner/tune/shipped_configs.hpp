@@ -1,10 +1,10 @@
 #pragma once
-// fa-tune on a machine without a GPU: the best configs known for the target (the shipped seeds, loaded
-// into SQLite on first use, and anything this database measured), each with its provenance (GPU,
-// driver, date, source) and compile-checked with NVRTC for the target here and now; then, for every problem
-// asked (--dtype, --head-dim, --seqlen, --causal, --direction) and every family that can run it, the config
-// to use: tuned for that problem, else the nearest tuned shape's (named), else the family default
-// (tune/nearest_tuned.hpp).
+// fa-tune on a machine without a GPU: for every problem asked (--dtype, --head-dim, --seqlen, --causal,
+// --direction) and every family that can run it, the config to use: tuned for that problem, else the nearest
+// tuned shape's (named), else the family default (tune/nearest_tuned.hpp), from the best configs known for
+// the target (the shipped seeds, loaded into SQLite on first use, and anything this database measured).
+// The known rows those answers use are listed with their provenance (GPU, driver, date, source) and
+// compile-checked with NVRTC for the target here and now; the others are only counted.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -18,7 +18,8 @@ struct ShippedReport {
   std::string table;
   std::string answers;  // the table of answers for the problems asked
   int tuned = 0, nearest = 0, defaults = 0;
-  int configs = 0;
+  int configs = 0;  // best configs known for the target
+  int listed = 0;   // of them, the rows the answers use (listed and compile-checked)
   int compile_failures = 0;
   int seeds_loaded = 0;
 };

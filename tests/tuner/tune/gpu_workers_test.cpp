@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "db/schema.hpp"
+#include "db/seed_configs.hpp"
 #include "runtime/kernel_source.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tests/tool_process.hpp"
@@ -174,9 +175,17 @@ TEST_CASE("fa-tune --gpus 0,1 over a replay: two worker processes, one merged ta
   auto const db_path = dir.path() / "tune.sqlite";
   auto const tool = fl::test::sibling_binary("fa-tune").string() + " --replay " + fixture().string() +
                     " --causal no --db " + db_path.string();
-  auto const outcome = fl::test::run_tool(tool + " --gpus 0,1");
+  auto const best_tsv = dir.path() / "best.tsv";
+  auto const outcome = fl::test::run_tool(tool + " --gpus 0,1 --export-best " + best_tsv.string());
   INFO(outcome.out << outcome.err);
   CHECK(outcome.exit_code == 0);
+  // The coordinator exports what its workers measured (the workers are given no outputs).
+  CHECK_THAT(outcome.out, Catch::Contains("wrote 1 best configs to " + best_tsv.string()));
+  auto const exported = db::parse_seed_configs(fl::test::read_text(best_tsv));
+  REQUIRE(exported.size() == 1);
+  CHECK(exported[0].config ==
+        "kBlockM=128,kBlockN=32,kEpilogueSmem=1,kNWarps=4,kQInRegs=0,kStages=2,kWarpsN=1");
+  CHECK_THAT(exported[0].gpu.name, Catch::StartsWith("replay of "));
   CHECK_THAT(outcome.out,
              Catch::Contains("--gpus: 2 worker(s)") &&
                  Catch::Contains("kBlockM=128,kBlockN=32,kEpilogueSmem=1,kNWarps=4,kQInRegs=0,kStages=2,"

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""After a `scripts/gpu.sh grid` device call: carry its database into the next call and ship its winners.
+
+    python3 experiments/tuner/ship_grid.py FILES_AT [--seed db/seed/best_configs.tsv]
+                                           [--carry .carry/tune/fa-tune.sqlite] [--allow-replay]
+
+FILES_AT is the folder the call's $OUT came back to (it holds fa-tune.sqlite and grid_best_configs.tsv).
+1. fa-tune.sqlite is copied to --carry (write-then-rename): name that path in the next call's carry and the
+   grid resumes from it.
+2. grid_best_configs.tsv's rows are merged into --seed: a row for the same GPU, family and problem (dtype,
+   head dim, mask, direction, batch, heads, n) replaces the shipped one, the others are added, and the
+   export's provenance lines ('#': GPU, driver, date, command) are kept above the header. Rows measured by
+   a replay ("replay of FILE") are refused unless --allow-replay (the offline test uses it).
+Exit 2 with one line for a missing input or a header that is not the seed file's.
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+# Columns that name a row: the GPU, the family and the problem (db/seed_configs.cpp's order).
+KEY_COLUMNS = ("gpu", "family", "dtype", "head_dim", "causal", "direction", "batch", "heads_q", "heads_kv",
+               "seqlen_q", "seqlen_k")
+REPLAY_PREFIX = "replay of "  # tuner/tune/replay_backend.hpp's kReplayGpuPrefix
+
+
+def fail(message):
+    print(f"ship_grid.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_seed(path):
+    """(comment lines before the header, header, rows as lists of fields)."""
+    comments, header, rows = [], None, []
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().splitlines():
+            if not line.strip():
+                continue
+            if line.startswith("#"):
+                if header is None:
+                    comments.append(line)
+                continue
+            if header is None:
+                header = line.split("\t")
+                continue
+            rows.append(line.split("\t"))
+    if header is None:
+        fail(f"{path}: no header line")
+    for row in rows:
+        if len(row) != len(header):
+            fail(f"{path}: a row has {len(row)} fields, its header {len(header)}")
+    return comments, header, rows
+
+
+def write_atomically(path, text):
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".ship_grid.")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files_at")
+    parser.add_argument("--seed", default="db/seed/best_configs.tsv")
+    parser.add_argument("--carry", default=".carry/tune/fa-tune.sqlite")
+    parser.add_argument("--allow-replay", action="store_true")
+    args = parser.parse_args()
+
+    database = os.path.join(args.files_at, "fa-tune.sqlite")
+    export = os.path.join(args.files_at, "grid_best_configs.tsv")
+    for path in (database, export, args.seed):
+        if not os.path.isfile(path):
+            fail(f"{path} is not a file")
+
+    shipped_comments, header, shipped = read_seed(args.seed)
+    export_comments, export_header, exported = read_seed(export)
+    if export_header != header:
+        fail(f"{export}: its header is not {args.seed}'s (another seed format): not merged")
+    key_index = [header.index(c) for c in KEY_COLUMNS]
+    gpu = header.index("gpu")
+    if not args.allow_replay:
+        for row in exported:
+            if row[gpu].startswith(REPLAY_PREFIX):
+                fail(f"{export}: rows measured by a replay ({row[gpu]}), not on a GPU: not shipped")
+
+    merged = {tuple(r[i] for i in key_index): r for r in shipped}
+    replaced = sum(1 for r in exported if tuple(r[i] for i in key_index) in merged)
+    for row in exported:
+        merged[tuple(row[i] for i in key_index)] = row
+    comments = shipped_comments + [c for c in export_comments if c not in shipped_comments]
+    text = "\n".join(comments + ["\t".join(header)] + ["\t".join(r) for r in merged.values()]) + "\n"
+    write_atomically(args.seed, text)
+
+    carry_folder = os.path.dirname(os.path.abspath(args.carry))
+    os.makedirs(carry_folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=carry_folder, prefix=".ship_grid.")
+    os.close(fd)
+    shutil.copyfile(database, tmp)
+    os.replace(tmp, args.carry)
+    print(f"{args.seed}: {len(exported)} rows from the grid ({replaced} replaced, {len(exported) - replaced} new), "
+          f"{len(merged)} in all")
+    print(f"{args.carry}: {os.path.getsize(args.carry) // 1024} KiB (carry it in the next grid call)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# scripts/gpu/grid.sh without a GPU: `bash scripts/gpu.sh grid` answered from the recorded H200 run
+# (GRID_REPLAY), over three device calls as the lead makes them, with experiments/tuner/ship_grid.py between
+# them: (1) a fresh database, a budget of 10; the database and the winner come back, are carried and
+# shipped; (2) the carried database with a budget of 30: the 10 are answered from it and 20 measured;
+# (3) a call with no time left: every line "not reached", the database still comes back whole.
+# Usage: tests/scripts/grid_recipe_test.sh BUILD_BIN FIXTURE_TSV
+set -uo pipefail
+build_bin=$(cd "${1:?BUILD_BIN}" && pwd)
+fixture=${2:?FIXTURE_TSV}
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+carry=$work/carry
+mkdir -p "$carry/bin" "$work/path"
+for exe in fa-tune fa-bench fa-compile-worker; do ln -s "$build_bin/$exe" "$carry/bin/$exe"; done
+ln -s "$repo/kernels_src" "$carry/kernels_src"
+printf '#!/usr/bin/env bash\necho "NVIDIA H200 (fake), 580.00"\n' >"$work/path/nvidia-smi"
+chmod +x "$work/path/nvidia-smi"
+cp "$repo/db/seed/best_configs.tsv" "$work/seed.tsv"
+problem="--family fa2_sm80 --dtype bf16 --head-dim 128 --seqlen 4096 --causal no --strategy bayes"
+
+call() {  # call N LIST_TEXT BUDGET_S: one device call's recipe, $OUT = $work/out<N>
+  local out=$work/out$1
+  mkdir -p "$out"
+  printf '# a comment line\n\n%s\n' "$2" >"$work/list$1.txt"
+  (cd "$repo" && PATH="$work/path:$PATH" CARRY="$carry" OUT="$out" GRID_REPLAY="$fixture" \
+    GRID_LIST="$work/list$1.txt" GRID_BUDGET_S="$3" GRID_DB="$work/carried.sqlite" \
+    bash scripts/gpu.sh grid) >"$work/call$1.log" 2>&1
+  echo $? >"$work/call$1.rc"
+  mkdir -p "$out/unpacked"
+  [ -f "$out/grid.tgz" ] && tar xzf "$out/grid.tgz" -C "$out/unpacked"
+  [ -d "$out/grid" ] && cp -r "$out/grid" "$out/unpacked/"
+}
+json_field() {  # json_field FILE KEY: results[0][KEY]
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0][sys.argv[2]])' "$1" "$2"
+}
+
+call 1 "$problem --budget 10" 60
+[ "$(cat "$work/call1.rc")" = 0 ] || { cat "$work/call1.log"; fail "call 1 exit $(cat "$work/call1.rc")"; }
+grep -q "grid: no $work/carried.sqlite: a fresh database" "$work/call1.log" || fail "call 1 did not start fresh"
+for f in fa-tune.sqlite grid_best_configs.tsv; do [ -s "$work/out1/$f" ] || fail "call 1 brought no $f back"; done
+[ "$(json_field "$work/out1/unpacked/grid/line1.json" measured)" = 10 ] || fail "call 1 did not measure 10"
+grep -q "^# .*scripts/gpu.sh grid (GRID_LIST=" "$work/out1/grid_best_configs.tsv" || fail "no provenance line"
+grep -q "^#   $problem --budget 10" "$work/out1/grid_best_configs.tsv" || fail "the command is not in the provenance"
+[ "$(grep -c "^replay of " "$work/out1/grid_best_configs.tsv")" = 1 ] || fail "not one best config exported"
+
+# Between the calls: a replay's rows are refused as seeds, then allowed for this test.
+python3 "$repo/experiments/tuner/ship_grid.py" "$work/out1" --seed "$work/seed.tsv" \
+  --carry "$work/carried.sqlite" >"$work/ship.log" 2>&1
+[ $? = 2 ] || fail "ship_grid.py shipped a replay's rows"
+grep -q "rows measured by a replay" "$work/ship.log" || fail "ship_grid.py did not say why it refused"
+python3 "$repo/experiments/tuner/ship_grid.py" "$work/out1" --seed "$work/seed.tsv" \
+  --carry "$work/carried.sqlite" --allow-replay >"$work/ship.log" 2>&1 || { cat "$work/ship.log"; fail "ship"; }
+grep -q "1 rows from the grid (0 replaced, 1 new), 2 in all" "$work/ship.log" || { cat "$work/ship.log"; fail "seed merge"; }
+[ -s "$work/carried.sqlite" ] || fail "the database was not put where the next call carries it from"
+"$build_bin/fa-tune" --help >/dev/null  # the shipped seed still parses: fa-tune reads the same format
+grep -q "^# .*scripts/gpu.sh grid" "$work/seed.tsv" || fail "the provenance did not reach the seed file"
+
+call 2 "$problem --budget 30" 60
+[ "$(cat "$work/call2.rc")" = 0 ] || { cat "$work/call2.log"; fail "call 2 exit $(cat "$work/call2.rc")"; }
+grep -q "grid: resuming from $work/carried.sqlite" "$work/call2.log" || fail "call 2 did not resume"
+[ "$(json_field "$work/out2/unpacked/grid/line1.json" resumed)" = 10 ] || fail "call 2 did not answer the 10 from the database"
+[ "$(json_field "$work/out2/unpacked/grid/line1.json" measured)" = 20 ] || fail "call 2 did not measure 20 more"
+python3 "$repo/experiments/tuner/ship_grid.py" "$work/out2" --seed "$work/seed.tsv" \
+  --carry "$work/carried.sqlite" --allow-replay >"$work/ship.log" 2>&1 || fail "ship 2"
+grep -q "1 rows from the grid (1 replaced, 0 new), 2 in all" "$work/ship.log" || { cat "$work/ship.log"; fail "seed replace"; }
+
+call 3 "$problem --budget 40
+$problem --budget 40 --causal yes" 0
+[ "$(cat "$work/call3.rc")" = 0 ] || { cat "$work/call3.log"; fail "call 3 exit $(cat "$work/call3.rc")"; }
+[ "$(grep -c "not reached (the call's 0 s are spent" "$work/call3.log")" = 2 ] || fail "call 3: lines not 'not reached'"
+grep -q "30 measurements imported" "$work/call3.log" || { cat "$work/call3.log"; fail "call 3 lost measurements"; }
+echo "grid recipe: 3 calls, resumed, shipped: ok"
