@@ -21,8 +21,9 @@
 # later at most (fa-tune then stores the candidate in flight, prints the table so far and exits 143).
 #
 # Options: GRID_LIST (default experiments/tuner/grids/headline.txt), GRID_BUDGET_S, GRID_DB (the database
-# carried in; default .carry/tune/fa-tune.sqlite), GRID_REPLAY (a recorded run: every line answered from it
-# instead of the GPU, for the offline test tests/scripts/grid_recipe_test.sh).
+# carried in; default .carry/tune/fa-tune.sqlite), GRID_GPUS (all or 0,1,...: fa-tune --gpus, one worker per
+# GPU on a multi-GPU kind), GRID_REPLAY (a recorded run: every line answered from it instead of the GPU, for
+# the offline test tests/scripts/grid_recipe_test.sh).
 gpu_line
 list=${GRID_LIST:-experiments/tuner/grids/headline.txt}
 budget_s=${GRID_BUDGET_S:-480}
@@ -41,6 +42,8 @@ else
 fi
 replay=()
 [ -n "${GRID_REPLAY:-}" ] && replay=(--replay "$GRID_REPLAY")
+gpus=()  # GRID_GPUS=all (or 0,1,...): every line on every GPU of a multi-GPU kind (issue 18), one database
+[ -n "${GRID_GPUS:-}" ] && gpus=(--gpus "$GRID_GPUS")
 
 mapfile -t lines < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$list")
 note "grid: ${#lines[@]} lines of $list, ${budget_s} s of tuning"
@@ -57,7 +60,7 @@ for i in "${!lines[@]}"; do
   fi
   read -r -a selection <<<"${lines[$i]}"
   line_start=$(date +%s)
-  timeout -k 30 $((share + grace_s)) "$bin/fa-tune" --arch sm90 "${selection[@]}" "${replay[@]}" \
+  timeout -k 30 $((share + grace_s)) "$bin/fa-tune" --arch sm90 "${selection[@]}" "${replay[@]}" "${gpus[@]}" \
     --time-limit "$share" --db "$db" --json "$dir/line$k.json" --report "$dir/report_line$k" \
     --export-best "$work/best_configs.tsv" >"$dir/line$k.txt" 2>"$dir/line$k.err"
   rc=$?

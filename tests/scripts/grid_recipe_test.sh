@@ -3,7 +3,8 @@
 # (GRID_REPLAY), over three device calls as the lead makes them, with experiments/tuner/ship_grid.py between
 # them: (1) a fresh database, a budget of 10; the database and the winner come back, are carried and
 # shipped; (2) the carried database with a budget of 30: the 10 are answered from it and 20 measured;
-# (3) a call with no time left: every line "not reached", the database still comes back whole.
+# (3) a call with no time left: every line "not reached", the database still comes back whole; (4) the same
+# on two worker processes (GRID_GPUS).
 # Usage: tests/scripts/grid_recipe_test.sh BUILD_BIN FIXTURE_TSV
 set -uo pipefail
 build_bin=$(cd "${1:?BUILD_BIN}" && pwd)
@@ -26,7 +27,7 @@ call() {  # call N LIST_TEXT BUDGET_S: one device call's recipe, $OUT = $work/ou
   local out=$work/out$1
   mkdir -p "$out"
   printf '# a comment line\n\n%s\n' "$2" >"$work/list$1.txt"
-  (cd "$repo" && PATH="$work/path:$PATH" CARRY="$carry" OUT="$out" GRID_REPLAY="$fixture" \
+  (cd "$repo" && PATH="$work/path:$PATH" CARRY="$carry" OUT="$out" GRID_REPLAY="$fixture" GRID_GPUS="${GRID_GPUS:-}" \
     GRID_LIST="$work/list$1.txt" GRID_BUDGET_S="$3" GRID_DB="$work/carried.sqlite" \
     bash scripts/gpu.sh grid) >"$work/call$1.log" 2>&1
   echo $? >"$work/call$1.rc"
@@ -73,4 +74,9 @@ $problem --budget 40 --causal yes" 0
 [ "$(cat "$work/call3.rc")" = 0 ] || { cat "$work/call3.log"; fail "call 3 exit $(cat "$work/call3.rc")"; }
 [ "$(grep -c "not reached (the call's 0 s are spent" "$work/call3.log")" = 2 ] || fail "call 3: lines not 'not reached'"
 grep -q "30 measurements imported" "$work/call3.log" || { cat "$work/call3.log"; fail "call 3 lost measurements"; }
-echo "grid recipe: 3 calls, resumed, shipped: ok"
+# (4) the same grid on two workers (GRID_GPUS, as on a multi-GPU kind): the coordinator exports the winner.
+GRID_GPUS=0,1 call 4 "$problem --budget 40" 60
+[ "$(cat "$work/call4.rc")" = 0 ] || { cat "$work/call4.log" "$work/out4/unpacked/grid/line1.txt"; fail "call 4 exit $(cat "$work/call4.rc")"; }
+grep -q -- "--gpus: 2 worker(s)" "$work/out4/unpacked/grid/line1.txt" || fail "call 4 did not run two workers"
+[ "$(grep -c "^replay of " "$work/out4/grid_best_configs.tsv")" = 1 ] || fail "call 4 exported no winner"
+echo "grid recipe: 4 calls, resumed, shipped, two workers: ok"

@@ -146,3 +146,27 @@ TEST_CASE(
     CHECK(rerun.out.find(", 0 from the cache") == std::string::npos);
   }
 }
+
+// Issue 14 item 7 as a user sees it: --help walks through each stage a candidate goes through, and the
+// progress line (stderr) names the problem i of N, the candidate j of M, the run's count and an ETA.
+TEST_CASE("fa-tune --help documents each stage, and the progress names problem, candidate and ETA",
+          "[tuner][cli]") {
+  auto const help = fl::test::run_tool(fl::test::sibling_binary("fa-tune").string() + " --help");
+  CHECK(help.exit_code == 0);
+  for (auto const* stage : {"1. prune:", "2. compile:", "3. prune:", "4. verify:", "5. time:", "6. store:",
+                            "problem i of N, candidate j of M"})
+    CHECK_THAT(help.out, Catch::Contains(stage));
+
+  auto const fixture = fs::path(FA_SOURCE_DIR) / "tests/tuner/data/fa2_sm80_h200_bf16_d128_n4096_full.tsv";
+  REQUIRE(fs::exists(fixture));
+  Scratch scratch;
+  auto const run =
+      fl::test::run_tool(fl::test::sibling_binary("fa-tune").string() + " --replay " + fixture.string() +
+                         " --causal no --budget 5 --db " + (scratch.dir / "db.sqlite").string());
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.err,
+             Catch::Contains("problem 1/1 fa2_sm80 b4 h16/16 n4096x4096 d128 bf16 full fwd: candidate "
+                             "5/168, run 5/5") &&
+                 Catch::Contains("ETA"));
+}

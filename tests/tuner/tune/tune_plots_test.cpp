@@ -68,6 +68,17 @@ TEST_CASE("the report writes Markdown, CSVs and SVG plots for the replayed H200 
     auto const text = test::read_text(out / (stem + svg));
     CHECK_THAT(text, Catch::Contains("<svg"));
   }
-  CHECK_THAT(test::read_text(out / "stages.svg"), Catch::Contains("<svg"));
   CHECK_THAT(md, Catch::Contains("_heatmap.svg)"));
+  // The recording has no stage times: no empty plot of them, and the report says why.
+  CHECK_FALSE(std::filesystem::exists(out / "stages.svg"));
+  CHECK_THAT(md, Catch::Contains("No plot of the time by stage"));
+  // With stage times (a GPU run), the plot is drawn.
+  auto timed = report;
+  timed.rows[0].compile_wait_s = 2.0;
+  timed.rows[0].verify_s = 86.4;
+  timed.rows[0].timing_s = 77.9;
+  auto const timed_out = dir.path() / "timed";
+  (void)write_tune_report(timed, timed_out);
+  CHECK_THAT(test::read_text(timed_out / "stages.svg"), Catch::Contains("<svg"));
+  CHECK_THAT(test::read_text(timed_out / "report.md"), Catch::Contains("(stages.svg)"));
 }

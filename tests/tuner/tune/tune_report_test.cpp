@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "tuner/tune/recorded_measurements.hpp"
@@ -84,4 +85,62 @@ TEST_CASE("a recorded export reads back as the rows it was written from", "[tune
   CHECK(recording.rows.at({"fa2_sm80", problem, "kBlockM=64"}).measurement.verdict == "failed");
   CHECK((recording.order.at({"fa2_sm80", problem}) == std::vector<std::string>{"kBlockM=64", "kBlockM=128"}));
   CHECK_THAT(recording.gpu_line, Catch::StartsWith("GPU NVIDIA H200"));
+}
+
+// Issue 14 item 7: --json has every field of the table. Every column of the table (read from its header, so a
+// column added later without a JSON field fails here) maps to a key of the JSON row, with the same value.
+TEST_CASE("every column of the table is a field of --json, with the same value", "[tuner][tune]") {
+  auto report = one_row();
+  report.rows[0].evaluated = 1;
+  report.rows[0].resumed = 1;
+  report.rows[0].rejected = 1;
+  report.rows[0].default_tflops = 290.0;
+  auto const& r = report.rows[0];
+  auto const table = render_tuning(report);
+  auto const json = tuning_json(report, "NVIDIA H200 (test)");
+
+  std::istringstream lines(table);
+  std::string header;
+  while (std::getline(lines, header) && header.rfind("family", 0) != 0) {
+  }
+  REQUIRE_FALSE(header.empty());
+  std::vector<std::string> columns;  // the header's cells: separated by two or more spaces
+  for (std::size_t at = 0; at < header.size();) {
+    auto const end = header.find("  ", at);
+    columns.push_back(header.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    if (end == std::string::npos) break;
+    at = header.find_first_not_of(' ', end);
+  }
+  auto const fixed = [](double v, int digits) {
+    std::ostringstream s;
+    s.setf(std::ios::fixed);
+    s.precision(digits);
+    s << v;
+    return s.str();
+  };
+  std::map<std::string, std::string> const field_of_column{
+      {"family", "\"family\": \"" + r.family + "\""},
+      {"problem", "\"problem\": \"" + r.problem + "\""},
+      {"best config", "\"best_config\": \"" + r.best_config + "\""},
+      {"ms", "\"median_ms\": " + fixed(r.best_ms, 5)},
+      {"TFLOP/s", "\"tflops\": " + fixed(r.best_tflops, 2)},
+      {"vs default", "\"vs_default\": " + fixed(r.best_tflops / r.default_tflops, 4)},
+      {"searched", "\"searched\": 2, \"space_size\": 2"},
+      {"ended", "\"ended\": \"space done\""},
+      {"measured", "\"measured\": 1"},
+      {"resumed", "\"resumed\": 1"},
+      {"rejected", "\"rejected\": 1"},
+  };
+  CHECK(columns.size() == field_of_column.size());
+  for (auto const& column : columns) {
+    INFO("table column '" << column << "'");
+    REQUIRE(field_of_column.contains(column));
+    CHECK_THAT(json, Catch::Contains(field_of_column.at(column)));
+  }
+  // And what the table's footer lines say per row: the default's verdict and why, where the time went.
+  for (auto const* key :
+       {"\"default_verdict\": \"failed\"", "\"default_diagnosis\": ", "\"wall_s\": ", "\"compile_wait_s\": ",
+        "\"verify_s\": ", "\"timing_s\": ", "\"compile_cpu_s\": ", "\"timing_cut\": ", "\"faults\": [",
+        "\"reference_s\": ", "\"split\": ", "\"cross_check\": ", "\"stop_signal\": ", "\"context_lost\": "})
+    CHECK_THAT(json, Catch::Contains(key));
 }
