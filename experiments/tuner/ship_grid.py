@@ -2,7 +2,8 @@
 """After a `scripts/gpu.sh grid` device call: carry its database into the next call and ship its winners.
 
     python3 experiments/tuner/ship_grid.py FILES_AT [--seed db/seed/best_configs.tsv]
-                                           [--carry .carry/tune/fa-tune.sqlite] [--allow-replay]
+                                           [--carry .carry/tune/fa-tune.sqlite] [--raw experiments/tuner/raw]
+                                           [--allow-replay]
 
 FILES_AT is the folder the call's $OUT came back to (it holds fa-tune.sqlite and grid_best_configs.tsv).
 1. fa-tune.sqlite is copied to --carry (write-then-rename): name that path in the next call's carry and the
@@ -11,6 +12,8 @@ FILES_AT is the folder the call's $OUT came back to (it holds fa-tune.sqlite and
    head dim, mask, direction, batch, heads, n) replaces the shipped one, the others are added, and the
    export's provenance lines ('#': GPU, driver, date, command) are kept above the header. Rows measured by
    a replay ("replay of FILE") are refused unless --allow-replay (the offline test uses it).
+3. The call's raw results (grid.summary.txt, grid_best_configs.tsv, grid.tgz: every line's table, JSON and
+   report) are copied to --raw/<date of the export>-grid-<time>/, to commit beside the seed file.
 Exit 2 with one line for a missing input or a header that is not the seed file's.
 """
 import argparse
@@ -67,6 +70,7 @@ def main():
     parser.add_argument("files_at")
     parser.add_argument("--seed", default="db/seed/best_configs.tsv")
     parser.add_argument("--carry", default=".carry/tune/fa-tune.sqlite")
+    parser.add_argument("--raw", default="experiments/tuner/raw")
     parser.add_argument("--allow-replay", action="store_true")
     args = parser.parse_args()
 
@@ -101,9 +105,19 @@ def main():
     os.close(fd)
     shutil.copyfile(database, tmp)
     os.replace(tmp, args.carry)
+    # "# 2026-12-01T15:04:05Z, ...": the export's first provenance line names the call's time.
+    stamp = export_comments[0][2:22].replace(":", "") if export_comments else "undated"
+    raw = os.path.join(args.raw, stamp.replace("T", "-grid-", 1))
+    os.makedirs(raw, exist_ok=True)
+    kept = []
+    for name in ("grid.summary.txt", "grid_best_configs.tsv", "grid.tgz"):
+        if os.path.isfile(os.path.join(args.files_at, name)):
+            shutil.copyfile(os.path.join(args.files_at, name), os.path.join(raw, name))
+            kept.append(name)
     print(f"{args.seed}: {len(exported)} rows from the grid ({replaced} replaced, {len(exported) - replaced} new), "
           f"{len(merged)} in all")
     print(f"{args.carry}: {os.path.getsize(args.carry) // 1024} KiB (carry it in the next grid call)")
+    print(f"{raw}: {', '.join(kept)} (commit with the seed file)")
 
 
 if __name__ == "__main__":

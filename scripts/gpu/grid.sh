@@ -75,6 +75,8 @@ rm -f "$OUT/fa-tune.sqlite"
 "$bin/fa-tune" --db "$OUT/fa-tune.sqlite" --merge "$db" | tee -a "$dir/summary.txt"
 size_kib=$(du -k "$OUT/fa-tune.sqlite" 2>/dev/null | cut -f1)
 note "grid: $OUT/fa-tune.sqlite ${size_kib:-?} KiB (carried back in as $db_in; a call carries 64 MiB in all)"
+# .carry/gpu is ~50 MiB and the tree ~5: past ~8 MiB the database crowds the carry (split it by family then).
+[ "${size_kib:-0}" -gt 8192 ] && note "grid: WARNING: the database is over 8 MiB; with .carry/gpu it nears the 64 MiB a call carries"
 if [ -f "$work/best_configs.tsv" ]; then
   {
     echo "# $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |

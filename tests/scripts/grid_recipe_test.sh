@@ -20,7 +20,8 @@ for exe in fa-tune fa-bench fa-compile-worker; do ln -s "$build_bin/$exe" "$carr
 ln -s "$repo/kernels_src" "$carry/kernels_src"
 printf '#!/usr/bin/env bash\necho "NVIDIA H200 (fake), 580.00"\n' >"$work/path/nvidia-smi"
 chmod +x "$work/path/nvidia-smi"
-cp "$repo/db/seed/best_configs.tsv" "$work/seed.tsv"
+# The shipped header and its first row (the counts below stay the same however many rows are shipped).
+grep -v "^#" "$repo/db/seed/best_configs.tsv" | head -n 2 >"$work/seed.tsv"
 problem="--family fa2_sm80 --dtype bf16 --head-dim 128 --seqlen 4096 --causal no --strategy bayes"
 
 call() {  # call N LIST_TEXT BUDGET_S: one device call's recipe, $OUT = $work/out<N>
@@ -49,12 +50,14 @@ grep -q "^#   $problem --budget 10" "$work/out1/grid_best_configs.tsv" || fail "
 [ "$(grep -c "^replay of " "$work/out1/grid_best_configs.tsv")" = 1 ] || fail "not one best config exported"
 
 # Between the calls: a replay's rows are refused as seeds, then allowed for this test.
-python3 "$repo/experiments/tuner/ship_grid.py" "$work/out1" --seed "$work/seed.tsv" \
+python3 "$repo/experiments/tuner/ship_grid.py" "$work/out1" --seed "$work/seed.tsv" --raw "$work/raw" \
   --carry "$work/carried.sqlite" >"$work/ship.log" 2>&1
 [ $? = 2 ] || fail "ship_grid.py shipped a replay's rows"
 grep -q "rows measured by a replay" "$work/ship.log" || fail "ship_grid.py did not say why it refused"
-python3 "$repo/experiments/tuner/ship_grid.py" "$work/out1" --seed "$work/seed.tsv" \
+python3 "$repo/experiments/tuner/ship_grid.py" "$work/out1" --seed "$work/seed.tsv" --raw "$work/raw" \
   --carry "$work/carried.sqlite" --allow-replay >"$work/ship.log" 2>&1 || { cat "$work/ship.log"; fail "ship"; }
+raw=$(ls -d "$work"/raw/*-grid-* 2>/dev/null | head -n 1)
+for f in grid.summary.txt grid_best_configs.tsv grid.tgz; do [ -s "$raw/$f" ] || fail "ship_grid.py kept no raw $f"; done
 grep -q "1 rows from the grid (0 replaced, 1 new), 2 in all" "$work/ship.log" || { cat "$work/ship.log"; fail "seed merge"; }
 [ -s "$work/carried.sqlite" ] || fail "the database was not put where the next call carries it from"
 "$build_bin/fa-tune" --help >/dev/null  # the shipped seed still parses: fa-tune reads the same format
@@ -65,7 +68,7 @@ call 2 "$problem --budget 30" 60
 grep -q "grid: resuming from $work/carried.sqlite" "$work/call2.log" || fail "call 2 did not resume"
 [ "$(json_field "$work/out2/unpacked/grid/line1.json" resumed)" = 10 ] || fail "call 2 did not answer the 10 from the database"
 [ "$(json_field "$work/out2/unpacked/grid/line1.json" measured)" = 20 ] || fail "call 2 did not measure 20 more"
-python3 "$repo/experiments/tuner/ship_grid.py" "$work/out2" --seed "$work/seed.tsv" \
+python3 "$repo/experiments/tuner/ship_grid.py" "$work/out2" --seed "$work/seed.tsv" --raw "$work/raw" \
   --carry "$work/carried.sqlite" --allow-replay >"$work/ship.log" 2>&1 || fail "ship 2"
 grep -q "1 rows from the grid (1 replaced, 0 new), 2 in all" "$work/ship.log" || { cat "$work/ship.log"; fail "seed replace"; }
 

@@ -69,13 +69,13 @@ TEST_CASE("fa-tune without a GPU answers a problem nobody tuned with the nearest
   Scratch scratch;
   auto const outcome = fl::test::run_tool(fl::test::sibling_binary("fa-tune").string() + " --db " +
                                           (scratch.dir / "db.sqlite").string() +
-                                          " --family fa2_sm80 --head-dim 64 --seqlen 2048 --causal yes");
+                                          " --family fa2_sm80 --head-dim 64 --seqlen 3000 --causal yes");
   INFO(outcome.out << outcome.err);
   CHECK(outcome.exit_code == 0);
+  // n3000 is no headline shape: the shipped grid never tunes it, whichever of its shapes it holds.
   CHECK_THAT(outcome.out,
-             Catch::Contains("b8 h32/32 n2048x2048 d64 bf16 causal fwd") &&
-                 Catch::Contains("not tuned; nearest tuned shape b4 h16/16 n4096x4096 d128 bf16 "
-                                 "full fwd") &&
+             Catch::Contains("b5 h32/32 n3000x3000 d64 bf16 causal fwd") &&
+                 Catch::Contains("not tuned; nearest tuned shape b") &&
                  Catch::Contains("(0 tuned, 1 from the nearest tuned shape, 0 family defaults)"));
 }
 

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <optional>
+#include <string>
 
 #include "numerics/check.hpp"
 #include "numerics/reference.hpp"
@@ -119,15 +121,25 @@ double seconds_of(auto&& work) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// A kernel-like output that passes: the reference, rounded to the dtype, on the sampled rows; 0 elsewhere
-// (inside the range of V, so the screen of every row flags nothing, as for a correct kernel).
+// A kernel-like output that passes: the reference, rounded to the dtype, on the sampled rows; elsewhere V's
+// first key row of the head (every query row sees key 0, causal or not: inside the range of V, so the screen
+// of every row flags nothing, as for a correct kernel; 0 would be outside it for a causal row that sees one
+// key).
 HostOutputs passing_output(PreparedCheck const& check) {
   auto const& p = check.problem();
   auto const ref = fl::numerics::reference_sampled(to_numerics(p, check.inputs()), check.sample());
   HostOutputs out;
   std::size_t const d = std::size_t(p.shape.head_dim);
-  out.o.assign(fl::numerics::query_rows(p.shape) * d, 0.0f);
-  out.lse.assign(fl::numerics::query_rows(p.shape), 0.0f);
+  std::size_t const rows = fl::numerics::query_rows(p.shape);
+  std::size_t const n_q = std::size_t(p.shape.seqlen_q), n_k = std::size_t(p.shape.seqlen_k);
+  std::size_t const group = std::size_t(p.shape.heads_q / p.shape.heads_kv);
+  out.o.resize(rows * d);
+  out.lse.assign(rows, 0.0f);
+  for (std::size_t row = 0; row < rows; ++row) {
+    std::size_t const head_kv = row / n_q / group;  // (B, H_q) flattened -> (B, H_kv)
+    for (std::size_t e = 0; e < d; ++e)
+      out.o[row * d + e] = fl::numerics::round_to(p.dtype, check.inputs().v[head_kv * n_k * d + e]);
+  }
   for (std::size_t t = 0; t < ref.sample.query_rows.size(); ++t) {
     std::size_t const row = ref.sample.query_rows[t];
     for (std::size_t e = 0; e < d; ++e)
@@ -141,11 +153,16 @@ HostOutputs passing_output(PreparedCheck const& check) {
 
 // Not part of CI ([.]): the CPU cost of verifying one candidate at the H200 tuning shape (b4 h16 n4096 d128
 // bf16), before (inputs regenerated, reference recomputed per candidate, as GpuEvaluator did) and after the
-// reference cache. Run: build/bin/test_tuner "[cost]"; the numbers are in tuner/README.md.
+// reference cache. Run: build/bin/test_tuner "[cost]"; the numbers are in tuner/README.md. Another headline
+// shape: FA_COST_SHAPE="N D full|causal" (experiments/tuner/README.md's grid costs).
 TEST_CASE("verification cost of one candidate before and after the reference cache", "[.][cost]") {
-  Problem big = headline_problem(4096, 128, false, Precision::bf16, Direction::forward);
+  int n = 4096, d = 128;
+  char mask[8] = "full";
+  if (char const* shape = std::getenv("FA_COST_SHAPE"))
+    REQUIRE(std::sscanf(shape, "%d %d %7s", &n, &d, mask) == 3);
+  Problem big = headline_problem(n, d, std::string(mask) == "causal", Precision::bf16, Direction::forward);
   Problem small = big;
-  small.shape = {1, 2, 2, 193, 257, 128, false, 0.0};
+  small.shape = {1, 2, 2, 193, 257, d, big.shape.causal, 0.0};  // the evaluator's awkward problem
   constexpr std::size_t kTimedRows = 256;
   constexpr std::uint64_t kSeed = 20261129;
 
