@@ -39,8 +39,16 @@ struct FwdTunables {
   int stages;         // K/V shared-memory slots, 2..3
   int ping_pong;      // 0/1: consumer warpgroups take turns issuing their products (needs >= 2)
   int intra_wg_overlap;  // 0/1: S_{j+1} = Q K_{j+1} is issued before the softmax of block j
-  int persistent;        // 0/1: one CTA per SM walking the tiles, or one CTA per tile
+  int persistent;        // kOneCtaPerTile, kStaticTiles or kDynamicTiles (below)
 };
+
+// kPersistent: how the CTAs take their tiles (fa_tile_scheduler.cuh).
+constexpr int kOneCtaPerTile = 0;  // a grid of one CTA per tile; the hardware block scheduler balances them
+constexpr int kStaticTiles = 1;    // one CTA per SM taking tiles blockIdx.x, + gridDim.x, ... of one order
+constexpr int kDynamicTiles = 2;   // one CTA per SM taking the next tile of that order from a global counter
+// The producer hands each tile index to the consumers through shared memory (kDynamicTiles), next to the
+// barriers: one int, padded to the barriers' 8 bytes.
+constexpr int kTileSlotBytes = 8;
 
 FA3_CONFIG_FN int block_m(const FwdTunables& t) {
   return kRowsPerConsumer * t.consumers;
@@ -98,7 +106,7 @@ FA3_CONFIG_FN int barrier_count(const FwdTunables& t) {
 }  // Q full/empty, K and V each
 FA3_CONFIG_FN int shared_bytes(const FwdTunables& t) {
   return kSharedAlignSlack + q_tile_bytes(t) + 2 * t.stages * kv_tile_bytes(t) + o_stage_bytes(t) +
-         8 * barrier_count(t);
+         8 * barrier_count(t) + kTileSlotBytes;
 }
 
 // fp32 registers one consumer thread holds for O (D/2), S (kBlockN/2) and, with intra-warpgroup overlap,
@@ -126,7 +134,8 @@ FA3_CONFIG_FN const char* violation(const FwdTunables& t) {
   if (t.ping_pong != 0 && t.ping_pong != 1) return "kPingPong is 0 or 1";
   if (t.ping_pong == 1 && t.consumers < 2) return "ping-pong needs at least two consumer warpgroups";
   if (t.intra_wg_overlap != 0 && t.intra_wg_overlap != 1) return "kIntraWgOverlap is 0 or 1";
-  if (t.persistent != 0 && t.persistent != 1) return "kPersistent is 0 or 1";
+  if (t.persistent != kOneCtaPerTile && t.persistent != kStaticTiles && t.persistent != kDynamicTiles)
+    return "kPersistent is 0 (one CTA per tile), 1 (static tile order) or 2 (dynamic: a tile counter)";
   if (accumulator_registers(t) > consumer_registers(t.consumers) - kConsumerRegisterSlack)
     return "O, S and P need more registers than a consumer thread gets (spills)";
   if (shared_bytes(t) > kMaxSharedBytes) return "shared memory over 227 KiB";

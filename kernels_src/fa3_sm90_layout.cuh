@@ -39,6 +39,7 @@ struct Fwd {
   static constexpr int kConsumers = kConsumers_;
   static constexpr bool kPingPong = kPingPong_ != 0;
   static constexpr bool kIntraWgOverlap = kIntraWgOverlap_ != 0;
+  static constexpr bool kDynamicTiles = kPersistent_ == fa3::kDynamicTiles;
   static constexpr int kProducerRegisters = producer_registers(kConsumers);
   static constexpr int kConsumerRegisters = consumer_registers(kConsumers);
   static_assert(kProducerRegisters + kConsumers * kConsumerRegisters <=
@@ -70,8 +71,12 @@ struct Fwd {
   struct Barriers {
     fa::LoadRing<1> q;  // count = the CTA's tile number
     fa::LoadRing<kStages> k, v;
+    // kDynamicTiles: the index of the tile whose Q the last q.full phase announced (total: no more tiles),
+    // written by the producer before that arrival and read by the consumers after their wait on it.
+    int tile_slot[kTileSlotBytes / sizeof(int)];
   };
-  static_assert(sizeof(Barriers) == 8 * barrier_count(kTunables), "barrier arithmetic of fa3_sm90_config.h");
+  static_assert(sizeof(Barriers) == 8 * barrier_count(kTunables) + kTileSlotBytes,
+                "barrier arithmetic of fa3_sm90_config.h");
   static_assert(kSharedAlignSlack + kBarrierOffset + int(sizeof(Barriers)) == shared_bytes(kTunables),
                 "shared-memory arithmetic of fa3_sm90_config.h");
 };

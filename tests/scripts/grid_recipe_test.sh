@@ -77,6 +77,9 @@ $problem --budget 40 --causal yes" 0
 [ "$(cat "$work/call3.rc")" = 0 ] || { cat "$work/call3.log"; fail "call 3 exit $(cat "$work/call3.rc")"; }
 [ "$(grep -c "not reached (the call's 0 s are spent" "$work/call3.log")" = 2 ] || fail "call 3: lines not 'not reached'"
 grep -q "30 measurements imported" "$work/call3.log" || { cat "$work/call3.log"; fail "call 3 lost measurements"; }
+python3 "$repo/experiments/tuner/ship_grid.py" "$work/out3" --seed "$work/seed.tsv" --raw "$work/raw" \
+  --carry "$work/carried.sqlite" --allow-replay >"$work/ship.log" 2>&1 || { cat "$work/ship.log"; fail "ship 3"; }
+grep -q "0 rows from the grid (0 replaced, 0 new), 2 in all" "$work/ship.log" || { cat "$work/ship.log"; fail "ship 3 counts"; }
 # (4) the same grid on two workers (GRID_GPUS, as on a multi-GPU kind): the coordinator exports the winner.
 GRID_GPUS=0,1 call 4 "$problem --budget 40" 60
 [ "$(cat "$work/call4.rc")" = 0 ] || { cat "$work/call4.log" "$work/out4/unpacked/grid/line1.txt"; fail "call 4 exit $(cat "$work/call4.rc")"; }

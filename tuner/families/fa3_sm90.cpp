@@ -51,7 +51,10 @@ std::vector<ParamSpec> parameters() {
        {0, 1},
        "consumer warpgroups take turns issuing products (one's softmax overlaps another's GEMMs)"},
       {"kIntraWgOverlap", {0, 1}, "S of block j+1 issued before the softmax of block j"},
-      {"kPersistent", {0, 1}, "one CTA per SM walking the tiles (1) or one CTA per tile (0)"},
+      {"kPersistent",
+       {fa3::kOneCtaPerTile, fa3::kStaticTiles, fa3::kDynamicTiles},
+       "one CTA per tile (0), or one CTA per SM taking every gridDim-th tile (1) or the next tile from a "
+       "counter (2)"},
   };
 }
 
@@ -82,18 +85,20 @@ std::optional<std::string> violates(Config const& config, Problem const& problem
 
 Config default_config(Problem const& problem) {
   // FlashAttention-3's tiles (hopper/tile_size.h) where they fit our register budget: d128 128 x 176
-  // (128 x 128 causal); d256 128 x 64 (FA3's 128 x 80 spills 4 bytes under NVRTC 13.0); d64's 192 x 192
-  // needs P in shared memory (FA3 reads P V's A from shared memory there), so d64 takes 192 rows x 112
-  // keys, the largest key block whose O, S and P fit 160 registers. Causal masks launch one CTA per tile:
-  // the hardware's block scheduler balanced the uneven causal tiles better than our static
-  // longest-first order (H200, d128 128 x 128 bf16 n8192: 627 vs 576 TFLOP/s; full masks equal: 671 vs
-  // 668; experiments/fa3_sm90).
+  // (128 x 128 causal); d256 128 x 80 (FA3's; ptxas (NVRTC 13.0) spills 4 bytes there, and it still beat
+  // the spill-free 128 x 64 on the H200: bf16 full n8192 769 vs 725 TFLOP/s, n16384 726 vs 673); d64's
+  // 192 x 192 needs P in shared memory (FA3 reads P V's A from shared memory there), so d64 takes 192 rows
+  // x 112 keys, the largest key block whose O, S and P fit 160 registers. Causal masks take their tiles
+  // from the dynamic counter (kDynamicTiles): the static persistent order lost to one CTA per tile (d128
+  // 128 x 128 n8192: 576 vs 627 TFLOP/s), the counter beat both (bf16, same call: d64 n2048 333 vs 314
+  // one CTA per tile, d128 n2048 446 vs 429, n8192 630 vs 624); full masks equal (671 vs 668): static.
+  // All on the H200, experiments/fa3_sm90.
   int const d = problem.shape.head_dim;
   Config c{{"kConsumers", 2}, {"kBlockN", 176},       {"kStages", 2},
-           {"kPingPong", 1},  {"kIntraWgOverlap", 1}, {"kPersistent", 1}};
-  if (problem.shape.causal) c["kPersistent"] = 0;
+           {"kPingPong", 1},  {"kIntraWgOverlap", 1}, {"kPersistent", fa3::kStaticTiles}};
+  if (problem.shape.causal) c["kPersistent"] = fa3::kDynamicTiles;
   if (d == 128 && problem.shape.causal) c["kBlockN"] = 128;
-  if (d == 256) c["kBlockN"] = 64;
+  if (d == 256) c["kBlockN"] = 80;
   if (d == 64) {
     c["kConsumers"] = 3;
     c["kBlockN"] = 112;
@@ -107,6 +112,9 @@ Config default_config(Problem const& problem) {
     c["kConsumers"] = 2;
     c["kBlockN"] = d == 64 ? 256 : 128;
     if (d == 256) c["kIntraWgOverlap"] = 0;
+    // Causal FP8 keeps one CTA per tile, what it was measured with; the dynamic order ran d128 causal n8192
+    // at 744 TFLOP/s in a later call (760 before), not compared in one call yet.
+    if (problem.shape.causal) c["kPersistent"] = fa3::kOneCtaPerTile;
     if (per_block(problem))
       while (c["kBlockN"] > 64 && problem.fp8.block_rows % c["kBlockN"] != 0) c["kBlockN"] /= 2;
   }
@@ -150,9 +158,10 @@ std::pair<int, int> tile_rows_and_keys(Config const& config, Problem const& prob
   return {fa3::block_m(t), t.block_n};
 }
 
-ScratchBytes scratch(Config const&, Problem const& problem) {
+ScratchBytes scratch(Config const& config, Problem const& problem) {
   ScratchBytes bytes;
   auto const& s = problem.shape;
+  if (tunables_of(config, problem).persistent == fa3::kDynamicTiles) bytes.tile_counter = 2 * sizeof(int);
   if (fp8(problem))
     bytes.v_transposed = std::size_t(s.batch) * s.heads_kv * s.head_dim * fa3::transposed_keys(s.seqlen_k);
   return bytes;

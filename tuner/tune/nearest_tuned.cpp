@@ -1,5 +1,6 @@
 #include "tuner/tune/nearest_tuned.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -65,6 +66,36 @@ TunedAnswer nearest_tuned(Family const& family, Problem const& problem,
     answer.kind = distance == 0.0 ? AnswerKind::tuned : AnswerKind::nearest;
   }
   return answer;
+}
+
+std::vector<Config> warm_start_configs(Family const& family, Problem const& problem,
+                                       std::vector<db::BestConfig> const& known, std::size_t limit) {
+  struct Near {
+    double distance;
+    double tflops;
+    std::string shape;
+    Config config;
+  };
+  std::vector<Near> near;
+  for (auto const& row : known) {
+    if (row.family != family.name()) continue;
+    auto const config = parse_config(row.config);
+    auto const tuned = problem_from_key(row.problem);
+    double const distance = shape_distance(problem, tuned);
+    if (!config || !std::isfinite(distance) || distance == 0.0 || family.violates(*config, problem)) continue;
+    near.push_back({distance, row.tflops, describe(tuned), *config});
+  }
+  std::sort(near.begin(), near.end(), [](Near const& a, Near const& b) {
+    if (a.distance != b.distance) return a.distance < b.distance;
+    if (a.tflops != b.tflops) return a.tflops > b.tflops;
+    return a.shape < b.shape;
+  });
+  std::vector<Config> configs;
+  for (auto const& n : near) {
+    if (configs.size() >= limit) break;
+    if (std::find(configs.begin(), configs.end(), n.config) == configs.end()) configs.push_back(n.config);
+  }
+  return configs;
 }
 
 }  // namespace fl::tuner

@@ -36,4 +36,10 @@ double shape_distance(Problem const& wanted, Problem const& tuned);
 TunedAnswer nearest_tuned(Family const& family, Problem const& problem,
                           std::vector<db::BestConfig> const& known);
 
+// --warm-start: the configs of `family` tuned at other shapes (by the same nearness), valid for `problem`,
+// nearest first, each once, at most `limit`: what a small budget with bayes or anneal then refines. Ties go
+// to the faster row, then to the shape's name.
+std::vector<Config> warm_start_configs(Family const& family, Problem const& problem,
+                                       std::vector<db::BestConfig> const& known, std::size_t limit);
+
 }  // namespace fl::tuner

@@ -12,6 +12,7 @@
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/tune/compile_only.hpp"
 #include "tuner/tune/cross_check.hpp"
+#include "tuner/tune/nearest_tuned.hpp"
 #include "tuner/tune/shard.hpp"
 #include "tuner/tune/source_hash.hpp"
 
@@ -27,28 +28,9 @@ constexpr int kHeadlineWidth = 2048;             // h = width / d
 constexpr std::size_t kExactLookaheadPerWorker = 2;
 constexpr std::size_t kGuessLookaheadPerWorker = 1;
 
-// The best configs stored for the same family, dtype, head dim, mask and direction at other shapes on this
-// GPU, nearest sequence length first (warm start for a small budget at a new shape).
-std::vector<Config> warm_start_configs(db::Database& database, db::GpuKey const& gpu,
-                                       std::string const& family, Problem const& problem) {
-  auto const key = problem_key(problem);
-  std::vector<std::pair<double, Config>> found;
-  for (auto const& best : db::best_configs(database, gpu.name)) {
-    auto const& p = best.problem;
-    if (best.family != family || p.dtype != key.dtype || p.head_dim != key.head_dim ||
-        p.causal != key.causal || p.direction != key.direction ||
-        (p.seqlen_q == key.seqlen_q && p.seqlen_k == key.seqlen_k))
-      continue;
-    if (auto config = parse_config(best.config))
-      found.emplace_back(std::fabs(std::log2(double(p.seqlen_q) / key.seqlen_q)), *config);
-  }
-  std::stable_sort(found.begin(), found.end(),
-                   [](auto const& a, auto const& b) { return a.first < b.first; });
-  std::vector<Config> configs;
-  for (auto const& [distance, config] : found)
-    if (std::find(configs.begin(), configs.end(), config) == configs.end()) configs.push_back(config);
-  return configs;
-}
+// --warm-start: at most this many configs tuned at other shapes go first. Along n the headline grid has 4
+// other n per class; more would spend a small budget on configs the nearest ones already stand for.
+constexpr std::size_t kWarmStartConfigs = 4;
 
 }  // namespace
 
@@ -326,8 +308,8 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
       if (auto const left = budget_left())
         limits.budget = unit.tuning->spent() + int((std::size_t(*left) + units_left - 1) / units_left);
       if (options.warm_start)
-        for (auto const& c :
-             warm_start_configs(database, report.gpu, std::string(unit.family->name()), unit.problem))
+        for (auto const& c : warm_start_configs(
+                 *unit.family, unit.problem, db::best_configs(database, report.gpu.name), kWarmStartConfigs))
           if (c != unit.fallback) limits.first.push_back(c);
       if (!report.context_lost) {
         unit.tuning->evaluate_first(limits);

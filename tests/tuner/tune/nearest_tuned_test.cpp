@@ -3,6 +3,8 @@
 // else the family default; never another direction's config.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "tuner/families/registry.hpp"
 #include "tuner/tune/nearest_tuned.hpp"
 #include "tuner/tune/tune_loop.hpp"
@@ -89,4 +91,48 @@ TEST_CASE("a nearest config the family rejects for this problem is skipped", "[t
   CHECK(answer.config == to_string(family->default_config(d256)));
   CHECK(answer.considered == 1);
   CHECK(nearest_tuned(*family, headline(2048, 64, false), known).kind == AnswerKind::nearest);
+}
+
+TEST_CASE("warm start: the nearest other shapes' configs that are valid here, nearest first, each once",
+          "[tuner][tune]") {
+  auto const family = find_family("fa2_sm80");
+  auto const wanted = headline(4096, 128, false, Precision::fp16);
+  auto with = [&](Problem const& p, std::string const& key, int value) {
+    Config c = family->default_config(wanted);
+    c[key] = value;
+    if (family->violates(c, p)) c = family->default_config(p);
+    return c;
+  };
+  Config const from_bf16 = with(wanted, "kStages", 2);  // same shape in bf16: distance 1
+  Config const from_n8192 = with(headline(8192, 128, false), "kBlockN", 64);  // bf16 and n: 1 + 1 + 0.5
+  Config const from_causal = with(headline(4096, 128, true), "kQInRegs", 1);  // mask + dtype: 3
+  auto const d256 = headline(4096, 256, false, Precision::fp16);
+  Config const from_d256 = family->default_config(d256);  // head dim: 4
+  std::vector<db::BestConfig> const known{
+      tuned(*family, headline(4096, 128, true), from_causal, 250.0),
+      tuned(*family, d256, from_d256, 200.0),
+      tuned(*family, headline(8192, 128, false), from_n8192, 310.0),
+      tuned(*family, headline(4096, 128, false), from_bf16, 300.0),
+      tuned(*family, headline(2048, 128, false), from_bf16, 290.0),   // the same config again: listed once
+      tuned(*family, wanted, family->default_config(wanted), 305.0),  // the problem itself: not a warm start
+      tuned(*find_family("fa2_sm80_bwd"), headline(4096, 128, false, Precision::fp16, Direction::backward),
+            find_family("fa2_sm80_bwd")
+                ->default_config(headline(4096, 128, false, Precision::fp16, Direction::backward)),
+            100.0)};
+  auto const configs = warm_start_configs(*family, wanted, known, 8);
+  REQUIRE(from_bf16 != from_n8192);  // four different configs (the family's rules left each change standing)
+  REQUIRE(from_n8192 != from_causal);
+  REQUIRE(from_bf16 != from_causal);
+  REQUIRE(from_d256 != from_causal);
+  std::vector<Config> const expected_order{from_bf16, from_n8192, from_causal};
+  REQUIRE(configs.size() >= 3);
+  for (std::size_t i = 0; i < expected_order.size(); ++i) {
+    INFO("position " << i << ": " << to_string(configs[i]) << " expected " << to_string(expected_order[i]));
+    CHECK(configs[i] == expected_order[i]);
+  }
+  CHECK(std::count(configs.begin(), configs.end(), from_bf16) == 1);
+  for (auto const& c : configs) CHECK_FALSE(family->violates(c, wanted));
+  // A d256 config is valid at d128 only if the family says so; either way it is the farthest.
+  if (!family->violates(from_d256, wanted)) CHECK(configs.back() == from_d256);
+  CHECK(warm_start_configs(*family, wanted, known, 2).size() == 2);
 }
