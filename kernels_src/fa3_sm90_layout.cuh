@@ -26,10 +26,10 @@ struct PanelTile {
 };
 
 template <int kElementBytes_, int kHeadDim_, int kBlockN_, int kConsumers_, int kStages_, int kPingPong_,
-          int kIntraWgOverlap_, int kPersistent_>
+          int kIntraWgOverlap_, int kPersistent_, int kSeparateO_>
 struct Fwd {
-  static constexpr FwdTunables kTunables{kHeadDim_, kElementBytes_, kBlockN_,         kConsumers_,
-                                         kStages_,  kPingPong_,     kIntraWgOverlap_, kPersistent_};
+  static constexpr FwdTunables kTunables{kHeadDim_,  kElementBytes_,   kBlockN_,     kConsumers_, kStages_,
+                                         kPingPong_, kIntraWgOverlap_, kPersistent_, kSeparateO_};
   static_assert(violation(kTunables) == nullptr, "fa3_sm90 config breaks a rule of fa3_sm90_config.h");
 
   static constexpr int kBlockM = block_m(kTunables);
@@ -40,6 +40,8 @@ struct Fwd {
   static constexpr bool kPingPong = kPingPong_ != 0;
   static constexpr bool kIntraWgOverlap = kIntraWgOverlap_ != 0;
   static constexpr bool kDynamicTiles = kPersistent_ == fa3::kDynamicTiles;
+  // Q is released when the tile's products are done, before its epilogue (O has a tile of its own).
+  static constexpr bool kEarlyQRelease = kSeparateO_ != 0;
   static constexpr int kProducerRegisters = producer_registers(kConsumers);
   static constexpr int kConsumerRegisters = consumer_registers(kConsumers);
   static_assert(kProducerRegisters + kConsumers * kConsumerRegisters <=
@@ -66,7 +68,7 @@ struct Fwd {
   // Shared memory, from the 1024-aligned base: Q, the K slots, the V slots, (FP8) O, then the barriers.
   static constexpr int kKOffset = kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKVBytes;
-  static constexpr int kOOffset = kFp8 ? kVOffset + kStages * kKVBytes : 0;
+  static constexpr int kOOffset = o_stage_bytes(kTunables) > 0 ? kVOffset + kStages* kKVBytes : 0;
   static constexpr int kBarrierOffset = kVOffset + kStages * kKVBytes + o_stage_bytes(kTunables);
   struct Barriers {
     fa::LoadRing<1> q;  // count = the CTA's tile number

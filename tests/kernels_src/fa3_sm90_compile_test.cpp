@@ -129,6 +129,10 @@ TEST_CASE("every fa3_sm90 mechanism switch compiles without spills", "[kernels][
   dynamic["kPersistent"] = 2;
   REQUIRE_FALSE(f.violates(dynamic, causal));
   instances.emplace_back(dynamic, causal);
+  Config separate = dynamic;  // O in its own tile, Q released before the epilogue
+  separate["kSeparateO"] = 1;
+  REQUIRE_FALSE(f.violates(separate, causal));
+  instances.emplace_back(separate, causal);
   compiles_without_spills(instances);
 }
 

@@ -69,6 +69,7 @@ TEST_CASE("fa3_sm90 is correct with each mechanism switched off", "[gpu][kernels
                                                                      {"kIntraWgOverlap", 0},
                                                                      {"kPersistent", 0},
                                                                      {"kPersistent", 2},
+                                                                     {"kSeparateO", 1},
                                                                      {"kStages", 3},
                                                                      {"kConsumers", 1}}) {
     Config c = base;
@@ -83,7 +84,8 @@ TEST_CASE("fa3_sm90 is correct with each mechanism switched off", "[gpu][kernels
 TEST_CASE("fa3_sm90's dynamic tile scheduler computes every tile, launch after launch", "[gpu][kernels]") {
   // Many more tiles than CTAs (8 query blocks x 64 heads = 512 against at most 132 CTAs), three launches on
   // one problem's buffers with O poisoned before each: every launch must start from zeroed counters (the
-  // last CTA of the one before zeroes them) and give the bits of one CTA per tile.
+  // last CTA of the one before zeroes them) and give the bits of one CTA per tile; so must the same with
+  // kSeparateO, whose Q of tile t+1 lands while tile t's O is stored.
   auto context = runtime::PrimaryContext::retain(0);
   REQUIRE(context);
   Fa3Sm90Family const f;
@@ -117,11 +119,15 @@ TEST_CASE("fa3_sm90's dynamic tile scheduler computes every tile, launch after l
       return out;
     };
     auto const expected = outputs_of(per_tile, 1).front();
-    auto const runs = outputs_of(dynamic, 3);
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      INFO("launch " << i);
-      CHECK(runs[i].o == expected.o);
-      CHECK(runs[i].lse == expected.lse);
+    Config separate = dynamic;  // and with Q released before the epilogue (O in its own tile)
+    separate["kSeparateO"] = 1;
+    for (Config const* c : {&dynamic, &separate}) {
+      auto const runs = outputs_of(*c, 3);
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        INFO(to_string(*c) << " launch " << i);
+        CHECK(runs[i].o == expected.o);
+        CHECK(runs[i].lse == expected.lse);
+      }
     }
   }
 }

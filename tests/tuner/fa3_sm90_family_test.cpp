@@ -68,7 +68,7 @@ TEST_CASE("fa3_sm90 launch geometry: one CTA per tile, or a persistent grid", "[
   CHECK(steps[0].grid.y == 1);
   CHECK(steps[0].persistent);  // full masks: persistent; causal ones launch a CTA per tile
   CHECK(steps[0].block.x == 384);
-  fa3::FwdTunables const t{128, 2, 176, 2, 2, 1, 1, 1};
+  fa3::FwdTunables const t{128, 2, 176, 2, 2, 1, 1, 1, 0};
   CHECK(steps[0].dynamic_shared_bytes == std::size_t(fa3::shared_bytes(t)));
   // alignment slack, Q, 2 stages of K and V, 10 barriers and the dynamic scheduler's tile slot
   CHECK(steps[0].dynamic_shared_bytes == 1024 + 128 * 256 + 4 * 176 * 256 + 8 * 10 + 8);
@@ -85,6 +85,26 @@ TEST_CASE("fa3_sm90 launch geometry: one CTA per tile, or a persistent grid", "[
   c["kPersistent"] = 3;
   REQUIRE(f.violates(c, p));
   CHECK(f.violates(c, p)->find("kPersistent") != std::string::npos);
+}
+
+TEST_CASE("fa3_sm90 kSeparateO: O in a tile of its own, named by a trailing template argument", "[tuner]") {
+  Fa3Sm90Family const f;
+  auto const p = headline_problem(4096, 128, true, Precision::bf16, Direction::forward);
+  auto c = f.default_config(p);
+  REQUIRE(c.at("kSeparateO") == 0);
+  CHECK(f.name_expressions(c, p).front() ==
+        "fa3_sm90_fwd<__nv_bfloat16, 128, 128, 2, 2, 1, 1, 2, true, false>");  // the kernel's default: 0
+  c["kSeparateO"] = 1;
+  REQUIRE_FALSE(f.violates(c, p));
+  CHECK(f.name_expressions(c, p).front() ==
+        "fa3_sm90_fwd<__nv_bfloat16, 128, 128, 2, 2, 1, 1, 2, true, false, 1>");
+  // alignment slack, Q, 2 stages of K and V, O (128 rows x 128 bf16), 10 barriers and the tile slot
+  CHECK(f.launches(c, p)[0].dynamic_shared_bytes == 1024 + 32768 + 4 * 32768 + 32768 + 8 * 10 + 8);
+  c["kBlockN"] = 176;  // 1024 + 32768 + 4 * 45056 + 32768 > 227 KiB
+  CHECK(f.violates(c, p)->find("227 KiB") != std::string::npos);
+  c["kBlockN"] = 128;
+  c["kSeparateO"] = 2;
+  CHECK(f.violates(c, p)->find("kSeparateO") != std::string::npos);
 }
 
 TEST_CASE("fa3_sm90 is registered", "[tuner]") {

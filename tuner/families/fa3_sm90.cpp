@@ -29,7 +29,8 @@ fa3::FwdTunables tunables_of(Config const& c, Problem const& problem) {
                           value_or(c, "kStages", 0),
                           value_or(c, "kPingPong", 0),
                           value_or(c, "kIntraWgOverlap", 0),
-                          value_or(c, "kPersistent", 0)};
+                          value_or(c, "kPersistent", 0),
+                          value_or(c, "kSeparateO", 0)};
 }
 
 std::string transpose_name(Problem const& problem) {
@@ -55,6 +56,10 @@ std::vector<ParamSpec> parameters() {
        {fa3::kOneCtaPerTile, fa3::kStaticTiles, fa3::kDynamicTiles},
        "one CTA per tile (0), or one CTA per SM taking every gridDim-th tile (1) or the next tile from a "
        "counter (2)"},
+      {"kSeparateO",
+       {0, 1},
+       "O staged in a tile of its own, Q released before the epilogue so the next tile's Q loads during it "
+       "(1), or O staged in Q's rows (0)"},
   };
 }
 
@@ -95,7 +100,8 @@ Config default_config(Problem const& problem) {
   // All on the H200, experiments/fa3_sm90.
   int const d = problem.shape.head_dim;
   Config c{{"kConsumers", 2}, {"kBlockN", 176},       {"kStages", 2},
-           {"kPingPong", 1},  {"kIntraWgOverlap", 1}, {"kPersistent", fa3::kStaticTiles}};
+           {"kPingPong", 1},  {"kIntraWgOverlap", 1}, {"kPersistent", fa3::kStaticTiles},
+           {"kSeparateO", 0}};
   if (problem.shape.causal) c["kPersistent"] = fa3::kDynamicTiles;
   if (d == 128 && problem.shape.causal) c["kBlockN"] = 128;
   if (d == 256) c["kBlockN"] = 80;
@@ -128,7 +134,8 @@ std::vector<std::string> name_expressions(Config const& config, Problem const& p
                                  ", " + i(t.block_n) + ", " + i(t.consumers) + ", " + i(t.stages) + ", " +
                                  i(t.ping_pong) + ", " + i(t.intra_wg_overlap) + ", " + i(t.persistent) +
                                  ", " + (problem.shape.causal ? "true" : "false") + ", " +
-                                 (per_block(problem) ? "true" : "false") + ">"};
+                                 (per_block(problem) ? "true" : "false") +
+                                 (t.separate_o ? ", " + i(t.separate_o) : std::string()) + ">"};
   if (fp8(problem)) names.push_back(transpose_name(problem));  // launched first (launches())
   return names;
 }
