@@ -47,7 +47,11 @@ __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
       ((fa::kSwizzleAtomBytes - fa::smem_addr(smem_raw) % fa::kSwizzleAtomBytes) % fa::kSwizzleAtomBytes);
   auto& bars = *reinterpret_cast<typename Cfg::Barriers*>(smem + Cfg::kBarrierOffset);
   if (threadIdx.x == 0) {
-    bars.q.init(kConsumers);
+    // kDynamicTiles: every consumer thread reads the tile slot beside Q, and an mbarrier arrival releases
+    // only the arriving thread's own accesses (PTX memory model), so each of them releases Q itself
+    // before the producer writes the slot again (with one arrival per warpgroup, compute-sanitizer's
+    // racecheck reported the readers against that write: experiments/fa3_sm90, session 3).
+    bars.q.init(Cfg::kDynamicTiles ? kConsumers * fa3::kWarpgroupThreads : kConsumers);
     bars.k.init(kConsumers);
     bars.v.init(kConsumers);
     fa::barrier_init_fence();
