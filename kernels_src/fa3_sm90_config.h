@@ -39,8 +39,19 @@ struct FwdTunables {
   int stages;         // K/V shared-memory slots, 2..3
   int ping_pong;      // 0/1: consumer warpgroups take turns issuing their products (needs >= 2)
   int intra_wg_overlap;  // 0/1: S_{j+1} = Q K_{j+1} is issued before the softmax of block j
-  int persistent;        // 0/1: one CTA per SM walking the tiles, or one CTA per tile
+  int persistent;        // kOneCtaPerTile, kStaticTiles or kDynamicTiles (below)
+  int separate_o;        // 0/1: O staged in a tile of its own, so Q is released when the tile's products
+                         // are done and the next tile's Q loads during this one's epilogue (FP8 always
+                         // has that tile; there 1 only moves the release)
 };
+
+// kPersistent: how the CTAs take their tiles (fa_tile_scheduler.cuh).
+constexpr int kOneCtaPerTile = 0;  // a grid of one CTA per tile; the hardware block scheduler balances them
+constexpr int kStaticTiles = 1;    // one CTA per SM taking tiles blockIdx.x, + gridDim.x, ... of one order
+constexpr int kDynamicTiles = 2;   // one CTA per SM taking the next tile of that order from a global counter
+// The producer hands each tile index to the consumers through shared memory (kDynamicTiles), next to the
+// barriers: one int, padded to the barriers' 8 bytes.
+constexpr int kTileSlotBytes = 8;
 
 FA3_CONFIG_FN int block_m(const FwdTunables& t) {
   return kRowsPerConsumer * t.consumers;
@@ -88,17 +99,17 @@ FA3_CONFIG_FN int q_tile_bytes(const FwdTunables& t) {
 FA3_CONFIG_FN int kv_tile_bytes(const FwdTunables& t) {
   return t.block_n * t.head_dim * t.element_bytes;
 }
-// O (16-bit) is staged for its TMA store in the Q tile when Q is 16-bit too; FP8 Q has half the bytes,
-// so FP8 stages O in a tile of its own (kBlockM x D bf16).
+// O (16-bit) is staged for its TMA store in the Q tile when Q is 16-bit too and kSeparateO is off; FP8 Q
+// has half the bytes, so FP8 stages O in a tile of its own (kBlockM x D bf16), as kSeparateO does.
 FA3_CONFIG_FN int o_stage_bytes(const FwdTunables& t) {
-  return is_fp8(t) ? block_m(t) * t.head_dim * 2 : 0;
+  return is_fp8(t) || t.separate_o ? block_m(t) * t.head_dim * 2 : 0;
 }
 FA3_CONFIG_FN int barrier_count(const FwdTunables& t) {
   return 2 + 4 * t.stages;
 }  // Q full/empty, K and V each
 FA3_CONFIG_FN int shared_bytes(const FwdTunables& t) {
   return kSharedAlignSlack + q_tile_bytes(t) + 2 * t.stages * kv_tile_bytes(t) + o_stage_bytes(t) +
-         8 * barrier_count(t);
+         8 * barrier_count(t) + kTileSlotBytes;
 }
 
 // fp32 registers one consumer thread holds for O (D/2), S (kBlockN/2) and, with intra-warpgroup overlap,
@@ -126,7 +137,9 @@ FA3_CONFIG_FN const char* violation(const FwdTunables& t) {
   if (t.ping_pong != 0 && t.ping_pong != 1) return "kPingPong is 0 or 1";
   if (t.ping_pong == 1 && t.consumers < 2) return "ping-pong needs at least two consumer warpgroups";
   if (t.intra_wg_overlap != 0 && t.intra_wg_overlap != 1) return "kIntraWgOverlap is 0 or 1";
-  if (t.persistent != 0 && t.persistent != 1) return "kPersistent is 0 or 1";
+  if (t.persistent != kOneCtaPerTile && t.persistent != kStaticTiles && t.persistent != kDynamicTiles)
+    return "kPersistent is 0 (one CTA per tile), 1 (static tile order) or 2 (dynamic: a tile counter)";
+  if (t.separate_o != 0 && t.separate_o != 1) return "kSeparateO is 0 or 1";
   if (accumulator_registers(t) > consumer_registers(t.consumers) - kConsumerRegisterSlack)
     return "O, S and P need more registers than a consumer thread gets (spills)";
   if (shared_bytes(t) > kMaxSharedBytes) return "shared memory over 227 KiB";

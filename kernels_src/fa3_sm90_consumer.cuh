@@ -259,21 +259,33 @@ __device__ __forceinline__ void consume(const fa::AttentionParams& p, const fa::
   if (c.kPingPong && wg == kConsumers - 1) fa::named_barrier_arrive(kTurnBarrier, 2 * kWarpgroupThreads);
   const fa::TileScheduler sched(p.seqlen_q, Cfg::kBlockM, p.heads_q, p.batch);
   int count = 0, tile_number = 0;
-  for (int index = blockIdx.x; index < sched.total; index += gridDim.x, ++tile_number) {
-    const TileWork<Cfg, Is_causal> w(p, sched, index);
+  // Static orders: every gridDim.x-th tile. kDynamicTiles: the index the producer put beside the tile's
+  // Q (the q.full wait acquires it), past the end when no tile is left. The wait sits at the end of the
+  // loop body, not a `break` in its middle: with the early exit ptxas (CUDA 13.0) allocated the consumers
+  // at the entry's 168 registers instead of setmaxnreg's 240 (248 bytes of spills at d128 128 x 128).
+  auto wait_for_tile = [&](int number) {
+    bars.q.wait_full(number, "q_full");
+    return *static_cast<volatile int*>(&bars.tile_slot[0]);
+  };
+  int index = Cfg::kDynamicTiles ? wait_for_tile(0) : int(blockIdx.x);
+  for (; index < sched.total; ++tile_number) {
 #pragma unroll
     for (int dt = 0; dt < Cfg::kDT; ++dt)
 #pragma unroll
       for (int e = 0; e < 4; ++e) c.o[0][dt][e] = 0.f;
     c.softmax.init();
     // Always wait for Q, also for a tile without key blocks: its O is staged where Q lands.
-    bars.q.wait_full(tile_number, "q_full");
+    if constexpr (!Cfg::kDynamicTiles) bars.q.wait_full(tile_number, "q_full");
+    const TileWork<Cfg, Is_causal> w(p, sched, index);
     if (w.n_blocks > 0) c.mainloop(w, count);
+    // Every product has completed (the mainloop waits for the last one): Q may be replaced now.
+    if constexpr (Cfg::kEarlyQRelease) bars.q.release(tile_number, Cfg::kDynamicTiles || c.signalling);
     // O = acc v_descale / p_scale (FP8; normalize-in-loop already divided by l p_scale), then / l.
     const float o_factor = c.v_descale_now * (fa::kNormalizeInLoop ? 1.f : 1.f / c.p_scale);
     store_tile<Element, Cfg>(p, maps, w, c.o, c.softmax, c.scale_log2, o_factor, c.o_rows, wg, c.warp,
                              c.lane);
-    bars.q.release(tile_number, c.signalling);
+    if constexpr (!Cfg::kEarlyQRelease) bars.q.release(tile_number, Cfg::kDynamicTiles || c.signalling);
+    index = Cfg::kDynamicTiles ? wait_for_tile(tile_number + 1) : index + int(gridDim.x);
   }
   // The turn passed on after the last products stays pending at warpgroup 0 when the CTA ends (as in
   // FlashAttention-3). Taking it here (a bar.sync under `wg == 0` after the loop) made ptxas allocate the

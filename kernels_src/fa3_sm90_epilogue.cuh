@@ -2,7 +2,8 @@
 // fa3_sm90 forward, the epilogue of one consumer warpgroup: O normalised once and LSE written
 // (fa_epilogue.cuh, shared with every forward family), O rounded to the output type (the element type;
 // bf16 for FP8) and staged in the warpgroup's own 64 rows of the Q tile (its products are complete and no
-// other warpgroup reads those rows; FP8 Q is too small, so FP8 has an O tile of its own), then written by
+// other warpgroup reads those rows; FP8 Q is too small, so FP8 has an O tile of its own, as kSeparateO gives
+// 16-bit), then written by
 // TMA, one 64 x 64 box per 128-byte panel: 16-byte-granular, fully coalesced, and
 // rows past n_q are clipped by the tensor map. The staging uses the panels' 128-byte swizzle, so the
 // warp's 4-byte stores (8 rows x 4 lanes at one 16-byte chunk each) hit 32 different banks.
@@ -44,6 +45,10 @@ __device__ __forceinline__ void store_tile(const fa::AttentionParams& p, const f
   fa::normalise_and_write_lse(o, softmax, true, !fa::kNormalizeInLoop, scale_log2, lse + row0,
                               p.seqlen_q - row0, lane);
 
+  // With Q released before the epilogue (kEarlyQRelease), nothing else holds the warpgroup's threads back
+  // until the previous tile's store has read this staging tile: wait for its issuing thread, which waited
+  // for that read (below).
+  if constexpr (Cfg::kEarlyQRelease) fa::named_barrier_sync(kEpilogueBarrier + wg, kWarpgroupThreads);
   const int g = lane / 4, c = lane % 4;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
@@ -64,7 +69,7 @@ __device__ __forceinline__ void store_tile(const fa::AttentionParams& p, const f
       fa::tma_store(maps.o, panel * kOColumnsPerPanel, wg_row0, w.tile.head, w.tile.batch,
                     o_rows + panel * OTile::kPanelBytes);
     fa::tma_store_commit();
-    fa::tma_store_wait_read();  // the next tile's Q may land here once the store has read it
+    fa::tma_store_wait_read();  // the next tile's Q (or O) may land here once the store has read it
   }
 }
 

@@ -33,21 +33,25 @@
 // The kernel the runtime instantiates by name expression, e.g.
 //   fa3_sm90_fwd<__nv_bfloat16, 128, 128, 2, 2, 1, 1, 1, false, false>
 // (Element, kHeadDim, kBlockN, kConsumers, kStages, kPingPong, kIntraWgOverlap, kPersistent, Is_causal,
-// kBlockDescale).
+// kBlockDescale[, kSeparateO]); kSeparateO is last and defaults to 0, so the names without it stay valid.
 template <typename Element, int kHeadDim, int kBlockN, int kConsumers, int kStages, int kPingPong,
-          int kIntraWgOverlap, int kPersistent, bool Is_causal, bool kBlockDescale>
+          int kIntraWgOverlap, int kPersistent, bool Is_causal, bool kBlockDescale, int kSeparateO = 0>
 __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
     fa3_sm90_fwd(const __grid_constant__ fa::AttentionParams params,
                  const __grid_constant__ fa::TmaDescriptors maps) {
   using Cfg = fa3::Fwd<int(sizeof(Element)), kHeadDim, kBlockN, kConsumers, kStages, kPingPong,
-                       kIntraWgOverlap, kPersistent>;
+                       kIntraWgOverlap, kPersistent, kSeparateO>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char* smem =
       smem_raw +
       ((fa::kSwizzleAtomBytes - fa::smem_addr(smem_raw) % fa::kSwizzleAtomBytes) % fa::kSwizzleAtomBytes);
   auto& bars = *reinterpret_cast<typename Cfg::Barriers*>(smem + Cfg::kBarrierOffset);
   if (threadIdx.x == 0) {
-    bars.q.init(kConsumers);
+    // kDynamicTiles: every consumer thread reads the tile slot beside Q, and an mbarrier arrival releases
+    // only the arriving thread's own accesses (PTX memory model), so each of them releases Q itself
+    // before the producer writes the slot again (with one arrival per warpgroup, compute-sanitizer's
+    // racecheck reported the readers against that write: experiments/fa3_sm90, session 3).
+    bars.q.init(Cfg::kDynamicTiles ? kConsumers * fa3::kWarpgroupThreads : kConsumers);
     bars.k.init(kConsumers);
     bars.v.init(kConsumers);
     fa::barrier_init_fence();

@@ -26,10 +26,10 @@ struct PanelTile {
 };
 
 template <int kElementBytes_, int kHeadDim_, int kBlockN_, int kConsumers_, int kStages_, int kPingPong_,
-          int kIntraWgOverlap_, int kPersistent_>
+          int kIntraWgOverlap_, int kPersistent_, int kSeparateO_>
 struct Fwd {
-  static constexpr FwdTunables kTunables{kHeadDim_, kElementBytes_, kBlockN_,         kConsumers_,
-                                         kStages_,  kPingPong_,     kIntraWgOverlap_, kPersistent_};
+  static constexpr FwdTunables kTunables{kHeadDim_,  kElementBytes_,   kBlockN_,     kConsumers_, kStages_,
+                                         kPingPong_, kIntraWgOverlap_, kPersistent_, kSeparateO_};
   static_assert(violation(kTunables) == nullptr, "fa3_sm90 config breaks a rule of fa3_sm90_config.h");
 
   static constexpr int kBlockM = block_m(kTunables);
@@ -39,6 +39,9 @@ struct Fwd {
   static constexpr int kConsumers = kConsumers_;
   static constexpr bool kPingPong = kPingPong_ != 0;
   static constexpr bool kIntraWgOverlap = kIntraWgOverlap_ != 0;
+  static constexpr bool kDynamicTiles = kPersistent_ == fa3::kDynamicTiles;
+  // Q is released when the tile's products are done, before its epilogue (O has a tile of its own).
+  static constexpr bool kEarlyQRelease = kSeparateO_ != 0;
   static constexpr int kProducerRegisters = producer_registers(kConsumers);
   static constexpr int kConsumerRegisters = consumer_registers(kConsumers);
   static_assert(kProducerRegisters + kConsumers * kConsumerRegisters <=
@@ -65,13 +68,17 @@ struct Fwd {
   // Shared memory, from the 1024-aligned base: Q, the K slots, the V slots, (FP8) O, then the barriers.
   static constexpr int kKOffset = kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKVBytes;
-  static constexpr int kOOffset = kFp8 ? kVOffset + kStages * kKVBytes : 0;
+  static constexpr int kOOffset = o_stage_bytes(kTunables) > 0 ? kVOffset + kStages* kKVBytes : 0;
   static constexpr int kBarrierOffset = kVOffset + kStages * kKVBytes + o_stage_bytes(kTunables);
   struct Barriers {
     fa::LoadRing<1> q;  // count = the CTA's tile number
     fa::LoadRing<kStages> k, v;
+    // kDynamicTiles: the index of the tile whose Q the last q.full phase announced (total: no more tiles),
+    // written by the producer before that arrival and read by the consumers after their wait on it.
+    int tile_slot[kTileSlotBytes / sizeof(int)];
   };
-  static_assert(sizeof(Barriers) == 8 * barrier_count(kTunables), "barrier arithmetic of fa3_sm90_config.h");
+  static_assert(sizeof(Barriers) == 8 * barrier_count(kTunables) + kTileSlotBytes,
+                "barrier arithmetic of fa3_sm90_config.h");
   static_assert(kSharedAlignSlack + kBarrierOffset + int(sizeof(Barriers)) == shared_bytes(kTunables),
                 "shared-memory arithmetic of fa3_sm90_config.h");
 };

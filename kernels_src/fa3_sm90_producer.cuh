@@ -44,17 +44,29 @@ __device__ __forceinline__ void produce(const fa::AttentionParams& p, const fa::
       load_panels<Tile, 2>(slot, maps.v, block * Cfg::kBlockN, w.kv_head, w.tile.batch, full);
     }
   };
-  for (int index = blockIdx.x; index < sched.total; index += gridDim.x, ++tile_number) {
+  const fa::TileCounter counter{p.tile_counter};
+  int index = blockIdx.x;
+  for (; index < sched.total; ++tile_number) {
     const TileWork<Cfg, Is_causal> w(p, sched, index);
     if (w.n_blocks > 0) load_k(count, w.n_blocks - 1, w);
     // Q replaces the previous tile's Q, where that tile's O was staged: wait for its stores to have read it.
-    fa::Barrier* q_full = bars.q.acquire(tile_number, Cfg::kQBytes, "q_empty");
+    bars.q.wait_empty(tile_number, "q_empty");
+    if constexpr (Cfg::kDynamicTiles) bars.tile_slot[0] = index;  // released by q.full's arrival
+    fa::Barrier* q_full = bars.q.announce(tile_number, Cfg::kQBytes);
     load_panels<typename Cfg::QTile, Cfg::kElementBytes>(smem, maps.q, w.m0, w.tile.head, w.tile.batch,
                                                          q_full);
     for (int j = 0; j < w.n_blocks; ++j, ++count) {
       if (j + 1 < w.n_blocks) load_k(count + 1, w.n_blocks - 2 - j, w);
       load_v(count, w.n_blocks - 1 - j, w);
     }
+    index = Cfg::kDynamicTiles ? counter.next() : index + int(gridDim.x);
+  }
+  if constexpr (Cfg::kDynamicTiles) {
+    // No more tiles: a q.full phase without bytes tells the consumers so.
+    bars.q.wait_empty(tile_number, "q_empty");
+    bars.tile_slot[0] = index;
+    bars.q.announce(tile_number, 0);
+    counter.retire();
   }
 }
 

@@ -36,6 +36,9 @@ struct AttentionParams {
   // fa3_sm90 FP8: V^T (B, H_kv, D, N_k padded), written by its transpose launch (fa3_sm90_transpose.cuh)
   // for the K-major B operand of P V.
   void* v_transposed;
+  // fa3_sm90 kPersistent = 2: the dynamic tile scheduler's two counters (fa_tile_scheduler.cuh's
+  // TileCounter), zero at every launch.
+  int* tile_counter;
 
   // Strides in elements: batch, head, row. The last dimension (D) is contiguous.
   long long q_batch_stride, q_head_stride, q_row_stride;

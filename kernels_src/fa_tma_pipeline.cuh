@@ -36,7 +36,12 @@ struct LoadRing {
 
   // Producer: waits for the slot of load `count` to be free, then announces `bytes` on its full barrier.
   __device__ __forceinline__ Barrier* acquire(int count, unsigned bytes, const char* name) {
-    barrier_wait(&empty[slot(count)], parity(count) ^ 1, name);
+    wait_empty(count, name);
+    return announce(count, bytes);
+  }
+  // The second half of acquire, for a producer that writes to the slot's companions in shared memory
+  // between the two (the arrival releases those stores to the consumers that wait on full).
+  __device__ __forceinline__ Barrier* announce(int count, unsigned bytes) {
     barrier_arrive_expect_bytes(&full[slot(count)], bytes);
     return &full[slot(count)];
   }

@@ -6,8 +6,9 @@
 #   bash scripts/gpu.sh experiment QUESTION [ARGS]  runs experiments/QUESTION/run.sh
 #
 # Recipes (scripts/gpu/<recipe>.sh, each with its own time limits, all within one 10-minute device call):
-#   tests       every [gpu] test of every test binary (then the CPU tests of runtime and tuner, which use
-#               NVRTC there); TESTS_CPU=0 skips the CPU runs
+#   tests       every [gpu] test case, each its own process, 4 at a time under one 480 s budget
+#               (TESTS_PARALLEL, TESTS_BUDGET_S, TESTS_ONLY: a regex over "binary<TAB>case"), then the CPU
+#               tests of runtime and tuner, which use NVRTC there; TESTS_CPU=0 skips the CPU runs
 #   sanitizers  compute-sanitizer memcheck + racecheck on one small config of every family, forward and
 #               backward (FAMILIES_FWD, FAMILIES_BWD)
 #   mutants     fa-mutate --target gpu: fa2_sm80, fa1 (bf16, fp16), fa2_fp8 (e4m3), with the killing inputs

@@ -47,7 +47,10 @@ struct ScratchBytes {
   std::size_t dq_accum = 0;      // params.dq_accum: (B, H_q, N_q, D) fp32
   std::size_t v_transposed = 0;  // params.v_transposed: fa3_sm90 FP8's V^T
   std::size_t dq_semaphore = 0;  // params.dq_semaphore: (B, H_q, N_q) int
-  std::size_t total() const { return s + p + m + l + o + dq_accum + v_transposed + dq_semaphore; }
+  std::size_t tile_counter = 0;  // params.tile_counter: fa3_sm90's dynamic tile scheduler, two ints
+  std::size_t total() const {
+    return s + p + m + l + o + dq_accum + v_transposed + dq_semaphore + tile_counter;
+  }
 };
 
 class Family {

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -27,8 +28,10 @@ Problem problem_of(int d, bool causal, Precision dtype) {
 }
 
 // Compiles `configs` of `p`'s family as one NVRTC program (one front-end pass) and checks each instance
-// compiled without spills and without ptxas serialising its wgmma.
-void compiles_without_spills(std::vector<std::pair<Config, Problem>> const& instances) {
+// compiled without spills (or within `allowed` spill bytes, by name expression, where a config that spills
+// was measured faster than the spill-free ones) and without ptxas serialising its wgmma.
+void compiles_without_spills(std::vector<std::pair<Config, Problem>> const& instances,
+                             std::map<std::string, std::size_t> const& allowed = {}) {
   Fa3Sm90Family const f;
   auto request = make_family_request(f, instances.front().first, instances.front().second,
                                      {TargetArch::sm_90a, test::kernels_dir(), {}});
@@ -46,7 +49,11 @@ void compiles_without_spills(std::vector<std::pair<Config, Problem>> const& inst
     auto const* r = program->resources_of(name);
     REQUIRE(r);
     INFO(name << ": " << r->registers << " registers, " << r->spill_store_bytes << " spill bytes");
-    CHECK_FALSE(r->spills());
+    auto const allowance = allowed.find(name);
+    if (allowance == allowed.end())
+      CHECK_FALSE(r->spills());
+    else
+      CHECK(r->spill_store_bytes <= allowance->second);
   }
 }
 
@@ -60,7 +67,10 @@ TEST_CASE("fa3_sm90 default configs compile for sm_90a without spills", "[kernel
     auto const p = problem_of(d, causal, dtype);
     instances.emplace_back(f.default_config(p), p);
   }
-  compiles_without_spills(instances);
+  // d256's 128 x 80 (FlashAttention-3's tile) spills 4 bytes under NVRTC 13.0 and was measured faster than
+  // the spill-free 128 x 64 (tuner/families/fa3_sm90.cpp, default_config): no more than that.
+  auto const& [d256, p256] = instances.back();
+  compiles_without_spills(instances, {{f.name_expressions(d256, p256).front(), 4}});
 }
 
 TEST_CASE("fa3_sm90 FP8 defaults and the V transpose compile for sm_90a without spills", "[kernels][nvrtc]") {
@@ -100,7 +110,7 @@ TEST_CASE("every fa3_sm90 mechanism switch compiles without spills", "[kernels][
   Config const base = f.default_config(p);
   std::vector<std::pair<Config, Problem>> instances;
   for (auto [name, value] : std::vector<std::pair<char const*, int>>{
-           {"kPingPong", 0}, {"kIntraWgOverlap", 0}, {"kPersistent", 0}}) {
+           {"kPingPong", 0}, {"kIntraWgOverlap", 0}, {"kPersistent", 0}, {"kPersistent", 2}}) {
     Config c = base;
     c[name] = value;
     c["kBlockN"] = 128;
@@ -114,6 +124,15 @@ TEST_CASE("every fa3_sm90 mechanism switch compiles without spills", "[kernels][
   one["kBlockN"] = 128;
   REQUIRE_FALSE(f.violates(one, p));
   instances.emplace_back(one, p);
+  auto const causal = problem_of(128, true, Precision::bf16);  // the mask the dynamic scheduler is for
+  Config dynamic = f.default_config(causal);
+  dynamic["kPersistent"] = 2;
+  REQUIRE_FALSE(f.violates(dynamic, causal));
+  instances.emplace_back(dynamic, causal);
+  Config separate = dynamic;  // O in its own tile, Q released before the epilogue
+  separate["kSeparateO"] = 1;
+  REQUIRE_FALSE(f.violates(separate, causal));
+  instances.emplace_back(separate, causal);
   compiles_without_spills(instances);
 }
 

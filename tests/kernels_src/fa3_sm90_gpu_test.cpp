@@ -10,6 +10,8 @@
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/families/fa3_sm90.hpp"
 #include "tuner/run/benchmark.hpp"
+#include "tuner/run/device_problem.hpp"
+#include "tuner/run/family_runner.hpp"
 
 using namespace fl;
 using namespace fl::tuner;
@@ -63,14 +65,70 @@ TEST_CASE("fa3_sm90 is correct with each mechanism switched off", "[gpu][kernels
   REQUIRE(context);
   Fa3Sm90Family const f;
   auto const base = f.default_config(headline_problem(1024, 128, false, Precision::bf16, Direction::forward));
-  for (auto [name, value] : std::vector<std::pair<char const*, int>>{
-           {"kPingPong", 0}, {"kIntraWgOverlap", 0}, {"kPersistent", 0}, {"kStages", 3}, {"kConsumers", 1}}) {
+  for (auto [name, value] : std::vector<std::pair<char const*, int>>{{"kPingPong", 0},
+                                                                     {"kIntraWgOverlap", 0},
+                                                                     {"kPersistent", 0},
+                                                                     {"kPersistent", 2},
+                                                                     {"kSeparateO", 1},
+                                                                     {"kStages", 3},
+                                                                     {"kConsumers", 1}}) {
     Config c = base;
     c["kBlockN"] = 128;
     c[name] = value;
     if (c["kConsumers"] == 1) c["kPingPong"] = 0;
     INFO(to_string(c));
     for (bool causal : {false, true}) CHECK(passes_edge_problems({}, 128, causal, Precision::bf16, &c));
+  }
+}
+
+TEST_CASE("fa3_sm90's dynamic tile scheduler computes every tile, launch after launch", "[gpu][kernels]") {
+  // Many more tiles than CTAs (8 query blocks x 64 heads = 512 against at most 132 CTAs), three launches on
+  // one problem's buffers with O poisoned before each: every launch must start from zeroed counters (the
+  // last CTA of the one before zeroes them) and give the bits of one CTA per tile; so must the same with
+  // kSeparateO, whose Q of tile t+1 lands while tile t's O is stored.
+  auto context = runtime::PrimaryContext::retain(0);
+  REQUIRE(context);
+  Fa3Sm90Family const f;
+  for (bool causal : {true, false}) {
+    auto p = headline_problem(1024, 128, causal, Precision::bf16, Direction::forward);
+    p.shape = {4, 16, 4, 1000, 1000, 128, causal, 0.0};
+    Config dynamic = f.default_config(p);
+    dynamic["kBlockN"] = 128;
+    dynamic["kPersistent"] = 2;
+    Config per_tile = dynamic;
+    per_tile["kPersistent"] = 0;
+    INFO(to_string(dynamic) << (causal ? " causal" : " full"));
+    auto const inputs = make_normal_inputs(p, 5);
+    auto outputs_of = [&](Config const& c, int launches) {
+      auto const program =
+          compile_family_config(f, c, p, {runtime::TargetArch::sm_90a, test::kernels_dir(), {}});
+      INFO((program.ok() ? std::string() : program.error().log));
+      REQUIRE(program);
+      auto runner = FamilyRunner::load(f, c, p, program.value());
+      REQUIRE(runner);
+      auto dp = DeviceProblem::create(p, inputs, f.scratch(c, p));
+      REQUIRE(dp);
+      std::vector<HostOutputs> out;
+      for (int i = 0; i < launches; ++i) {
+        REQUIRE(dp->o.fill_bytes(0xFF));
+        REQUIRE(runner->run(dp->params));
+        auto host = dp->download(p);
+        REQUIRE(host);
+        out.push_back(host.value());
+      }
+      return out;
+    };
+    auto const expected = outputs_of(per_tile, 1).front();
+    Config separate = dynamic;  // and with Q released before the epilogue (O in its own tile)
+    separate["kSeparateO"] = 1;
+    for (Config const* c : {&dynamic, &separate}) {
+      auto const runs = outputs_of(*c, 3);
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        INFO(to_string(*c) << " launch " << i);
+        CHECK(runs[i].o == expected.o);
+        CHECK(runs[i].lse == expected.lse);
+      }
+    }
   }
 }
 

@@ -68,13 +68,43 @@ TEST_CASE("fa3_sm90 launch geometry: one CTA per tile, or a persistent grid", "[
   CHECK(steps[0].grid.y == 1);
   CHECK(steps[0].persistent);  // full masks: persistent; causal ones launch a CTA per tile
   CHECK(steps[0].block.x == 384);
-  fa3::FwdTunables const t{128, 2, 176, 2, 2, 1, 1, 1};
+  fa3::FwdTunables const t{128, 2, 176, 2, 2, 1, 1, 1, 0};
   CHECK(steps[0].dynamic_shared_bytes == std::size_t(fa3::shared_bytes(t)));
-  CHECK(steps[0].dynamic_shared_bytes == 1024 + 128 * 256 + 4 * 176 * 256 + 8 * 10);
+  // alignment slack, Q, 2 stages of K and V, 10 barriers and the dynamic scheduler's tile slot
+  CHECK(steps[0].dynamic_shared_bytes == 1024 + 128 * 256 + 4 * 176 * 256 + 8 * 10 + 8);
   CHECK(steps[0].name_expression == "fa3_sm90_fwd<__nv_bfloat16, 128, 176, 2, 2, 1, 1, 1, false, false>");
   CHECK(f.scratch(c, p).total() == 0);
   c["kPersistent"] = 0;
   CHECK_FALSE(f.launches(c, p)[0].persistent);
+  // The dynamic scheduler: a persistent grid, and its two counters in the scratch.
+  c["kPersistent"] = 2;
+  REQUIRE_FALSE(f.violates(c, p));
+  CHECK(f.launches(c, p)[0].persistent);
+  CHECK(f.scratch(c, p).tile_counter == 2 * sizeof(int));
+  CHECK(f.scratch(c, p).total() == 2 * sizeof(int));
+  c["kPersistent"] = 3;
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("kPersistent") != std::string::npos);
+}
+
+TEST_CASE("fa3_sm90 kSeparateO: O in a tile of its own, named by a trailing template argument", "[tuner]") {
+  Fa3Sm90Family const f;
+  auto const p = headline_problem(4096, 128, true, Precision::bf16, Direction::forward);
+  auto c = f.default_config(p);
+  REQUIRE(c.at("kSeparateO") == 0);
+  CHECK(f.name_expressions(c, p).front() ==
+        "fa3_sm90_fwd<__nv_bfloat16, 128, 128, 2, 2, 1, 1, 2, true, false>");  // the kernel's default: 0
+  c["kSeparateO"] = 1;
+  REQUIRE_FALSE(f.violates(c, p));
+  CHECK(f.name_expressions(c, p).front() ==
+        "fa3_sm90_fwd<__nv_bfloat16, 128, 128, 2, 2, 1, 1, 2, true, false, 1>");
+  // alignment slack, Q, 2 stages of K and V, O (128 rows x 128 bf16), 10 barriers and the tile slot
+  CHECK(f.launches(c, p)[0].dynamic_shared_bytes == 1024 + 32768 + 4 * 32768 + 32768 + 8 * 10 + 8);
+  c["kBlockN"] = 176;  // 1024 + 32768 + 4 * 45056 + 32768 > 227 KiB
+  CHECK(f.violates(c, p)->find("227 KiB") != std::string::npos);
+  c["kBlockN"] = 128;
+  c["kSeparateO"] = 2;
+  CHECK(f.violates(c, p)->find("kSeparateO") != std::string::npos);
 }
 
 TEST_CASE("fa3_sm90 is registered", "[tuner]") {
@@ -97,7 +127,7 @@ TEST_CASE("fa3_sm90 FP8: V^T transposed first into scratch padded to 128 keys, O
   CHECK(steps[1].name_expression == "fa3_sm90_fwd<__nv_fp8_e4m3, 128, 128, 2, 2, 1, 1, 1, false, false>");
   CHECK(f.scratch(c, p).v_transposed == std::size_t(p.shape.batch) * p.shape.heads_kv * 128 * 1024);
   // Q 128 x 128 bytes, 2 x 2 slots of 128 x 128 bytes, O staged in 128 x 128 bf16, barriers.
-  CHECK(steps[1].dynamic_shared_bytes == 1024 + 16384 + 4 * 16384 + 32768 + 8 * 10);
+  CHECK(steps[1].dynamic_shared_bytes == 1024 + 16384 + 4 * 16384 + 32768 + 8 * 10 + 8);  // + the tile slot
   auto const names = f.name_expressions(c, p);
   CHECK(std::find(names.begin(), names.end(), "fa3_sm90_transpose_v<128>") != names.end());
 }

@@ -27,7 +27,8 @@ fa3::FwdTunables tunables_of(Config const& c, Problem const& problem) {
                           value_or(c, "kStages", 0),
                           value_or(c, "kPingPong", 0),
                           value_or(c, "kIntraWgOverlap", 0),
-                          value_or(c, "kPersistent", 0)};
+                          value_or(c, "kPersistent", 0),
+                          value_or(c, "kSeparateO", 0)};
 }
 
 runtime::TensorElement element_of(numerics::Precision dtype) {
@@ -56,7 +57,14 @@ std::vector<ParamSpec> Fa3Sm90Family::parameters() const {
        {0, 1},
        "consumer warpgroups take turns issuing products (one's softmax overlaps another's GEMMs)"},
       {"kIntraWgOverlap", {0, 1}, "S of block j+1 issued before the softmax of block j"},
-      {"kPersistent", {0, 1}, "one CTA per SM walking the tiles (1) or one CTA per tile (0)"},
+      {"kPersistent",
+       {fa3::kOneCtaPerTile, fa3::kStaticTiles, fa3::kDynamicTiles},
+       "one CTA per tile (0), or one CTA per SM taking every gridDim-th tile (1) or the next tile from a "
+       "counter (2)"},
+      {"kSeparateO",
+       {0, 1},
+       "O staged in a tile of its own, Q released before the epilogue so the next tile's Q loads during it "
+       "(1), or O staged in Q's rows (0)"},
   };
 }
 
@@ -87,18 +95,21 @@ std::optional<std::string> Fa3Sm90Family::violates(Config const& config, Problem
 
 Config Fa3Sm90Family::default_config(Problem const& problem) const {
   // FlashAttention-3's tiles (hopper/tile_size.h) where they fit our register budget: d128 128 x 176
-  // (128 x 128 causal); d256 128 x 64 (FA3's 128 x 80 spills 4 bytes under NVRTC 13.0); d64's 192 x 192
-  // needs P in shared memory (FA3 reads P V's A from shared memory there), so d64 takes 192 rows x 112
-  // keys, the largest key block whose O, S and P fit 160 registers. Causal masks launch one CTA per tile:
-  // the hardware's block scheduler balanced the uneven causal tiles better than our static
-  // longest-first order (H200, d128 128 x 128 bf16 n8192: 627 vs 576 TFLOP/s; full masks equal: 671 vs
-  // 668; experiments/fa3_sm90).
+  // (128 x 128 causal); d256 128 x 80 (FA3's; ptxas (NVRTC 13.0) spills 4 bytes there, and it still beat
+  // the spill-free 128 x 64 on the H200: bf16 full n8192 769 vs 725 TFLOP/s, n16384 726 vs 673); d64's
+  // 192 x 192 needs P in shared memory (FA3 reads P V's A from shared memory there), so d64 takes 192 rows
+  // x 112 keys, the largest key block whose O, S and P fit 160 registers. Causal masks take their tiles
+  // from the dynamic counter (kDynamicTiles): the static persistent order lost to one CTA per tile (d128
+  // 128 x 128 n8192: 576 vs 627 TFLOP/s), the counter beat both (bf16, same call: d64 n2048 333 vs 314
+  // one CTA per tile, d128 n2048 446 vs 429, n8192 630 vs 624); full masks equal (671 vs 668): static.
+  // All on the H200, experiments/fa3_sm90.
   int const d = problem.shape.head_dim;
   Config c{{"kConsumers", 2}, {"kBlockN", 176},       {"kStages", 2},
-           {"kPingPong", 1},  {"kIntraWgOverlap", 1}, {"kPersistent", 1}};
-  if (problem.shape.causal) c["kPersistent"] = 0;
+           {"kPingPong", 1},  {"kIntraWgOverlap", 1}, {"kPersistent", fa3::kStaticTiles},
+           {"kSeparateO", 0}};
+  if (problem.shape.causal) c["kPersistent"] = fa3::kDynamicTiles;
   if (d == 128 && problem.shape.causal) c["kBlockN"] = 128;
-  if (d == 256) c["kBlockN"] = 64;
+  if (d == 256) c["kBlockN"] = 80;
   if (d == 64) {
     c["kConsumers"] = 3;
     c["kBlockN"] = 112;
@@ -112,6 +123,9 @@ Config Fa3Sm90Family::default_config(Problem const& problem) const {
     c["kConsumers"] = 2;
     c["kBlockN"] = d == 64 ? 256 : 128;
     if (d == 256) c["kIntraWgOverlap"] = 0;
+    // Causal FP8 keeps one CTA per tile, what it was measured with; the dynamic order ran d128 causal n8192
+    // at 744 TFLOP/s in a later call (760 before), not compared in one call yet.
+    if (problem.shape.causal) c["kPersistent"] = fa3::kOneCtaPerTile;
     if (per_block(problem))
       while (c["kBlockN"] > 64 && problem.fp8.block_rows % c["kBlockN"] != 0) c["kBlockN"] /= 2;
   }
@@ -125,7 +139,8 @@ std::vector<std::string> Fa3Sm90Family::name_expressions(Config const& config, P
                                  ", " + i(t.block_n) + ", " + i(t.consumers) + ", " + i(t.stages) + ", " +
                                  i(t.ping_pong) + ", " + i(t.intra_wg_overlap) + ", " + i(t.persistent) +
                                  ", " + (problem.shape.causal ? "true" : "false") + ", " +
-                                 (per_block(problem) ? "true" : "false") + ">"};
+                                 (per_block(problem) ? "true" : "false") +
+                                 (t.separate_o ? ", " + i(t.separate_o) : std::string()) + ">"};
   if (fp8(problem)) names.push_back(transpose_name(problem));  // launched first (launches())
   return names;
 }
@@ -155,9 +170,10 @@ std::pair<int, int> Fa3Sm90Family::tile_rows_and_keys(Config const& config, Prob
   return {fa3::block_m(t), t.block_n};
 }
 
-ScratchBytes Fa3Sm90Family::scratch(Config const&, Problem const& problem) const {
+ScratchBytes Fa3Sm90Family::scratch(Config const& config, Problem const& problem) const {
   ScratchBytes bytes;
   auto const& s = problem.shape;
+  if (tunables_of(config, problem).persistent == fa3::kDynamicTiles) bytes.tile_counter = 2 * sizeof(int);
   if (fp8(problem))
     bytes.v_transposed = std::size_t(s.batch) * s.heads_kv * s.head_dim * fa3::transposed_keys(s.seqlen_k);
   return bytes;

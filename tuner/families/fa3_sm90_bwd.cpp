@@ -57,10 +57,11 @@ std::optional<std::string> Fa3Sm90BwdFamily::violates(Config const& config, Prob
 }
 
 Config Fa3Sm90BwdFamily::default_config(Problem const& problem) const {
-  // Picked from ptxas alone (NOT YET TIMED on a GPU): two consumer warpgroups of 64 keys each where dK + dV
-  // fit beside S^T and dP^T (d64: 128 queries per step; d128: 64, FlashAttention-3's 64 x 128 causal
-  // tile); at d256 the two share 64 keys and split dK, dV's columns (FA3: 64 x 80). All compile without
-  // spills at 240 registers (CUDA 13.0).
+  // Picked from ptxas alone: two consumer warpgroups of 64 keys each where dK + dV fit beside S^T and dP^T
+  // (d64: 128 queries per step; d128: 64, FlashAttention-3's 64 x 128 causal tile); at d256 the two share
+  // 64 keys and split dK, dV's columns (FA3: 64 x 80). All compile without spills at 240 registers (CUDA
+  // 13.0). Timed on the H200 (bf16, experiments/fa3_sm90_bwd: 0.75-1.01x cuDNN), not yet against other
+  // configs of the space.
   int const d = problem.shape.head_dim;
   Config c{{"kBlockM", 64}, {"kBlockN", 128}, {"kConsumers", 2}, {"kStages", 2}, {"kDqMode", fa3::kDqAtomic}};
   if (d == 64) c["kBlockM"] = 128;

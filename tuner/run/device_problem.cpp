@@ -138,6 +138,9 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
   if (scratch.total() > 0) {
     auto sc = runtime::DeviceBuffer::allocate(scratch.total());
     if (!sc) return sc.error();
+    // Zero: the counters a kernel expects at zero when it starts (dq_semaphore, tile_counter) and keeps
+    // so for the next launch; the other fields are written before they are read.
+    if (auto st = sc->fill_bytes(0); !st) return st.error();
     dp.scratch.emplace(std::move(sc.value()));
   }
   bool const backward = problem.direction == Direction::backward;
@@ -200,6 +203,7 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
     p.dq_accum = take(scratch.dq_accum);
     p.v_transposed = take(scratch.v_transposed);
     p.dq_semaphore = reinterpret_cast<int*>(take(scratch.dq_semaphore));
+    p.tile_counter = reinterpret_cast<int*>(take(scratch.tile_counter));
   }
   long long const d = s.head_dim;
   p.q_row_stride = p.o_row_stride = d;
