@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "numerics/diagnosis/block_models.hpp"
 #include "numerics/diagnosis/failing_row_properties.hpp"
 #include "numerics/diagnosis/failure_signatures.hpp"
 #include "numerics/quantized_operands.hpp"
@@ -305,6 +306,23 @@ void name_first(Diagnosis& d, DiagnosisEntry entry) {
   d.declined.clear();
 }
 
+// The replay reproduces a backward bug only at the tiles it tries, and declines a campaign-sized backward
+// (each run computes every query row): bwd-missing-delta went unnamed on fa3_sm90_bwd (64 key rows per
+// consumer, query blocks 64/128). The float64 models (backward_models.cpp) compute the catalogued backward
+// bugs exactly for any tiles, and say which of dQ, dK, dV the reference misses.
+void name_by_backward_models(Diagnosis& d, AttentionInputs const& in, AttentionOutputs const& observed,
+                             int threads) {
+  for (auto const& e : model_backward_bugs(in, observed, ModelOptions{{}, threads, nullptr})) {
+    DiagnosisEntry entry;
+    entry.id = e.id;
+    entry.evidence = e.evidence;
+    entry.match_error = e.match_error;
+    entry.strength = e.strength;
+    d.entries.push_back(std::move(entry));
+  }
+  if (!d.entries.empty()) d.declined.clear();
+}
+
 }  // namespace
 
 Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, PrecisionRecipe const& recipe,
@@ -323,7 +341,9 @@ Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, 
       name_first(forward, std::move(*signature));
     if (!forward.entries.empty() || !has_gradients) return forward;
   }
-  return diagnose_pass(in, observed, recipe, failing, options, true);
+  Diagnosis backward = diagnose_pass(in, observed, recipe, failing, options, true);
+  if (backward.entries.empty()) name_by_backward_models(backward, in, observed, options.threads);
+  return backward;
 }
 
 }  // namespace fl::numerics::diagnosis
