@@ -18,7 +18,7 @@ constexpr double kU32 = 5.9604644775390625e-08;  // 2^-24: fp32 scores, statisti
 constexpr double kExpArgumentFloor = 16.0;  // (4 u32)^2 / u32^2
 // log w is capped so that w^2 (times squared values) stays finite: a bound of e^150 means "anything finite".
 constexpr double kMaxLogWeight = 150.0;
-constexpr double kLinearLimit = 30.0;  // above this, log(expm1(a)) = a to double precision
+constexpr double kLinearLimit = 30.0;  // above this, log(expm1(a)) = a to double precision (e^-30 ~ 1e-13)
 
 double sq(double x) {
   return x * x;
@@ -309,16 +309,23 @@ class ToleranceModel {
     return sq(scale_) * pair_var(q_noise_, row, q2_, k_noise_, kr, k2_) + fp32_dot + fp32_exp_argument;
   }
 
-  // Standard deviation of P_ij caused by the score errors: linear (P (sigma_s + sigma_lse)) while they are
-  // small, exponential (P e^{kappa sigma} / kappa) once they reach O(1), so that a maximum that can move
-  // to another key is allowed to.
+  // Root mean square of the error of P_ij caused by the score errors. The kernel's weight is
+  // P_ij e^delta with delta = delta_s_ij - delta_LSE_i, modelled as Gaussian with standard deviation
+  // sigma <= sigma_s + sigma_LSE (Cauchy-Schwarz: whatever their correlation). For delta ~ N(0, sigma^2),
+  // E[e^(t delta)] = e^(t^2 sigma^2 / 2), so the exact second moment is
+  //   E[(e^delta - 1)^2] = e^(2 sigma^2) - 2 e^(sigma^2 / 2) + 1 = expm1(2 sigma^2) - 2 expm1(sigma^2 / 2),
+  // which is sigma^2 (1 + 7 sigma^2 / 4 + ...) while sigma is small (the linear P sigma) and e^(2 sigma^2)
+  // once it is O(1) (a key below the maximum may overtake it). kappa then multiplies the sum over keys.
   // Computed in the log domain from the log-weight s - lse: a key whose weight underflows to 0 can still
   // take the maximum when its score is uncertain by more than its distance to the maximum.
   double weight_uncertainty(double log_p, double var_s, double var_lse) const {
-    double const a = kappa_ * (std::sqrt(var_s) + std::sqrt(var_lse));
-    if (!(a > 0.0) || std::isinf(log_p)) return 0.0;
-    double const log_expm1 = a > kLinearLimit ? a : std::log(std::expm1(a));
-    return std::exp(std::min(log_p + log_expm1, kMaxLogWeight)) / kappa_;
+    double const sigma = std::sqrt(var_s) + std::sqrt(var_lse);
+    if (!(sigma > 0.0) || std::isinf(log_p)) return 0.0;
+    double const v = sigma * sigma;
+    // Above kLinearLimit, expm1(2v) is e^(2v) to double precision and the second term is negligible.
+    double const log_second_moment =
+        2.0 * v > kLinearLimit ? 2.0 * v : std::log(std::expm1(2.0 * v) - 2.0 * std::expm1(0.5 * v));
+    return std::exp(std::min(log_p + 0.5 * log_second_moment, kMaxLogWeight));
   }
 
   // A sequential fp32 sum of n terms with sum of squares `sum_sq` and result `total`: its partial sums

@@ -4,8 +4,9 @@
 // (numerics/README.md has the derivation). In short, each rounding is a relative perturbation of variance
 // u^2/3; first-order propagation gives each output element a standard deviation sigma, e.g. for O
 //   sigma_O^2 = sum_j [ w_ij^2 (V_j - O_i)^2 + P_ij^2 (u_P^2/3 V_j^2 + var_e(V_j)) ] + fp32 sums,
-// with w_ij the uncertainty of P_ij from score errors (exponential, not linearised, when scores are
-// uncertain by more than ~1), and the bound is
+// with w_ij the RMS error of P_ij from score errors (the exact second moment of P (e^delta - 1) for a
+// Gaussian delta: linear while scores are certain, e^(sigma^2) once uncertain by more than ~1), and the
+// bound is
 //   tau = min(kappa * sigma, hull) + u_out |O| + half a subnormal step of the output type,
 // where the hull term is the largest move a softmax-weighted average of V can make. kappa = 7 standard
 // deviations (a correct kernel never gets there: checked over >= 1000 seeds per family and precision).
