@@ -14,6 +14,7 @@
 #include <string>
 
 #include "runtime/compile_request.hpp"
+#include "runtime/compile_wire.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 
 namespace fl::runtime {
@@ -39,12 +40,5 @@ IsolatedCompile compile_in_worker(CompileRequest const& request, CompileWorkerOp
 // The worker's side: read one request from in_fd, compile it, write the result to out_fd. Returns the
 // worker's exit code (0 also when the compile failed: the failure travels in the result).
 int serve_compile_request(int in_fd, int out_fd);
-
-// The wire format (exposed for tests): length-prefixed fields, nothing that depends on the host's layout
-// beyond byte order (both ends are the same binary's build).
-std::string encode_request(CompileRequest const& request);
-Result<CompileRequest> decode_request(std::string const& bytes);
-std::string encode_result(Result<CompiledProgram> const& result);
-Result<CompiledProgram> decode_result(std::string const& bytes);
 
 }  // namespace fl::runtime

@@ -84,4 +84,15 @@ Result<std::array<unsigned char, kTensorMapBytes>> encode_attention_tensor_map(
   return out;
 }
 
+Result<std::vector<unsigned char>> encode_tensor_maps(DriverApi const& api,
+                                                      std::vector<TensorMapSpec> const& maps) {
+  std::vector<unsigned char> bytes(maps.size() * kTensorMapBytes);
+  for (std::size_t i = 0; i < maps.size(); ++i) {
+    auto encoded = encode_attention_tensor_map(api, maps[i].view, maps[i].box_rows, maps[i].box_columns);
+    if (!encoded) return encoded.error();
+    std::memcpy(bytes.data() + i * kTensorMapBytes, encoded->data(), kTensorMapBytes);
+  }
+  return bytes;
+}
+
 }  // namespace fl::runtime

@@ -6,6 +6,7 @@
 // crosses into the next head, rows past N read as zeros and are not written.
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "runtime/driver_api.hpp"
 #include "runtime/result.hpp"
@@ -30,6 +31,18 @@ inline constexpr std::size_t kTensorMapBytes = 128;  // sizeof(CUtensorMap)
 // or a driver error.
 Result<std::array<unsigned char, kTensorMapBytes>> encode_attention_tensor_map(
     DriverApi const& api, AttentionTensorView const& view, unsigned box_rows, unsigned box_columns);
+
+// One map of a launch: the tensor viewed, and its box (box_columns * element bytes is the swizzle span).
+struct TensorMapSpec {
+  AttentionTensorView view;
+  unsigned box_rows = 0, box_columns = 0;
+};
+
+// The maps' bytes, kTensorMapBytes each, concatenated in the order of `maps` (the order of the kernel's
+// descriptor struct): the one loop over encode_attention_tensor_map that every TMA family's argument goes
+// through. The first map that fails fails the whole argument, with its error.
+Result<std::vector<unsigned char>> encode_tensor_maps(DriverApi const& api,
+                                                      std::vector<TensorMapSpec> const& maps);
 
 // Bytes of one element of `element`.
 std::uint64_t element_bytes(TensorElement element);

@@ -26,7 +26,7 @@
 #include "tuner/cli/bench_options.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/space_compile.hpp"
-#include "tuner/families/fa2_sm80.hpp"
+#include "tuner/families/families.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/device_problem.hpp"

@@ -24,6 +24,15 @@ std::vector<Config> enumerate_space(Family const& family, Problem const& problem
   }
 }
 
+runtime::Result<std::vector<unsigned char>> Family::tma_argument(Config const& config, Problem const& problem,
+                                                                 fa::AttentionParams const& params) const {
+  auto const maps = tensor_maps(config, problem, params);
+  if (maps.empty()) return std::vector<unsigned char>{};
+  auto api = runtime::driver_api();
+  if (!api) return api.error();
+  return runtime::encode_tensor_maps(*api.value(), maps);
+}
+
 std::pair<int, int> Family::tile_rows_and_keys(Config const& config, Problem const&) const {
   return {value_or(config, "kBlockM", 0), value_or(config, "kBlockN", 0)};
 }

@@ -15,6 +15,7 @@
 
 #include "kernels_src/fa_params.h"
 #include "runtime/module.hpp"
+#include "runtime/tensor_map.hpp"
 #include "tuner/config.hpp"
 #include "tuner/problem.hpp"
 
@@ -75,12 +76,17 @@ class Family {
   virtual std::vector<std::string> name_expressions(Config const& config, Problem const& problem) const = 0;
   virtual std::vector<LaunchStep> launches(Config const& config, Problem const& problem) const = 0;
   // Kernels that load their tiles with TMA take a second by-value argument after fa::AttentionParams,
-  // the launch's tensor maps (fa::TmaDescriptors, kernels_src/fa_tma_params.h): its bytes for `params`,
-  // encoded by the driver; empty for a family whose kernels take only the params.
-  virtual runtime::Result<std::vector<unsigned char>> tma_argument(Config const&, Problem const&,
-                                                                   fa::AttentionParams const&) const {
-    return std::vector<unsigned char>{};
+  // the launch's tensor maps (fa::TmaDescriptors, kernels_src/fa_tma_params.h): one spec per map of
+  // `params`' tensors, in the descriptor struct's order; none for a family whose kernels take only the
+  // params.
+  virtual std::vector<runtime::TensorMapSpec> tensor_maps(Config const&, Problem const&,
+                                                          fa::AttentionParams const&) const {
+    return {};
   }
+  // That argument's bytes: tensor_maps encoded by the driver (runtime::encode_tensor_maps); empty, and no
+  // driver asked, when there are none.
+  runtime::Result<std::vector<unsigned char>> tma_argument(Config const& config, Problem const& problem,
+                                                           fa::AttentionParams const& params) const;
   virtual ScratchBytes scratch(Config const&, Problem const&) const { return {}; }
   // Query rows and keys per tile of `config`: its kBlockM and kBlockN by default (0 where absent); a family
   // whose tiles are derived (fa3_sm90: 64 rows per consumer warpgroup) says so.

@@ -51,7 +51,7 @@ inline std::vector<std::string> const& hostile_values() {
                                                   "/dev/full",
                                                   "/",
                                                   "/tmp",
-                                                  "/nonexistent/x",
+                                                  "/dev/null/x",  // never creatable, not even by root
                                                   "/etc/passwd/sub",
                                                   std::string(300, 'a'),
                                                   "--",

@@ -15,7 +15,7 @@
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/space_compile.hpp"
-#include "tuner/families/fa2_fp8.hpp"
+#include "tuner/families/families.hpp"
 #include "tuner/mutants/gpu_mutant_runner.hpp"
 
 using namespace fl;

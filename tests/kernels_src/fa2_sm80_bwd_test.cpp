@@ -13,8 +13,7 @@
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/space_compile.hpp"
-#include "tuner/families/fa1_bwd.hpp"
-#include "tuner/families/fa2_sm80_bwd.hpp"
+#include "tuner/families/families.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/device_problem.hpp"
 #include "tuner/run/family_runner.hpp"
@@ -34,7 +33,7 @@ Problem bwd_problem(int d, bool causal, Precision dtype) {
 // A backward family's configs to check: its default and, for fa2_sm80_bwd, the deterministic one.
 std::vector<Config> configs_of(Family const& f, Problem const& p) {
   std::vector<Config> out{f.default_config(p)};
-  if (f.name() == "fa2_sm80_bwd") out.push_back(Fa2Sm80BwdFamily::deterministic_config(p));
+  if (f.name() == "fa2_sm80_bwd") out.push_back(fa2_sm80_bwd::deterministic_config(p));
   return out;
 }
 
@@ -116,7 +115,7 @@ TEST_CASE("backward mutant switches: one line per kernel path, all compile", "[k
   Fa1BwdFamily const f1;
   auto const p = bwd_problem(64, true, Precision::bf16);
   for (auto [f, c] : {std::pair<Family const*, Config>{&f2, f2.default_config(p)},
-                      {&f2, Fa2Sm80BwdFamily::deterministic_config(p)},
+                      {&f2, fa2_sm80_bwd::deterministic_config(p)},
                       {&f1, f1.default_config(p)}}) {
     auto const program = compile_family_config(*f, c, p, {TargetArch::sm_90a, test::kernels_dir(), switches});
     INFO(f->name() << " " << to_string(c) << (program.ok() ? std::string() : program.error().log));
@@ -186,7 +185,7 @@ TEST_CASE("backward families: both dQ modes and fa1_bwd are correct on every inp
       auto const p = bwd_problem(d, causal, Precision::bf16);
       INFO("d" << d << (causal ? " causal" : " full"));
       CHECK(passes(fa2, fa2.default_config(p), {}, d, causal));
-      CHECK(passes(fa2, Fa2Sm80BwdFamily::deterministic_config(p), {}, d, causal));
+      CHECK(passes(fa2, fa2_sm80_bwd::deterministic_config(p), {}, d, causal));
       CHECK(passes(fa1, fa1.default_config(p), {}, d, causal));
     }
 }
@@ -198,7 +197,7 @@ TEST_CASE("backward mutants are caught in every kernel path", "[gpu][kernels]") 
   Fa1BwdFamily const fa1;
   auto const p = bwd_problem(64, false, Precision::bf16);
   for (auto [f, c] : {std::pair<Family const*, Config>{&fa2, fa2.default_config(p)},
-                      {&fa2, Fa2Sm80BwdFamily::deterministic_config(p)},
+                      {&fa2, fa2_sm80_bwd::deterministic_config(p)},
                       {&fa1, fa1.default_config(p)}})
     for (std::string s :
          {"FA_MUTANT_BWD_MISSING_DELTA", "FA_MUTANT_BWD_DK_MISSING_SCALE", "FA_MUTANT_BWD_DQ_OVERWRITE"}) {
@@ -213,7 +212,7 @@ TEST_CASE("fa2_sm80_bwd deterministic mode gives the same bits run to run", "[gp
   Fa2Sm80BwdFamily const f;
   auto p = bwd_problem(128, true, Precision::bf16);
   p.shape = {2, 8, 2, 1000, 1000, 128, true, 0.0};
-  auto const config = Fa2Sm80BwdFamily::deterministic_config(p);
+  auto const config = fa2_sm80_bwd::deterministic_config(p);
   REQUIRE(value_or(config, "kDqAtomic", -1) == 0);
   auto const program = compile_family_config(f, config, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE(program);

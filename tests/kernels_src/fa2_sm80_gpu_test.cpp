@@ -7,7 +7,7 @@
 #include "tests/kernels_src/edge_check.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/fa2_sm80.hpp"
+#include "tuner/families/families.hpp"
 #include "tuner/run/benchmark.hpp"
 
 using namespace fl;

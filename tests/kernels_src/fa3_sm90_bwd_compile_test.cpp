@@ -10,7 +10,7 @@
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/fa3_sm90_bwd.hpp"
+#include "tuner/families/families.hpp"
 
 using namespace fl;
 using namespace fl::tuner;

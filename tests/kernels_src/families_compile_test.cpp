@@ -3,8 +3,7 @@
 
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/fa1.hpp"
-#include "tuner/families/naive.hpp"
+#include "tuner/families/families.hpp"
 
 using namespace fl;
 using namespace fl::tuner;

@@ -7,7 +7,7 @@
 
 #include "runtime/device.hpp"
 #include "tests/kernels_src/edge_check.hpp"
-#include "tuner/families/flash_decode.hpp"
+#include "tuner/families/families.hpp"
 
 using namespace fl;
 using namespace fl::tuner;

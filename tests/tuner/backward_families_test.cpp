@@ -4,8 +4,7 @@
 
 #include <algorithm>
 
-#include "tuner/families/fa1_bwd.hpp"
-#include "tuner/families/fa2_sm80_bwd.hpp"
+#include "tuner/families/families.hpp"
 #include "tuner/families/registry.hpp"
 
 using namespace fl::tuner;
@@ -43,9 +42,9 @@ TEST_CASE("fa2_sm80_bwd atomic dQ: preprocess, dK/dV with dQ REDs, convert, fp32
   CHECK(steps[1].name_expression.find("fa2_sm80_bwd_dkdv<") == 0);
   CHECK(steps[1].grid.x == unsigned(2048 / value_or(c, "kBlockN", 1)));
   CHECK(steps[1].grid.y == unsigned(p.shape.heads_kv));
-  CHECK(steps[1].dynamic_shared_bytes ==
-        Fa2Sm80BwdFamily::dkdv_shared_bytes(value_or(c, "kBlockM", 0), value_or(c, "kBlockN", 0),
-                                            value_or(c, "kStages", 0), 1, 128));
+  CHECK(steps[1].dynamic_shared_bytes == fa2_sm80_bwd::dkdv_shared_bytes(value_or(c, "kBlockM", 0),
+                                                                         value_or(c, "kBlockN", 0),
+                                                                         value_or(c, "kStages", 0), 1, 128));
   CHECK(steps[2].name_expression == "fa_bwd_dq_convert<__nv_bfloat16, 128>");
   // 8 dQ elements per thread, 128 threads per block.
   CHECK(steps[2].grid.x * 128ull * 8 == std::size_t(p.shape.batch) * p.shape.heads_q * 2048 * 128);
@@ -56,7 +55,7 @@ TEST_CASE("fa2_sm80_bwd atomic dQ: preprocess, dK/dV with dQ REDs, convert, fp32
 TEST_CASE("fa2_sm80_bwd deterministic dQ: a separate pass and no scratch", "[tuner]") {
   Fa2Sm80BwdFamily const f;
   auto const p = bwd(1024, 64, false);
-  auto const c = Fa2Sm80BwdFamily::deterministic_config(p);
+  auto const c = fa2_sm80_bwd::deterministic_config(p);
   REQUIRE(value_or(c, "kDqAtomic", -1) == 0);
   CHECK_FALSE(f.violates(c, p));
   auto const steps = f.launches(c, p);
@@ -79,7 +78,7 @@ TEST_CASE("fa2_sm80_bwd space: both dQ modes, both stage counts, FA2's sm80 tile
     CHECK(space_has(space, {{"kStages", 1}, {"kDqAtomic", 1}}));
     CHECK(space_has(space, {{"kStages", 2}, {"kDqAtomic", 1}}));
     CHECK(space_has(space, f.default_config(p)));
-    CHECK(space_has(space, Fa2Sm80BwdFamily::deterministic_config(p)));
+    CHECK(space_has(space, fa2_sm80_bwd::deterministic_config(p)));
     // flash_bwd_launch_template.h, sm80 with >= 144 KiB shared memory: d64 kBlockM 128, kBlockN 128,
     // 8 warps; d128 kBlockM 64, kBlockN 128, 8 warps; Q double-buffered, dQ by atomics.
     Config const fa2_tile{

@@ -3,7 +3,7 @@
 // tests/kernels_src/fa2_fp8_compile_test.)
 #include <catch2/catch.hpp>
 
-#include "tuner/families/fa2_fp8.hpp"
+#include "tuner/families/families.hpp"
 #include "tuner/families/registry.hpp"
 
 using namespace fl::tuner;

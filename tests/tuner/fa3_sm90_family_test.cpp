@@ -1,4 +1,4 @@
-#include "tuner/families/fa3_sm90.hpp"
+#include "tuner/families/families.hpp"
 
 #include <catch2/catch.hpp>
 

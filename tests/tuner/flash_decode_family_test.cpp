@@ -1,4 +1,4 @@
-#include "tuner/families/flash_decode.hpp"
+#include "tuner/families/families.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "tuner/families/fa1.hpp"
-#include "tuner/families/naive.hpp"
+#include "tuner/families/families.hpp"
 
 using namespace fl::tuner;
 using fl::numerics::Precision;

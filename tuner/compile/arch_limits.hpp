@@ -1,6 +1,7 @@
 #pragma once
-// Per-architecture resource limits for pruning without a GPU. When a device is present its own figures
-// (runtime::DeviceInfo) replace these; the values are NVIDIA's published limits per compute capability.
+// The architecture limits, in one table: per compute capability (NVIDIA's published figures, for pruning
+// without a GPU; when a device is present its own figures, runtime::DeviceInfo, replace them) and the
+// two that every family's host side computes with (the warp and the shared memory its kernels assert).
 #include <cstddef>
 
 #include "runtime/device.hpp"
@@ -15,7 +16,37 @@ struct ArchLimits {
   int max_threads_per_block = 1024;
 };
 
-ArchLimits limits_for(runtime::TargetArch arch);
+// Threads per warp, on every architecture FlashLab targets.
+inline constexpr int kWarpSize = 32;
+
+// Opt-in shared memory per block (CUDA Programming Guide, compute capability tables): 8.0: 163 KiB,
+// 8.9: 99 KiB, 9.0: 227 KiB; the other limits are the same on all four targets.
+constexpr ArchLimits limits_for(runtime::TargetArch arch) {
+  constexpr std::size_t kKiB = 1024;
+  ArchLimits limits;
+  switch (arch) {
+    case runtime::TargetArch::sm_80:
+      limits.max_shared_per_block_optin = 163 * kKiB;
+      break;
+    case runtime::TargetArch::sm_89:
+      limits.max_shared_per_block_optin = 99 * kKiB;
+      break;
+    case runtime::TargetArch::sm_90:
+    case runtime::TargetArch::sm_90a:
+      limits.max_shared_per_block_optin = 227 * kKiB;
+      break;
+  }
+  return limits;
+}
 ArchLimits limits_for(runtime::DeviceInfo const& device);
+
+// The shared memory every family's kernels assert they fit (kernels_src: `<= 227 * 1024`): sm_90's opt-in,
+// the largest target's. A family refuses a config over it before compiling, on any target; on a smaller
+// chip the device's own limit prunes it after compiling.
+inline constexpr std::size_t kFamilyMaxSharedBytes =
+    limits_for(runtime::TargetArch::sm_90).max_shared_per_block_optin;
+// What a family says of a config over it.
+inline constexpr char kFamilySharedRefusal[] = "shared memory over 227 KiB";
+static_assert(kFamilyMaxSharedBytes == 227 * 1024, "kFamilySharedRefusal names the limit");
 
 }  // namespace fl::tuner

@@ -5,7 +5,6 @@ namespace fl::tuner {
 namespace {
 // Registers are allocated per warp in units of 256 (8 per thread), so a kernel's footprint is rounded up.
 constexpr int kRegisterAllocationUnit = 8;
-constexpr int kWarpSize = 32;
 }  // namespace
 
 std::optional<std::string> prune_before_compile(std::size_t dynamic_shared_bytes, int block_threads,

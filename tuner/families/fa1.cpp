@@ -1,20 +1,20 @@
-#include "tuner/families/fa1.hpp"
+// fa1: the FlashAttention-1 loop order (kernels_src/fa1_fwd.cu): one launch per key/value block (the
+// outer loop), the query blocks in the grid; O (fp32), m and l live in device scratch between launches.
+#include "tuner/compile/arch_limits.hpp"
+#include "tuner/families/families.hpp"
 
-namespace fl::tuner {
+namespace fl::tuner::fa1 {
 
 namespace {
-constexpr int kWarpSize = 32;
-constexpr std::size_t kMaxSharedBytes = 227 * 1024;
 constexpr int kMaxAccumulatorRegisters = 192;  // as fa2_sm80: O + S tiles, 4 floats each
-}  // namespace
 
-std::vector<ParamSpec> Fa1Family::parameters() const {
+std::vector<ParamSpec> parameters() {
   return {{"kBlockM", {64, 128}, "query rows per CTA (the inner loop's block)"},
           {"kBlockN", {32, 64, 128}, "keys per launch (the outer loop's block)"},
           {"kNWarps", {4, 8}, "warps per CTA, each owning kBlockM / kNWarps rows"}};
 }
 
-std::optional<std::string> Fa1Family::unsupported(Problem const& problem) const {
+std::optional<std::string> unsupported(Problem const& problem) {
   if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
     return "fa1 runs fp16 and bf16";
   int const d = problem.shape.head_dim;
@@ -25,7 +25,7 @@ std::optional<std::string> Fa1Family::unsupported(Problem const& problem) const 
   return std::nullopt;
 }
 
-std::optional<std::string> Fa1Family::violates(Config const& config, Problem const& problem) const {
+std::optional<std::string> violates(Config const& config, Problem const& problem) {
   int const bm = value_or(config, "kBlockM", 0), bn = value_or(config, "kBlockN", 0),
             w = value_or(config, "kNWarps", 0);
   int const d = problem.shape.head_dim;
@@ -36,16 +36,16 @@ std::optional<std::string> Fa1Family::violates(Config const& config, Problem con
   if ((bn * d / 8) % threads != 0 || (bm * d / 8) % threads != 0) return "tile copies must split evenly";
   int const mt = bm / w / 16;
   if (4 * mt * (d / 8 + bn / 8) > kMaxAccumulatorRegisters) return "accumulators over the register budget";
-  if (std::size_t(bm + 2 * bn) * d * 2 > kMaxSharedBytes) return "shared memory over 227 KiB";
+  if (std::size_t(bm + 2 * bn) * d * 2 > kFamilyMaxSharedBytes) return kFamilySharedRefusal;
   return std::nullopt;
 }
 
-Config Fa1Family::default_config(Problem const& problem) const {
+Config default_config(Problem const& problem) {
   if (problem.shape.head_dim == 256) return {{"kBlockM", 128}, {"kBlockN", 64}, {"kNWarps", 8}};
   return {{"kBlockM", 128}, {"kBlockN", problem.shape.head_dim == 128 ? 32 : 64}, {"kNWarps", 4}};
 }
 
-std::vector<std::string> Fa1Family::name_expressions(Config const& config, Problem const& problem) const {
+std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   return {"fa1_fwd_step<" + element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim) +
           ", " + std::to_string(value_or(config, "kBlockM", 0)) + ", " +
           std::to_string(value_or(config, "kBlockN", 0)) + ", " +
@@ -53,7 +53,7 @@ std::vector<std::string> Fa1Family::name_expressions(Config const& config, Probl
           ">"};
 }
 
-std::vector<LaunchStep> Fa1Family::launches(Config const& config, Problem const& problem) const {
+std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   auto const& s = problem.shape;
   int const bm = value_or(config, "kBlockM", 0), bn = value_or(config, "kBlockN", 0);
   LaunchStep step;
@@ -70,7 +70,7 @@ std::vector<LaunchStep> Fa1Family::launches(Config const& config, Problem const&
   return steps;
 }
 
-ScratchBytes Fa1Family::scratch(Config const&, Problem const& problem) const {
+ScratchBytes scratch(Config const&, Problem const& problem) {
   auto const& s = problem.shape;
   std::size_t const rows = std::size_t(s.batch) * s.heads_q * s.seqlen_q;
   ScratchBytes b;
@@ -80,4 +80,13 @@ ScratchBytes Fa1Family::scratch(Config const&, Problem const& problem) const {
   return b;
 }
 
-}  // namespace fl::tuner
+}  // namespace
+
+FamilyDescription const kDescription{
+    .name = "fa1",
+    .source_file = [](Problem const&) -> std::string { return "fa1_fwd.cu"; },
+    FL_FAMILY_FUNCTIONS(fa1),
+    .scratch = scratch,
+};
+
+}  // namespace fl::tuner::fa1

@@ -1,31 +1,29 @@
-#include "tuner/families/fa1_bwd.hpp"
+// fa1_bwd: the FlashAttention-1 backward loop order (kernels_src/fa1_bwd.cu). Launches: D = rowsum(dO * O);
+// one launch per key/value block j (the outer loop; params.step = j), whose CTAs (one per key/value head
+// and batch) walk the query blocks and read-modify-write dQ (fp32, scratch B * H_q * N_q * D floats) in
+// device memory; then fp32 dQ -> dtype. Correct, and slower than fa2_sm80_bwd by design: B * H_kv CTAs
+// per launch and a dQ round trip per outer step.
+#include "tuner/compile/arch_limits.hpp"
+#include "tuner/families/families.hpp"
 
 #include <algorithm>
 
-namespace fl::tuner {
+namespace fl::tuner::fa1_bwd {
 
 namespace {
-constexpr int kWarpSize = 32;
 constexpr int kPreprocessWarps = 4;
 constexpr int kConvertThreads = 128;
 constexpr int kConvertPerThread = 8;
-constexpr std::size_t kMaxSharedBytes = 227 * 1024;
 // kMT * (kBlockM + D) accumulator floats per thread (dK, dV, S^T, dP^T), as fa2_sm80_bwd counts them.
 constexpr int kMaxAccumulators = 192;
-}  // namespace
 
-std::size_t Fa1BwdFamily::step_shared_bytes(int block_m, int block_n, int d) {
-  return std::size_t(2 * block_n + 2 * block_m) * d * 2 + std::size_t(block_n) * block_m * 2 +
-         std::size_t(2) * block_m * 4;
-}
-
-std::vector<ParamSpec> Fa1BwdFamily::parameters() const {
+std::vector<ParamSpec> parameters() {
   return {{"kBlockM", {32, 64, 128}, "query rows per inner step"},
           {"kBlockN", {64, 128}, "keys per launch (the outer loop's block)"},
           {"kNWarps", {4, 8}, "warps per CTA, each owning kBlockN / kNWarps key rows"}};
 }
 
-std::optional<std::string> Fa1BwdFamily::unsupported(Problem const& problem) const {
+std::optional<std::string> unsupported(Problem const& problem) {
   if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
     return "fa1_bwd runs fp16 and bf16";
   if (problem.shape.head_dim != 64 && problem.shape.head_dim != 128)
@@ -36,7 +34,7 @@ std::optional<std::string> Fa1BwdFamily::unsupported(Problem const& problem) con
   return std::nullopt;
 }
 
-std::optional<std::string> Fa1BwdFamily::violates(Config const& config, Problem const& problem) const {
+std::optional<std::string> violates(Config const& config, Problem const& problem) {
   int const bm = value_or(config, "kBlockM", 0), bn = value_or(config, "kBlockN", 0),
             w = value_or(config, "kNWarps", 0);
   int const d = problem.shape.head_dim;
@@ -50,18 +48,18 @@ std::optional<std::string> Fa1BwdFamily::violates(Config const& config, Problem 
   int const warps_m = std::min(w, bm / 16), warps_d = w / warps_m;
   if ((d / 8) % (2 * warps_d) != 0) return "the dQ tile does not split into whole tiles per warp";
   if (bn / w / 16 * (bm + d) > kMaxAccumulators) return "accumulators over the register budget";
-  if (step_shared_bytes(bm, bn, d) > kMaxSharedBytes) return "shared memory over 227 KiB";
+  if (step_shared_bytes(bm, bn, d) > kFamilyMaxSharedBytes) return kFamilySharedRefusal;
   return std::nullopt;
 }
 
-Config Fa1BwdFamily::default_config(Problem const& problem) const {
+Config default_config(Problem const& problem) {
   // fa1_bwd is the loop-order baseline, not tuned: the largest tiles without spills.
   // ptxas, sm_90a, 2026-11-29: d64 64x64x4 247 registers, d128 32x128x8 254, no spills.
   if (problem.shape.head_dim == 128) return {{"kBlockM", 32}, {"kBlockN", 128}, {"kNWarps", 8}};
   return {{"kBlockM", 64}, {"kBlockN", 64}, {"kNWarps", 4}};  // 64x128x8 spills 16 bytes here
 }
 
-std::vector<std::string> Fa1BwdFamily::name_expressions(Config const& config, Problem const& problem) const {
+std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   auto const type_d = element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim);
   return {"fa_bwd_preprocess<" + type_d + ", " + std::to_string(kPreprocessWarps) + ", false>",
           "fa1_bwd_step<" + type_d + ", " + std::to_string(value_or(config, "kBlockM", 0)) + ", " +
@@ -71,7 +69,7 @@ std::vector<std::string> Fa1BwdFamily::name_expressions(Config const& config, Pr
           "fa_bwd_dq_convert<" + type_d + ">"};
 }
 
-std::vector<LaunchStep> Fa1BwdFamily::launches(Config const& config, Problem const& problem) const {
+std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   auto const& s = problem.shape;
   auto const names = name_expressions(config, problem);
   int const bm = value_or(config, "kBlockM", 0), bn = value_or(config, "kBlockN", 0);
@@ -101,11 +99,25 @@ std::vector<LaunchStep> Fa1BwdFamily::launches(Config const& config, Problem con
   return steps;
 }
 
-ScratchBytes Fa1BwdFamily::scratch(Config const&, Problem const& problem) const {
+ScratchBytes scratch(Config const&, Problem const& problem) {
   auto const& s = problem.shape;
   ScratchBytes b;
   b.dq_accum = sizeof(float) * std::size_t(s.batch) * s.heads_q * s.seqlen_q * s.head_dim;
   return b;
 }
 
-}  // namespace fl::tuner
+}  // namespace
+
+std::size_t step_shared_bytes(int block_m, int block_n, int d) {
+  return std::size_t(2 * block_n + 2 * block_m) * d * 2 + std::size_t(block_n) * block_m * 2 +
+         std::size_t(2) * block_m * 4;
+}
+
+FamilyDescription const kDescription{
+    .name = "fa1_bwd",
+    .source_file = [](Problem const&) -> std::string { return "fa1_bwd.cu"; },
+    FL_FAMILY_FUNCTIONS(fa1_bwd),
+    .scratch = scratch,
+};
+
+}  // namespace fl::tuner::fa1_bwd

@@ -1,16 +1,18 @@
-#include "tuner/families/fa2_fp8.hpp"
+// fa2_fp8: the FlashAttention-2 forward with FP8 (e4m3, e5m2) Q, K, V on mma.sync m16n8k32
+// (kernels_src/fa2_fp8_fwd.cu), bf16 O. Its tunables and constraints mirror fa2_fp8::FwdConfig's
+// static_asserts one for one; the FP8 scaling mode (Problem::fp8) picks the kernel's kBlockDescale.
+#include "tuner/compile/arch_limits.hpp"
+#include "tuner/families/families.hpp"
 
-namespace fl::tuner {
+namespace fl::tuner::fa2_fp8 {
 
 namespace {
 
-constexpr std::size_t kMaxSharedBytes = 227 * 1024;  // sm_90 opt-in limit, as the kernel asserts
 // fp32 O + S (+ Q fragments) registers per thread; the kernel asserts the same limit (fa2_sm80's, measured).
 constexpr int kMaxAccumulatorRegisters = 192;
 constexpr int kMmaRows = 16;     // rows of one m16n8k32 tile
 constexpr int kKeyStep = 32;     // keys of one P.V k-step (and bytes of one Q.K^T k-step)
 constexpr int kChunkBytes = 16;  // one cp.async chunk
-constexpr int kWarpSize = 32;
 // Per-block descale: one V factor per P.V k-step, so the block must be whole k-steps.
 constexpr int kDescaleBlockMultiple = kKeyStep;
 
@@ -28,9 +30,7 @@ bool per_block(Problem const& p) {
   return p.fp8.scaling == numerics::Fp8Scaling::per_block;
 }
 
-}  // namespace
-
-std::vector<ParamSpec> Fa2Fp8Family::parameters() const {
+std::vector<ParamSpec> parameters() {
   return {
       {"kBlockM", {64, 128}, "query rows per CTA"},
       {"kBlockN", {32, 64, 128}, "keys per inner-loop block (whole 32-key P.V k-steps)"},
@@ -40,7 +40,7 @@ std::vector<ParamSpec> Fa2Fp8Family::parameters() const {
   };
 }
 
-std::optional<std::string> Fa2Fp8Family::unsupported(Problem const& problem) const {
+std::optional<std::string> unsupported(Problem const& problem) {
   if (!numerics::is_fp8(problem.dtype))
     return "fa2_fp8 runs fp8_e4m3 and fp8_e5m2 (got " + std::string(numerics::name(problem.dtype)) + ")";
   int const d = problem.shape.head_dim;
@@ -56,12 +56,7 @@ std::optional<std::string> Fa2Fp8Family::unsupported(Problem const& problem) con
   return std::nullopt;
 }
 
-std::size_t Fa2Fp8Family::shared_bytes(Config const& config, int head_dim) {
-  Fp8Config const c(config);
-  return std::size_t(head_dim) * (std::size_t(c.block_m) + 2 * std::size_t(c.stages) * c.block_n);
-}
-
-std::optional<std::string> Fa2Fp8Family::violates(Config const& config, Problem const& problem) const {
+std::optional<std::string> violates(Config const& config, Problem const& problem) {
   Fp8Config const c(config);
   int const d = problem.shape.head_dim;
   if (c.warps != 1 && c.warps != 2 && c.warps != 4 && c.warps != 8) return "kNWarps must be 1, 2, 4 or 8";
@@ -79,11 +74,11 @@ std::optional<std::string> Fa2Fp8Family::violates(Config const& config, Problem 
   if (acc > kMaxAccumulatorRegisters)
     return "accumulators need " + std::to_string(acc) + " registers per thread (limit " +
            std::to_string(kMaxAccumulatorRegisters) + ")";
-  if (shared_bytes(config, d) > kMaxSharedBytes) return "shared memory over 227 KiB";
+  if (shared_bytes(config, d) > kFamilyMaxSharedBytes) return kFamilySharedRefusal;
   return std::nullopt;
 }
 
-Config Fa2Fp8Family::default_config(Problem const& problem) const {
+Config default_config(Problem const& problem) {
   // Chosen on ptxas's sm_90a report (CUDA 13, 2026-11-29, after main's softmax overflow fix), not yet
   // timed: one 16-row tile per warp keeps O + S at 96-160 fp32 registers; the FP8 mma.sync, which sm_90
   // lowers to conversions + f16 HMMA, costs ~40-70 registers more than on sm_89. d64 128x128/8 warps and
@@ -104,7 +99,7 @@ Config Fa2Fp8Family::default_config(Problem const& problem) const {
   return c;
 }
 
-std::vector<std::string> Fa2Fp8Family::name_expressions(Config const& config, Problem const& problem) const {
+std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   Fp8Config const c(config);
   auto const b = [](bool v) { return v ? std::string("true") : std::string("false"); };
   return {"fa2_fp8_fwd<" + element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim) +
@@ -113,7 +108,7 @@ std::vector<std::string> Fa2Fp8Family::name_expressions(Config const& config, Pr
           b(per_block(problem)) + ", " + b(problem.shape.causal) + ">"};
 }
 
-std::vector<LaunchStep> Fa2Fp8Family::launches(Config const& config, Problem const& problem) const {
+std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   Fp8Config const c(config);
   auto const& s = problem.shape;
   LaunchStep step;
@@ -124,4 +119,17 @@ std::vector<LaunchStep> Fa2Fp8Family::launches(Config const& config, Problem con
   return {step};
 }
 
-}  // namespace fl::tuner
+}  // namespace
+
+std::size_t shared_bytes(Config const& config, int head_dim) {
+  Fp8Config const c(config);
+  return std::size_t(head_dim) * (std::size_t(c.block_m) + 2 * std::size_t(c.stages) * c.block_n);
+}
+
+FamilyDescription const kDescription{
+    .name = "fa2_fp8",
+    .source_file = [](Problem const&) -> std::string { return "fa2_fp8_fwd.cu"; },
+    FL_FAMILY_FUNCTIONS(fa2_fp8),
+};
+
+}  // namespace fl::tuner::fa2_fp8

@@ -1,22 +1,21 @@
-#include "tuner/families/fa2_sm80.hpp"
+// fa2_sm80: the FlashAttention-2 forward on mma.sync (kernels_src/fa2_sm80_fwd.cu). Its tunables and
+// constraints mirror fa2::FwdConfig's static_asserts one for one.
+#include "tuner/compile/arch_limits.hpp"
+#include "tuner/families/families.hpp"
 
 #include <algorithm>
 
-namespace fl::tuner {
+namespace fl::tuner::fa2_sm80 {
 
 namespace {
 
-// Shared memory a block may opt in to on sm_80 (163 KiB) is below sm_90's (227 KiB); the kernel asserts
-// the larger, the tuner prunes on the device's own limit after compiling.
-constexpr std::size_t kMaxSharedBytes = 227 * 1024;
 // Per-thread fp32 accumulator budget: O (kMT x kDT tiles) + S (kMT x kNT tiles) + Q fragments when held
 // in registers, 4 values per tile. Above 192 the 255-register cap leaves too little for fragments and
 // addresses: d128 kBlockM=128 kBlockN=64 4 warps (192) already spills 32 bytes; kBlockN=128 (256) spills
 // hundreds (ptxas, 2026-11-29).
 constexpr int kMaxAccumulatorRegisters = 192;
-constexpr int kMmaRows = 16;  // rows of one m16n8k16 tile
-constexpr int kMmaK = 16;     // keys of one P.V k-step
-constexpr int kWarpSize = 32;
+constexpr int kMmaRows = 16;    // rows of one m16n8k16 tile
+constexpr int kMmaK = 16;       // keys of one P.V k-step
 constexpr int kChunkElems = 8;  // 16-bit elements in one 16-byte cp.async chunk
 
 struct Fa2Config {
@@ -31,13 +30,11 @@ struct Fa2Config {
         epilogue_smem(value_or(c, "kEpilogueSmem", 1)) {}
 };
 
-}  // namespace
-
-std::string Fa2Sm80Family::source_file(Problem const& problem) const {
+std::string source_file(Problem const& problem) {
   return problem.direction == Direction::forward ? "fa2_sm80_fwd.cu" : "fa2_sm80_bwd.cu";
 }
 
-std::vector<ParamSpec> Fa2Sm80Family::parameters() const {
+std::vector<ParamSpec> parameters() {
   return {
       {"kBlockM", {64, 128}, "query rows per CTA"},
       {"kBlockN", {32, 64, 128}, "keys per inner-loop block"},
@@ -51,7 +48,7 @@ std::vector<ParamSpec> Fa2Sm80Family::parameters() const {
   };
 }
 
-std::optional<std::string> Fa2Sm80Family::unsupported(Problem const& problem) const {
+std::optional<std::string> unsupported(Problem const& problem) {
   if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
     return "fa2_sm80 runs fp16 and bf16 (got " + std::string(numerics::name(problem.dtype)) + ")";
   int const d = problem.shape.head_dim;
@@ -63,17 +60,7 @@ std::optional<std::string> Fa2Sm80Family::unsupported(Problem const& problem) co
   return std::nullopt;
 }
 
-std::size_t Fa2Sm80Family::forward_shared_bytes(Config const& config, int head_dim) {
-  Fa2Config const c(config);
-  std::size_t const row_bytes = std::size_t(head_dim) * 2;
-  std::size_t const q_bytes = std::size_t(c.block_m) * row_bytes;
-  std::size_t const loop = q_bytes + 2 * std::size_t(c.stages) * c.block_n * row_bytes;
-  std::size_t const merge =
-      c.warps_n > 1 ? std::size_t(c.block_m) * head_dim * 4 + 2 * std::size_t(c.warps_n) * c.block_m * 4 : 0;
-  return std::max(loop, q_bytes + merge);
-}
-
-std::optional<std::string> Fa2Sm80Family::violates(Config const& config, Problem const& problem) const {
+std::optional<std::string> violates(Config const& config, Problem const& problem) {
   Fa2Config const c(config);
   int const d = problem.shape.head_dim;
   if (c.warps <= 0 || c.block_m <= 0 || c.block_n <= 0) return "kBlockM, kBlockN, kNWarps must be set";
@@ -92,13 +79,13 @@ std::optional<std::string> Fa2Sm80Family::violates(Config const& config, Problem
   if (acc > kMaxAccumulatorRegisters)
     return "accumulators need " + std::to_string(acc) + " registers per thread (limit " +
            std::to_string(kMaxAccumulatorRegisters) + ")";
-  if (forward_shared_bytes(config, d) > kMaxSharedBytes) return "shared memory over 227 KiB";
+  if (forward_shared_bytes(config, d) > kFamilyMaxSharedBytes) return kFamilySharedRefusal;
   if (c.q_in_regs != 0 && c.q_in_regs != 1) return "kQInRegs is 0 or 1";
   if (c.epilogue_smem != 0 && c.epilogue_smem != 1) return "kEpilogueSmem is 0 or 1";
   return std::nullopt;
 }
 
-Config Fa2Sm80Family::default_config(Problem const& problem) const {
+Config default_config(Problem const& problem) {
   // Measured on the H200, 2026-11-29 (experiments/kernels/results/2026-11-29-h200-fa2-probe1.txt), bf16
   // n=4096: d64 128x64/4 warps 303 TFLOP/s; d128 128x32/4 warps 320 (128x64 spills, 314); d256 128x64/8
   // warps 314. One K/V stage was as fast as two in every pair measured.
@@ -116,7 +103,7 @@ Config Fa2Sm80Family::default_config(Problem const& problem) const {
   return c;
 }
 
-std::vector<std::string> Fa2Sm80Family::name_expressions(Config const& config, Problem const& problem) const {
+std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   Fa2Config const c(config);
   auto const b = [](int v) { return v ? std::string("true") : std::string("false"); };
   return {"fa2_sm80_fwd<" + element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim) +
@@ -125,7 +112,7 @@ std::vector<std::string> Fa2Sm80Family::name_expressions(Config const& config, P
           ", " + b(c.q_in_regs) + ", " + b(c.epilogue_smem) + ", " + b(problem.shape.causal) + ">"};
 }
 
-std::vector<LaunchStep> Fa2Sm80Family::launches(Config const& config, Problem const& problem) const {
+std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   Fa2Config const c(config);
   auto const& s = problem.shape;
   LaunchStep step;
@@ -136,4 +123,22 @@ std::vector<LaunchStep> Fa2Sm80Family::launches(Config const& config, Problem co
   return {step};
 }
 
-}  // namespace fl::tuner
+}  // namespace
+
+std::size_t forward_shared_bytes(Config const& config, int head_dim) {
+  Fa2Config const c(config);
+  std::size_t const row_bytes = std::size_t(head_dim) * 2;
+  std::size_t const q_bytes = std::size_t(c.block_m) * row_bytes;
+  std::size_t const loop = q_bytes + 2 * std::size_t(c.stages) * c.block_n * row_bytes;
+  std::size_t const merge =
+      c.warps_n > 1 ? std::size_t(c.block_m) * head_dim * 4 + 2 * std::size_t(c.warps_n) * c.block_m * 4 : 0;
+  return std::max(loop, q_bytes + merge);
+}
+
+FamilyDescription const kDescription{
+    .name = "fa2_sm80",
+    .source_file = source_file,
+    FL_FAMILY_FUNCTIONS(fa2_sm80),
+};
+
+}  // namespace fl::tuner::fa2_sm80

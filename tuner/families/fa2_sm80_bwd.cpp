@@ -1,15 +1,22 @@
-#include "tuner/families/fa2_sm80_bwd.hpp"
+// fa2_sm80_bwd: the FlashAttention-2 backward on mma.sync (kernels_src/fa2_sm80_bwd.cu), three launches:
+// D = rowsum(dO * O) (and, with atomic dQ, the fp32 dQ accumulator zeroed); dK, dV per key block (looping
+// over the query heads of a GQA group); then either dQ per query block in a separate pass (kDqAtomic = 0:
+// deterministic, no atomics) or, with kDqAtomic = 1, dQ accumulated by fp32 REDs inside the dK/dV kernel
+// and converted to the dtype by a small last launch (scratch: B * H_q * N_q * D floats). Tunables of the
+// dK/dV kernel (kBlockM, kBlockN, kNWarps, kStages, kDqAtomic) and of the dQ pass (kQBlockM, kQBlockN, same
+// kNWarps). Head dims 64 and 128: at 256 the dK + dV accumulators alone (256 floats per thread) exceed the
+// register file of this design.
+#include "tuner/compile/arch_limits.hpp"
+#include "tuner/families/families.hpp"
 
 #include <algorithm>
 
-namespace fl::tuner {
+namespace fl::tuner::fa2_sm80_bwd {
 
 namespace {
-constexpr int kWarpSize = 32;
 constexpr int kPreprocessWarps = 4;   // rows of D per preprocessing block (one warp per row)
 constexpr int kConvertThreads = 128;  // fa_bwd_dq_convert's block
 constexpr int kConvertPerThread = 8;  // dQ elements per convert thread (two 16-byte loads)
-constexpr std::size_t kMaxSharedBytes = 227 * 1024;
 // Accumulator floats per thread of the dK/dV kernel, kMT * (kBlockM + D): dK + dV (kMT * D) plus S^T and
 // dP^T (kMT * kBlockM), all live together while dS^T is formed. 192 admits FlashAttention-2's own sm80
 // tiles (d64 128x128 and d128 64x128, 8 warps: 192 each); ptxas (2026-11-29, sm_90a) fits 160 without
@@ -35,19 +42,7 @@ struct BwdConfig {
 constexpr int kUnusedQBlockM = 64;
 constexpr int kUnusedQBlockN = 32;
 
-}  // namespace
-
-std::size_t Fa2Sm80BwdFamily::dkdv_shared_bytes(int block_m, int block_n, int stages, int dq_atomic, int d) {
-  std::size_t const row = std::size_t(d) * 2;
-  return 2 * block_n * row + 2 * std::size_t(stages) * block_m * row +
-         (dq_atomic ? std::size_t(block_n) * block_m * 2 : 0) + 2 * std::size_t(stages) * block_m * 4;
-}
-
-std::size_t Fa2Sm80BwdFamily::dq_shared_bytes(int q_block_m, int q_block_n, int d) {
-  return dkdv_shared_bytes(q_block_m, q_block_n, 1, 0, d);
-}
-
-std::vector<ParamSpec> Fa2Sm80BwdFamily::parameters() const {
+std::vector<ParamSpec> parameters() {
   return {{"kBlockM", {32, 64, 128}, "dK/dV kernel: query rows per inner step"},
           {"kBlockN", {64, 128}, "dK/dV kernel: key rows per CTA"},
           {"kNWarps", {4, 8}, "warps per CTA (both kernels)"},
@@ -57,7 +52,7 @@ std::vector<ParamSpec> Fa2Sm80BwdFamily::parameters() const {
           {"kQBlockN", {32, 64}, "dQ pass: keys per inner step (kDqAtomic = 0)"}};
 }
 
-std::optional<std::string> Fa2Sm80BwdFamily::unsupported(Problem const& problem) const {
+std::optional<std::string> unsupported(Problem const& problem) {
   if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
     return "fa2_sm80_bwd runs fp16 and bf16";
   if (problem.shape.head_dim != 64 && problem.shape.head_dim != 128)
@@ -68,7 +63,7 @@ std::optional<std::string> Fa2Sm80BwdFamily::unsupported(Problem const& problem)
   return std::nullopt;
 }
 
-std::optional<std::string> Fa2Sm80BwdFamily::violates(Config const& config, Problem const& problem) const {
+std::optional<std::string> violates(Config const& config, Problem const& problem) {
   BwdConfig const c(config);
   int const d = problem.shape.head_dim;
   if (c.warps != 4 && c.warps != 8) return "kNWarps is 4 or 8";
@@ -103,23 +98,13 @@ std::optional<std::string> Fa2Sm80BwdFamily::violates(Config const& config, Prob
   if (kv_tiles * (c.block_m + d) > kMaxAccumulators) return "dK/dV accumulators over the register budget";
   if (c.dq_atomic == 0 && 4 * q_tiles * (d / 8) + 2 * 4 * q_tiles * (c.q_block_n / 8) > kMaxDqAccumulators)
     return "dQ accumulators over the register budget";
-  if (dkdv_shared_bytes(c.block_m, c.block_n, c.stages, c.dq_atomic, d) > kMaxSharedBytes ||
-      (c.dq_atomic == 0 && dq_shared_bytes(c.q_block_m, c.q_block_n, d) > kMaxSharedBytes))
-    return "shared memory over 227 KiB";
+  if (dkdv_shared_bytes(c.block_m, c.block_n, c.stages, c.dq_atomic, d) > kFamilyMaxSharedBytes ||
+      (c.dq_atomic == 0 && dq_shared_bytes(c.q_block_m, c.q_block_n, d) > kFamilyMaxSharedBytes))
+    return kFamilySharedRefusal;
   return std::nullopt;
 }
 
-Config Fa2Sm80BwdFamily::deterministic_config(Problem const& problem) {
-  // The separate dQ pass (kDqAtomic = 0), measured on the H200 on 2026-11-29 (d64 174/181 TFLOP/s at
-  // n 2048/4096): 230/171 (d64) and 224-245 (d128) registers without spills.
-  if (problem.shape.head_dim == 128)
-    return {{"kBlockM", 32},  {"kBlockN", 64},  {"kNWarps", 4},  {"kStages", 1},
-            {"kDqAtomic", 0}, {"kQBlockM", 64}, {"kQBlockN", 32}};
-  return {{"kBlockM", 64},  {"kBlockN", 64},  {"kNWarps", 4},  {"kStages", 1},
-          {"kDqAtomic", 0}, {"kQBlockM", 64}, {"kQBlockN", 64}};
-}
-
-Config Fa2Sm80BwdFamily::default_config(Problem const& problem) const {
+Config default_config(Problem const& problem) {
   // The deterministic dQ pass, measured on the H200 (2026-11-29): bf16 d64 174/181 TFLOP/s at n 2048/4096,
   // d128 179-184 at n 2048-8192. The atomic mode at the tiles picked from ptxas alone (d64 64x128x8,
   // kStages 2; 237 registers, no spills) measured 145/154 (bf16, n 1024/2048) and 145 (fp16, n 1024) in
@@ -128,8 +113,7 @@ Config Fa2Sm80BwdFamily::default_config(Problem const& problem) const {
   return deterministic_config(problem);
 }
 
-std::vector<std::string> Fa2Sm80BwdFamily::name_expressions(Config const& config,
-                                                            Problem const& problem) const {
+std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   BwdConfig const c(config);
   auto const head = element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim) + ", ";
   auto const causal = problem.shape.causal ? std::string("true") : std::string("false");
@@ -148,7 +132,7 @@ std::vector<std::string> Fa2Sm80BwdFamily::name_expressions(Config const& config
   return names;
 }
 
-std::vector<LaunchStep> Fa2Sm80BwdFamily::launches(Config const& config, Problem const& problem) const {
+std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   BwdConfig const c(config);
   auto const& s = problem.shape;
   auto const names = name_expressions(config, problem);
@@ -181,7 +165,7 @@ std::vector<LaunchStep> Fa2Sm80BwdFamily::launches(Config const& config, Problem
   return {pre, dkdv, dq};
 }
 
-ScratchBytes Fa2Sm80BwdFamily::scratch(Config const& config, Problem const& problem) const {
+ScratchBytes scratch(Config const& config, Problem const& problem) {
   ScratchBytes b;
   if (BwdConfig(config).dq_atomic == 1) {
     auto const& s = problem.shape;
@@ -190,4 +174,34 @@ ScratchBytes Fa2Sm80BwdFamily::scratch(Config const& config, Problem const& prob
   return b;
 }
 
-}  // namespace fl::tuner
+}  // namespace
+
+Config deterministic_config(Problem const& problem) {
+  // The separate dQ pass (kDqAtomic = 0), measured on the H200 on 2026-11-29 (d64 174/181 TFLOP/s at
+  // n 2048/4096): 230/171 (d64) and 224-245 (d128) registers without spills.
+  if (problem.shape.head_dim == 128)
+    return {{"kBlockM", 32},  {"kBlockN", 64},  {"kNWarps", 4},  {"kStages", 1},
+            {"kDqAtomic", 0}, {"kQBlockM", 64}, {"kQBlockN", 32}};
+  return {{"kBlockM", 64},  {"kBlockN", 64},  {"kNWarps", 4},  {"kStages", 1},
+          {"kDqAtomic", 0}, {"kQBlockM", 64}, {"kQBlockN", 64}};
+}
+
+std::size_t dkdv_shared_bytes(int block_m, int block_n, int stages, int dq_atomic, int d) {
+  std::size_t const row = std::size_t(d) * 2;
+  return 2 * block_n * row + 2 * std::size_t(stages) * block_m * row +
+         (dq_atomic ? std::size_t(block_n) * block_m * 2 : 0) + 2 * std::size_t(stages) * block_m * 4;
+}
+
+std::size_t dq_shared_bytes(int q_block_m, int q_block_n, int d) {
+  return dkdv_shared_bytes(q_block_m, q_block_n, 1, 0, d);
+}
+
+FamilyDescription const kDescription{
+    .name = "fa2_sm80_bwd",
+    .source_file = [](Problem const&) -> std::string { return "fa2_sm80_bwd.cu"; },
+    FL_FAMILY_FUNCTIONS(fa2_sm80_bwd),
+    .reproducible_config = deterministic_config,
+    .scratch = scratch,
+};
+
+}  // namespace fl::tuner::fa2_sm80_bwd

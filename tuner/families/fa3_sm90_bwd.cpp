@@ -1,17 +1,24 @@
-#include "tuner/families/fa3_sm90_bwd.hpp"
+// fa3_sm90_bwd: the FlashAttention-3 backward structure on Hopper (kernels_src/fa3_sm90_bwd.cu), three
+// launches: D = rowsum(dO * O) with the fp32 dQ accumulator zeroed (fa_bwd_preprocess); the main kernel
+// (TMA, wgmma, warp specialisation; one CTA per key block and key/value head, dK and dV of a GQA group
+// summed in registers, dQ added to the accumulator by fp32 REDs, ordered per query block in the
+// deterministic mode, or by TMA bulk reduce-add); dQ converted to the dtype (fa_bwd_dq_convert). Tunables,
+// constraints and shared-memory arithmetic are kernels_src/fa3_sm90_bwd_config.h, which this file and the
+// kernel both compile.
+#include "tuner/families/families.hpp"
 
 #include "kernels_src/fa3_sm90_bwd_config.h"
 #include "kernels_src/fa_tma_params.h"
-#include "runtime/tensor_map.hpp"
 #include "tuner/families/tensor_maps.hpp"
 
-namespace fl::tuner {
+namespace fl::tuner::fa3_sm90_bwd {
 
 namespace {
 
-constexpr int kPreprocessWarps = 4;   // rows of D per preprocessing block (one warp per row)
-constexpr int kConvertThreads = 128;  // fa_bwd_dq_convert's block
-constexpr int kConvertPerThread = 8;  // dQ elements per convert thread
+constexpr unsigned kColumnsPerBox = 64;  // 16-bit columns in one 128-byte swizzle span: the maps' inner box
+constexpr int kPreprocessWarps = 4;      // rows of D per preprocessing block (one warp per row)
+constexpr int kConvertThreads = 128;     // fa_bwd_dq_convert's block
+constexpr int kConvertPerThread = 8;     // dQ elements per convert thread
 
 fa3::BwdTunables tunables_of(Config const& c, Problem const& problem) {
   return fa3::BwdTunables{problem.shape.head_dim,       2,
@@ -24,9 +31,7 @@ unsigned ceil_div(long long a, long long b) {
   return unsigned((a + b - 1) / b);
 }
 
-}  // namespace
-
-std::vector<ParamSpec> Fa3Sm90BwdFamily::parameters() const {
+std::vector<ParamSpec> parameters() {
   return {
       {"kBlockM", {64, 128}, "query rows per step (the N of S^T = K Q^T)"},
       {"kBlockN", {64, 128}, "keys per CTA: one 64-key group per consumer warpgroup (two share 64 at d256)"},
@@ -39,7 +44,7 @@ std::vector<ParamSpec> Fa3Sm90BwdFamily::parameters() const {
   };
 }
 
-std::optional<std::string> Fa3Sm90BwdFamily::unsupported(Problem const& problem) const {
+std::optional<std::string> unsupported(Problem const& problem) {
   if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
     return "fa3_sm90_bwd runs fp16 and bf16 (got " + std::string(numerics::name(problem.dtype)) + ")";
   int const d = problem.shape.head_dim;
@@ -51,12 +56,12 @@ std::optional<std::string> Fa3Sm90BwdFamily::unsupported(Problem const& problem)
   return std::nullopt;
 }
 
-std::optional<std::string> Fa3Sm90BwdFamily::violates(Config const& config, Problem const& problem) const {
+std::optional<std::string> violates(Config const& config, Problem const& problem) {
   if (char const* why = fa3::bwd_violation(tunables_of(config, problem))) return std::string(why);
   return std::nullopt;
 }
 
-Config Fa3Sm90BwdFamily::default_config(Problem const& problem) const {
+Config default_config(Problem const& problem) {
   // Picked from ptxas alone: two consumer warpgroups of 64 keys each where dK + dV fit beside S^T and dP^T
   // (d64: 128 queries per step; d128: 64, FlashAttention-3's 64 x 128 causal tile); at d256 the two share
   // 64 keys and split dK, dV's columns (FA3: 64 x 80). All compile without spills at 240 registers (CUDA
@@ -69,14 +74,13 @@ Config Fa3Sm90BwdFamily::default_config(Problem const& problem) const {
   return c;
 }
 
-Config Fa3Sm90BwdFamily::reproducible_config(Problem const& problem) const {
+Config reproducible_config(Problem const& problem) {
   Config c = default_config(problem);
   c["kDqMode"] = fa3::kDqDeterministic;
   return c;
 }
 
-std::vector<std::string> Fa3Sm90BwdFamily::name_expressions(Config const& config,
-                                                            Problem const& problem) const {
+std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   auto const t = tunables_of(config, problem);
   auto const i = [](int v) { return std::to_string(v); };
   auto const element = element_type_name(problem.dtype);
@@ -87,7 +91,7 @@ std::vector<std::string> Fa3Sm90BwdFamily::name_expressions(Config const& config
           "fa_bwd_dq_convert<" + element + ", " + i(t.head_dim) + ">"};
 }
 
-std::vector<LaunchStep> Fa3Sm90BwdFamily::launches(Config const& config, Problem const& problem) const {
+std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   auto const t = tunables_of(config, problem);
   auto const& s = problem.shape;
   auto const names = name_expressions(config, problem);
@@ -108,7 +112,7 @@ std::vector<LaunchStep> Fa3Sm90BwdFamily::launches(Config const& config, Problem
   return {pre, main, convert};
 }
 
-ScratchBytes Fa3Sm90BwdFamily::scratch(Config const& config, Problem const& problem) const {
+ScratchBytes scratch(Config const& config, Problem const& problem) {
   auto const& s = problem.shape;
   std::size_t const rows = std::size_t(s.batch) * s.heads_q * s.seqlen_q;
   ScratchBytes b;
@@ -117,20 +121,28 @@ ScratchBytes Fa3Sm90BwdFamily::scratch(Config const& config, Problem const& prob
   return b;
 }
 
-runtime::Result<std::vector<unsigned char>> Fa3Sm90BwdFamily::tma_argument(
-    Config const& config, Problem const& problem, fa::AttentionParams const& params) const {
+std::vector<runtime::TensorMapSpec> tensor_maps(Config const& config, Problem const& problem,
+                                                fa::AttentionParams const& params) {
   auto const t = tunables_of(config, problem);
-  auto const& s = problem.shape;
+  runtime::TensorElement const element = tensor_element(problem.dtype);
   static_assert(sizeof(fa::TmaBwdDescriptors) == 4 * runtime::kTensorMapBytes);
-  // Q, K, V, dO in the order of fa::TmaBwdDescriptors; dO has O's strides (as in every backward here).
-  return encode_tensor_maps(problem, {{params.q, s.heads_q, s.seqlen_q, params.q_batch_stride,
-                                       params.q_head_stride, params.q_row_stride, unsigned(t.block_m)},
-                                      {params.k, s.heads_kv, s.seqlen_k, params.k_batch_stride,
-                                       params.k_head_stride, params.k_row_stride, unsigned(t.block_n)},
-                                      {params.v, s.heads_kv, s.seqlen_k, params.v_batch_stride,
-                                       params.v_head_stride, params.v_row_stride, unsigned(t.block_n)},
-                                      {params.d_o, s.heads_q, s.seqlen_q, params.o_batch_stride,
-                                       params.o_head_stride, params.o_row_stride, unsigned(t.block_m)}});
+  // Q, K, V, dO in the order of fa::TmaBwdDescriptors; boxes of 64 16-bit columns (one 128-byte span).
+  return {
+      {attention_view(problem, element, params, AttentionTensor::q), unsigned(t.block_m), kColumnsPerBox},
+      {attention_view(problem, element, params, AttentionTensor::k), unsigned(t.block_n), kColumnsPerBox},
+      {attention_view(problem, element, params, AttentionTensor::v), unsigned(t.block_n), kColumnsPerBox},
+      {attention_view(problem, element, params, AttentionTensor::d_o), unsigned(t.block_m), kColumnsPerBox}};
 }
 
-}  // namespace fl::tuner
+}  // namespace
+
+FamilyDescription const kDescription{
+    .name = "fa3_sm90_bwd",
+    .source_file = [](Problem const&) -> std::string { return "fa3_sm90_bwd.cu"; },
+    FL_FAMILY_FUNCTIONS(fa3_sm90_bwd),
+    .reproducible_config = reproducible_config,
+    .scratch = scratch,
+    .tensor_maps = tensor_maps,
+};
+
+}  // namespace fl::tuner::fa3_sm90_bwd

@@ -1,8 +1,13 @@
-#include "tuner/families/flash_decode.hpp"
+// flash_decode: the split-KV forward for decoding (kernels_src/flash_decode_fwd.cu, Flash-Decoding): a few
+// query rows against a long KV cache, the keys split over kSplits CTAs and their warps, the partial
+// (O, m, l) merged by a second kernel. Its tunables, constraints, shared-memory arithmetic and grid are
+// kernels_src/flash_decode_config.h, which this file and the kernels both compile: nothing here restates a
+// rule.
+#include "tuner/families/families.hpp"
 
 #include "kernels_src/flash_decode_config.h"
 
-namespace fl::tuner {
+namespace fl::tuner::flash_decode {
 
 namespace {
 
@@ -29,9 +34,7 @@ long long rows_of(Problem const& problem) {
   return static_cast<long long>(s.batch) * s.heads_q * s.seqlen_q;
 }
 
-}  // namespace
-
-std::vector<ParamSpec> FlashDecodeFamily::parameters() const {
+std::vector<ParamSpec> parameters() {
   return {
       {"kBlockM", {16, 32, 64}, "packed query rows per CTA (the query heads of a GQA group x n_q)"},
       {"kBlockN", {16, 32, 64, 128}, "keys per block"},
@@ -40,7 +43,7 @@ std::vector<ParamSpec> FlashDecodeFamily::parameters() const {
   };
 }
 
-std::optional<std::string> FlashDecodeFamily::unsupported(Problem const& problem) const {
+std::optional<std::string> unsupported(Problem const& problem) {
   if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
     return "flash_decode runs fp16 and bf16 (got " + std::string(numerics::name(problem.dtype)) + ")";
   int const d = problem.shape.head_dim;
@@ -57,7 +60,7 @@ std::optional<std::string> FlashDecodeFamily::unsupported(Problem const& problem
   return std::nullopt;
 }
 
-std::optional<std::string> FlashDecodeFamily::violates(Config const& config, Problem const& problem) const {
+std::optional<std::string> violates(Config const& config, Problem const& problem) {
   auto const t = tunables_of(config, problem);
   if (char const* why = fdec::violation(t)) return std::string(why);
   auto const& s = problem.shape;
@@ -66,7 +69,7 @@ std::optional<std::string> FlashDecodeFamily::violates(Config const& config, Pro
   return std::nullopt;
 }
 
-Config FlashDecodeFamily::default_config(Problem const& problem) const {
+Config default_config(Problem const& problem) {
   auto const& s = problem.shape;
   int const packed = fdec::packed_rows(s.heads_q, s.heads_kv, s.seqlen_q);
   // Key blocks of 8 KiB (64 keys at d64, 32 at d128, 16 at d256): a warp's two-slot ring of K and V is
@@ -92,8 +95,7 @@ Config FlashDecodeFamily::default_config(Problem const& problem) const {
   return c;
 }
 
-std::vector<std::string> FlashDecodeFamily::name_expressions(Config const& config,
-                                                             Problem const& problem) const {
+std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   auto const t = tunables_of(config, problem);
   auto const i = [](int v) { return std::to_string(v); };
   auto const el = element_type_name(problem.dtype);
@@ -102,7 +104,7 @@ std::vector<std::string> FlashDecodeFamily::name_expressions(Config const& confi
           "flash_decode_combine<" + el + ", " + i(t.head_dim) + ", " + i(fdec::partials(t)) + ">"};
 }
 
-std::vector<LaunchStep> FlashDecodeFamily::launches(Config const& config, Problem const& problem) const {
+std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   auto const t = tunables_of(config, problem);
   auto const& s = problem.shape;
   auto const names = name_expressions(config, problem);
@@ -121,7 +123,7 @@ std::vector<LaunchStep> FlashDecodeFamily::launches(Config const& config, Proble
   return {split, combine};
 }
 
-ScratchBytes FlashDecodeFamily::scratch(Config const& config, Problem const& problem) const {
+ScratchBytes scratch(Config const& config, Problem const& problem) {
   std::size_t const partial_rows =
       std::size_t(fdec::partials(tunables_of(config, problem))) * rows_of(problem);
   ScratchBytes b;
@@ -131,4 +133,13 @@ ScratchBytes FlashDecodeFamily::scratch(Config const& config, Problem const& pro
   return b;
 }
 
-}  // namespace fl::tuner
+}  // namespace
+
+FamilyDescription const kDescription{
+    .name = "flash_decode",
+    .source_file = [](Problem const&) -> std::string { return "flash_decode_fwd.cu"; },
+    FL_FAMILY_FUNCTIONS(flash_decode),
+    .scratch = scratch,
+};
+
+}  // namespace fl::tuner::flash_decode

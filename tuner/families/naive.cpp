@@ -1,20 +1,21 @@
-#include "tuner/families/naive.hpp"
+// naive: standard attention in three launches through device memory (kernels_src/naive.cu). S and P
+// need 2 * B * H_q * N_q * N_k floats of scratch: time_config refuses a problem that does not fit.
+#include "tuner/compile/arch_limits.hpp"
+#include "tuner/families/families.hpp"
 
-namespace fl::tuner {
+namespace fl::tuner::naive {
 
 namespace {
-constexpr int kWarpSize = 32;
 std::string bool_text(bool b) {
   return b ? "true" : "false";
 }
-}  // namespace
 
-std::vector<ParamSpec> NaiveFamily::parameters() const {
+std::vector<ParamSpec> parameters() {
   return {{"kTile", {32, 64}, "square GEMM tile on tensor cores (kTile / 16 warps, 16 rows each)"},
           {"kSoftmaxThreads", {128, 256, 512}, "threads per softmax row"}};
 }
 
-std::optional<std::string> NaiveFamily::unsupported(Problem const& problem) const {
+std::optional<std::string> unsupported(Problem const& problem) {
   if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
     return "naive runs fp16 and bf16";
   if (problem.direction != Direction::forward) return "naive backward is not implemented yet";
@@ -23,7 +24,7 @@ std::optional<std::string> NaiveFamily::unsupported(Problem const& problem) cons
   return std::nullopt;
 }
 
-std::optional<std::string> NaiveFamily::violates(Config const& config, Problem const&) const {
+std::optional<std::string> violates(Config const& config, Problem const&) {
   int const tile = value_or(config, "kTile", 0), threads = value_or(config, "kSoftmaxThreads", 0);
   if (tile != 32 && tile != 64) return "kTile is 32 or 64";
   if (threads < kWarpSize || threads % kWarpSize != 0 || threads > 1024)
@@ -31,11 +32,11 @@ std::optional<std::string> NaiveFamily::violates(Config const& config, Problem c
   return std::nullopt;
 }
 
-Config NaiveFamily::default_config(Problem const&) const {
+Config default_config(Problem const&) {
   return {{"kTile", 64}, {"kSoftmaxThreads", 256}};
 }
 
-std::vector<std::string> NaiveFamily::name_expressions(Config const& config, Problem const& problem) const {
+std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   auto const el = element_type_name(problem.dtype);
   auto const tile = std::to_string(value_or(config, "kTile", 64));
   return {"naive_scores<" + el + ", " + tile + ", " + bool_text(problem.shape.causal) + ">",
@@ -43,7 +44,7 @@ std::vector<std::string> NaiveFamily::name_expressions(Config const& config, Pro
           "naive_output<" + el + ", " + tile + ">"};
 }
 
-std::vector<LaunchStep> NaiveFamily::launches(Config const& config, Problem const& problem) const {
+std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   auto const& s = problem.shape;
   auto const names = name_expressions(config, problem);
   unsigned const tile = unsigned(value_or(config, "kTile", 64));
@@ -60,7 +61,7 @@ std::vector<LaunchStep> NaiveFamily::launches(Config const& config, Problem cons
   return {scores, softmax, output};
 }
 
-ScratchBytes NaiveFamily::scratch(Config const&, Problem const& problem) const {
+ScratchBytes scratch(Config const&, Problem const& problem) {
   auto const& s = problem.shape;
   std::size_t const matrix = sizeof(float) * std::size_t(s.batch) * s.heads_q * s.seqlen_q * s.seqlen_k;
   ScratchBytes b;
@@ -69,4 +70,13 @@ ScratchBytes NaiveFamily::scratch(Config const&, Problem const& problem) const {
   return b;
 }
 
-}  // namespace fl::tuner
+}  // namespace
+
+FamilyDescription const kDescription{
+    .name = "naive",
+    .source_file = [](Problem const&) -> std::string { return "naive.cu"; },
+    FL_FAMILY_FUNCTIONS(naive),
+    .scratch = scratch,
+};
+
+}  // namespace fl::tuner::naive

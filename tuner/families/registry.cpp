@@ -1,28 +1,13 @@
 #include "tuner/families/registry.hpp"
 
-#include "tuner/families/fa1.hpp"
-#include "tuner/families/fa1_bwd.hpp"
-#include "tuner/families/fa2_fp8.hpp"
-#include "tuner/families/fa2_sm80.hpp"
-#include "tuner/families/fa2_sm80_bwd.hpp"
-#include "tuner/families/fa3_sm90.hpp"
-#include "tuner/families/fa3_sm90_bwd.hpp"
-#include "tuner/families/flash_decode.hpp"
-#include "tuner/families/naive.hpp"
+#include "tuner/families/families.hpp"
 
 namespace fl::tuner {
 
 std::vector<std::unique_ptr<Family>> all_families() {
   std::vector<std::unique_ptr<Family>> out;
-  out.push_back(std::make_unique<NaiveFamily>());
-  out.push_back(std::make_unique<Fa1Family>());
-  out.push_back(std::make_unique<Fa2Sm80Family>());
-  out.push_back(std::make_unique<Fa2Sm80BwdFamily>());
-  out.push_back(std::make_unique<Fa2Fp8Family>());
-  out.push_back(std::make_unique<Fa1BwdFamily>());
-  out.push_back(std::make_unique<Fa3Sm90Family>());
-  out.push_back(std::make_unique<Fa3Sm90BwdFamily>());
-  out.push_back(std::make_unique<FlashDecodeFamily>());
+  for (FamilyDescription const* description : kFamilies)
+    out.push_back(std::make_unique<DescribedFamily>(*description));
   return out;
 }
 

@@ -1,40 +1,47 @@
 #include "tuner/families/tensor_maps.hpp"
 
-#include <cstring>
-
-#include "runtime/tensor_map.hpp"
-
 namespace fl::tuner {
 
-namespace {
-constexpr int kColumnsPerBox = 64;  // 16-bit columns in one 128-byte swizzle span: the maps' inner box
+runtime::TensorElement tensor_element(numerics::Precision dtype) {
+  if (numerics::is_fp8(dtype)) return runtime::TensorElement::byte;
+  return dtype == numerics::Precision::fp16 ? runtime::TensorElement::fp16 : runtime::TensorElement::bf16;
 }
 
-runtime::Result<std::vector<unsigned char>> encode_tensor_maps(Problem const& problem,
-                                                               std::vector<TensorMapSpec> const& tensors) {
-  auto api = runtime::driver_api();
-  if (!api) return api.error();
+runtime::AttentionTensorView attention_view(Problem const& problem, runtime::TensorElement element,
+                                            void const* base, int heads, int rows, long long batch_stride,
+                                            long long head_stride, long long row_stride) {
+  return runtime::AttentionTensorView{reinterpret_cast<CUdeviceptr>(base),
+                                      element,
+                                      std::uint64_t(problem.shape.batch),
+                                      std::uint64_t(heads),
+                                      std::uint64_t(rows),
+                                      std::uint64_t(problem.shape.head_dim),
+                                      std::uint64_t(batch_stride),
+                                      std::uint64_t(head_stride),
+                                      std::uint64_t(row_stride)};
+}
+
+runtime::AttentionTensorView attention_view(Problem const& problem, runtime::TensorElement element,
+                                            fa::AttentionParams const& p, AttentionTensor tensor) {
   auto const& s = problem.shape;
-  runtime::TensorElement const element = problem.dtype == numerics::Precision::fp16
-                                             ? runtime::TensorElement::fp16
-                                             : runtime::TensorElement::bf16;
-  std::vector<unsigned char> bytes(tensors.size() * runtime::kTensorMapBytes);
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    auto const& t = tensors[i];
-    runtime::AttentionTensorView const view{reinterpret_cast<CUdeviceptr>(t.base),
-                                            element,
-                                            std::uint64_t(s.batch),
-                                            std::uint64_t(t.heads),
-                                            std::uint64_t(t.rows),
-                                            std::uint64_t(s.head_dim),
-                                            std::uint64_t(t.batch_stride),
-                                            std::uint64_t(t.head_stride),
-                                            std::uint64_t(t.row_stride)};
-    auto encoded = runtime::encode_attention_tensor_map(*api.value(), view, t.box_rows, kColumnsPerBox);
-    if (!encoded) return encoded.error();
-    std::memcpy(bytes.data() + i * runtime::kTensorMapBytes, encoded->data(), runtime::kTensorMapBytes);
+  switch (tensor) {
+    case AttentionTensor::q:
+      return attention_view(problem, element, p.q, s.heads_q, s.seqlen_q, p.q_batch_stride, p.q_head_stride,
+                            p.q_row_stride);
+    case AttentionTensor::k:
+      return attention_view(problem, element, p.k, s.heads_kv, s.seqlen_k, p.k_batch_stride, p.k_head_stride,
+                            p.k_row_stride);
+    case AttentionTensor::v:
+      return attention_view(problem, element, p.v, s.heads_kv, s.seqlen_k, p.v_batch_stride, p.v_head_stride,
+                            p.v_row_stride);
+    case AttentionTensor::o:
+      return attention_view(problem, element, p.o, s.heads_q, s.seqlen_q, p.o_batch_stride, p.o_head_stride,
+                            p.o_row_stride);
+    case AttentionTensor::d_o:
+      return attention_view(problem, element, p.d_o, s.heads_q, s.seqlen_q, p.o_batch_stride, p.o_head_stride,
+                            p.o_row_stride);
   }
-  return bytes;
+  return {};
 }
 
 }  // namespace fl::tuner

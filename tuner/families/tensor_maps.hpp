@@ -1,25 +1,25 @@
 #pragma once
-// The TMA families' second kernel argument: one 128-byte tensor map per (B, H, N, D) tensor of the launch,
-// encoded by the driver (runtime/tensor_map.hpp) in a fixed order that the kernel's descriptor struct
-// (kernels_src/fa_tma_params.h) mirrors. Boxes are box_rows x 64 columns (one 128-byte swizzle span).
-// fa3_sm90_bwd encodes through it; fa3_sm90's own copy of this loop (its FP8 maps were being changed when
-// this was written) is the next to move here.
-#include <vector>
-
-#include "runtime/result.hpp"
+// The TMA families' tensor maps, described: a family's Family::tensor_maps lists one runtime::TensorMapSpec
+// per tensor in the order of the kernel's descriptor struct (kernels_src/fa_tma_params.h), and
+// Family::tma_argument encodes them through runtime::encode_tensor_maps, the one encoding loop. These
+// helpers build the usual specs: a (B, H, N, D) tensor of the problem, in the problem's element type.
+#include "kernels_src/fa_params.h"
+#include "runtime/tensor_map.hpp"
 #include "tuner/problem.hpp"
 
 namespace fl::tuner {
 
-struct TensorMapSpec {
-  void const* base;
-  int heads, rows;
-  long long batch_stride, head_stride, row_stride;  // elements
-  unsigned box_rows;
-};
+// How the copy engine sees `dtype`: fp16, bf16, or bytes for the FP8 codes.
+runtime::TensorElement tensor_element(numerics::Precision dtype);
 
-// The maps' bytes, concatenated in the order of `tensors`, for the problem's batch, head dim and dtype.
-runtime::Result<std::vector<unsigned char>> encode_tensor_maps(Problem const& problem,
-                                                               std::vector<TensorMapSpec> const& tensors);
+// A (B, H, N, D) tensor with the problem's batch and head dim: `heads` x `rows`, strides in elements.
+runtime::AttentionTensorView attention_view(Problem const& problem, runtime::TensorElement element,
+                                            void const* base, int heads, int rows, long long batch_stride,
+                                            long long head_stride, long long row_stride);
+
+// The params' Q, K, V, O or dO as such a view (dO with O's strides, as in every backward here).
+enum class AttentionTensor { q, k, v, o, d_o };
+runtime::AttentionTensorView attention_view(Problem const& problem, runtime::TensorElement element,
+                                            fa::AttentionParams const& params, AttentionTensor tensor);
 
 }  // namespace fl::tuner

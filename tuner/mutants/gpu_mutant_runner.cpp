@@ -2,7 +2,6 @@
 
 #include <stdexcept>
 
-#include "runtime/kernel_source.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/mutants/racecheck_probe.hpp"
@@ -26,17 +25,6 @@ namespace {
 // differs; a backward at n = 1024 takes well under a millisecond, so the reruns cost nothing noticeable.
 constexpr int kRaceRepeats = 10;
 
-bool is_identifier_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-Problem representative_problem(Direction direction = Direction::forward) {
-  Problem p;
-  p.dtype = Precision::bf16;
-  p.direction = direction;
-  return p;
-}
-
 // Why bwd-p-without-l has no line to live on in our kernels, printed as its not-applicable reason.
 constexpr char const* kNoSeparateL =
     "P recomputed as exp(S - m) ignoring l needs a forward that stores the row max m and the row sum l "
@@ -44,47 +32,11 @@ constexpr char const* kNoSeparateL =
     "does), so the backward's P = exp(S * scale - LSE) is normalised by construction and the bug has no "
     "line to live on";
 
-runtime::Result<std::string> sources_of(Family const& family, Direction direction,
-                                        std::filesystem::path const& kernels_dir, std::string& files) {
-  auto source =
-      runtime::load_kernel_source(family.source_file(representative_problem(direction)), kernels_dir);
-  if (!source) return source.error();
-  std::string text = source->main.text;
-  for (auto const& header : source->includes) text += "\n" + header.text;
-  files = source->main.path;
-  if (!source->includes.empty())
-    files += " and the " + std::to_string(source->includes.size()) + " kernels_src headers it includes";
-  return text;
-}
-
 std::vector<float> to_float(std::vector<double> const& values) {
   return {values.begin(), values.end()};
 }
 
 }  // namespace
-
-bool source_has_switch(std::string_view text, std::string_view switch_name) {
-  std::size_t line_start = 0;
-  while (line_start < text.size()) {
-    std::size_t line_end = text.find('\n', line_start);
-    if (line_end == std::string_view::npos) line_end = text.size();
-    std::string_view const line = text.substr(line_start, line_end - line_start);
-    std::size_t const first = line.find_first_not_of(" \t");
-    if (first != std::string_view::npos && line[first] == '#') {
-      std::string_view const directive =
-          line.substr(0, line.find("//"));  // a trailing comment does not count
-      for (std::size_t at = directive.find(switch_name); at != std::string_view::npos;
-           at = directive.find(switch_name, at + 1)) {
-        std::size_t const after = at + switch_name.size();
-        bool const starts = at == 0 || !is_identifier_char(directive[at - 1]);
-        bool const ends = after == directive.size() || !is_identifier_char(directive[after]);
-        if (starts && ends) return true;
-      }
-    }
-    line_start = line_end + 1;
-  }
-  return false;
-}
 
 GpuMutantRunner::GpuMutantRunner(GpuMutantOptions options, FamilySource forward,
                                  std::optional<FamilySource> backward)
@@ -94,24 +46,21 @@ GpuMutantRunner::GpuMutantRunner(GpuMutantOptions options, FamilySource forward,
       compiler_(options_.compile_db) {}
 
 runtime::Result<std::unique_ptr<GpuMutantRunner>> GpuMutantRunner::create(GpuMutantOptions options) {
-  FamilySource forward{find_family(options.family), {}, {}};
-  if (!forward.family)
+  auto family = find_family(options.family);
+  if (!family)
     return runtime::Error{"input", "no kernel family " + options.family + " (known: " + family_names() + ")",
                           ""};
-  auto text = sources_of(*forward.family, Direction::forward, options.kernels_dir, forward.files);
-  if (!text) return text.error();
-  forward.text = std::move(text.value());
+  auto forward = load_family_source(std::move(family), Direction::forward, options.kernels_dir);
+  if (!forward) return forward.error();
   std::optional<FamilySource> backward;
-  if (auto family = find_family(options.family + "_bwd")) {
-    FamilySource b{std::move(family), {}, {}};
-    auto bwd_text = sources_of(*b.family, Direction::backward, options.kernels_dir, b.files);
-    if (!bwd_text) return bwd_text.error();
-    b.text = std::move(bwd_text.value());
-    backward = std::move(b);
+  if (auto backward_family = find_family(options.family + "_bwd")) {
+    auto loaded = load_family_source(std::move(backward_family), Direction::backward, options.kernels_dir);
+    if (!loaded) return loaded.error();
+    backward = std::move(loaded.value());
   }
   if (!options.racecheck) options.racecheck = discover_racecheck();
   return std::unique_ptr<GpuMutantRunner>(
-      new GpuMutantRunner(std::move(options), std::move(forward), std::move(backward)));
+      new GpuMutantRunner(std::move(options), std::move(forward.value()), std::move(backward)));
 }
 
 std::optional<std::string> GpuMutantRunner::unsupported_precision(Precision precision) const {

@@ -29,6 +29,7 @@
 #include "runtime/target_arch.hpp"
 #include "tuner/compile/compile_service.hpp"
 #include "tuner/family.hpp"
+#include "tuner/mutants/mutant_sources.hpp"
 #include "tuner/mutants/racecheck.hpp"
 
 namespace fl::tuner {
@@ -112,13 +113,6 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
                                            numerics::Precision precision, Direction direction);
 
  private:
-  // The kernels_src files of one family (its main file and the headers it includes), concatenated: where
-  // switches are looked for.
-  struct FamilySource {
-    std::unique_ptr<Family> family;
-    std::string text;
-    std::string files;  // "fa2_sm80_fwd.cu and the 7 kernels_src headers it includes", for reasons
-  };
   GpuMutantRunner(GpuMutantOptions options, FamilySource forward, std::optional<FamilySource> backward);
   Family const& family_for(Problem const& problem) const;
 
@@ -131,9 +125,5 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   // (precision, backward?) -> the correct kernel's racecheck run
   std::map<std::pair<numerics::Precision, bool>, RacecheckRun> racecheck_controls_;
 };
-
-// Whether `text` holds `switch_name` as a whole token on a preprocessor line (#ifdef, #ifndef, #if
-// defined(...)): a mention in a comment or a longer name does not count.
-bool source_has_switch(std::string_view text, std::string_view switch_name);
 
 }  // namespace fl::tuner

@@ -30,23 +30,21 @@ bool is_backward_family(std::string_view name) {
 }
 
 // Whether the family's forward sources carry any catalogued switch on a preprocessor line.
-bool carries_switches(Family const& family, std::filesystem::path const& kernels_dir) {
-  Problem problem;
-  auto source = runtime::load_kernel_source(family.source_file(problem), kernels_dir);
+bool carries_switches(std::unique_ptr<Family> family, std::filesystem::path const& kernels_dir) {
+  auto source = load_family_source(std::move(family), Direction::forward, kernels_dir);
   if (!source) return false;
-  std::string text = source->main.text;
-  for (auto const& header : source->includes) text += "\n" + header.text;
   return std::any_of(numerics::mutants::kCatalogue.begin(), numerics::mutants::kCatalogue.end(),
-                     [&](auto const& m) { return source_has_switch(text, m.switch_name); });
+                     [&](auto const& m) { return source_has_switch(source->text, m.switch_name); });
 }
 
 }  // namespace
 
 std::vector<std::string> gpu_mutant_families(std::filesystem::path const& kernels_dir) {
   std::vector<std::string> out;
-  for (auto const& family : all_families())
-    if (!is_backward_family(family->name()) && carries_switches(*family, kernels_dir))
-      out.emplace_back(family->name());
+  for (auto& family : all_families()) {
+    std::string const name(family->name());
+    if (!is_backward_family(name) && carries_switches(std::move(family), kernels_dir)) out.push_back(name);
+  }
   return out;
 }
 

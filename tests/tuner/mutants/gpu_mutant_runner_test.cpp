@@ -49,15 +49,6 @@ std::string slurp(std::filesystem::path const& p) {
 
 }  // namespace
 
-TEST_CASE("source_has_switch counts only whole names on preprocessor lines", "[tuner][mutants]") {
-  CHECK(source_has_switch("x\n#ifdef FA_MUTANT_STALE_MAX\ny", "FA_MUTANT_STALE_MAX"));
-  CHECK(source_has_switch("  #ifndef FA_MUTANT_UNRESCALED_O  // [unrescaled-o]", "FA_MUTANT_UNRESCALED_O"));
-  CHECK(source_has_switch("#if defined(FA_MUTANT_BWD_RACE)", "FA_MUTANT_BWD_RACE"));
-  CHECK_FALSE(source_has_switch("// FA_MUTANT_STALE_MAX lives here\nint x;", "FA_MUTANT_STALE_MAX"));
-  CHECK_FALSE(source_has_switch("#ifdef FA_MUTANT_STALE_MAX_2", "FA_MUTANT_STALE_MAX"));
-  CHECK_FALSE(source_has_switch("#endif  // FA_MUTANT_STALE_MAX", "FA_MUTANT_STALE_MAX"));
-}
-
 TEST_CASE("fa2_sm80 on the GPU: forward and backward mutants apply, fp8 ones and bwd-p-without-l say why not",
           "[tuner][mutants]") {
   auto const runner = fa2_runner();
