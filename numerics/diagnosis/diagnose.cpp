@@ -5,7 +5,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "numerics/diagnosis/block_models.hpp"
 #include "numerics/diagnosis/failing_row_properties.hpp"
+#include "numerics/diagnosis/failure_signatures.hpp"
 #include "numerics/quantized_operands.hpp"
 
 namespace fl::numerics::diagnosis {
@@ -289,6 +291,38 @@ Diagnosis diagnose_pass(AttentionInputs const& in, AttentionOutputs const& obser
   return result;
 }
 
+// `entry` first; a replay that also named its id adds its evidence. The pattern needs no replay, so a
+// search over its work cap no longer leaves the output undiagnosed.
+void name_first(Diagnosis& d, DiagnosisEntry entry) {
+  auto const replayed =
+      std::find_if(d.entries.begin(), d.entries.end(), [&](auto const& e) { return e.id == entry.id; });
+  if (replayed != d.entries.end()) {
+    entry.evidence += "; the emulator replay agrees: " + replayed->evidence;
+    entry.walk = replayed->walk;
+    entry.tiles = replayed->tiles;
+    d.entries.erase(replayed);
+  }
+  d.entries.insert(d.entries.begin(), std::move(entry));
+  d.declined.clear();
+}
+
+// The replay reproduces a backward bug only at the tiles it tries, and declines a campaign-sized backward
+// (each run computes every query row): bwd-missing-delta went unnamed on fa3_sm90_bwd (64 key rows per
+// consumer, query blocks 64/128). The float64 models (backward_models.cpp) compute the catalogued backward
+// bugs exactly for any tiles, and say which of dQ, dK, dV the reference misses.
+void name_by_backward_models(Diagnosis& d, AttentionInputs const& in, AttentionOutputs const& observed,
+                             int threads) {
+  for (auto const& e : model_backward_bugs(in, observed, ModelOptions{{}, threads, nullptr})) {
+    DiagnosisEntry entry;
+    entry.id = e.id;
+    entry.evidence = e.evidence;
+    entry.match_error = e.match_error;
+    entry.strength = e.strength;
+    d.entries.push_back(std::move(entry));
+  }
+  if (!d.entries.empty()) d.declined.clear();
+}
+
 }  // namespace
 
 Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, PrecisionRecipe const& recipe,
@@ -301,9 +335,15 @@ Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, 
   // is cheaper. When it names nothing (a backward bug leaves O intact), the gradients are tried.
   if (!failing.forward.empty() || !has_gradients) {
     Diagnosis forward = diagnose_pass(in, observed, recipe, failing, options, false);
+    // A failure pattern that identifies its bug for any tiles, walk and precision names it first, whether or
+    // not a replay reproduced it (failure_signatures.hpp).
+    if (auto signature = masked_row_nan_signature(in, observed, failing.forward))
+      name_first(forward, std::move(*signature));
     if (!forward.entries.empty() || !has_gradients) return forward;
   }
-  return diagnose_pass(in, observed, recipe, failing, options, true);
+  Diagnosis backward = diagnose_pass(in, observed, recipe, failing, options, true);
+  if (backward.entries.empty()) name_by_backward_models(backward, in, observed, options.threads);
+  return backward;
 }
 
 }  // namespace fl::numerics::diagnosis

@@ -6,6 +6,7 @@
 #include "numerics/check_problem.hpp"
 #include "numerics/diagnosis/block_models.hpp"
 #include "numerics/diagnosis/bug_fixes.hpp"
+#include "numerics/diagnosis/failure_signatures.hpp"
 #include "numerics/diagnosis/interface_mistakes.hpp"
 #include "numerics/quantized_operands.hpp"
 
@@ -85,6 +86,19 @@ Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes, int
     // LSE, the backward pass (tried when the forward names nothing) on dQ, dK and dV.
     FailingRows const failing{request.failing_query_rows, request.failing_query_rows,
                               request.failing_key_rows};
+    // A failure pattern that identifies its bug whatever the implementation's tiles, order and precision
+    // (failure_signatures.hpp) needs no model: it is the diagnosis.
+    if (auto signature =
+            masked_row_nan_signature(request.inputs, request.observed, request.failing_query_rows)) {
+      fl::numerics::DiagnosisEntry entry;
+      entry.id = signature->id;
+      entry.evidence = signature->evidence;
+      entry.match_error = signature->match_error;
+      entry.kind = "bug";
+      entry.fix = std::string(fix_for_bug(entry.id));
+      entry.strength = signature->strength;
+      return std::vector<fl::numerics::DiagnosisEntry>{entry};
+    }
     // Exact models first, which hold for any implementation: interface mistakes, then the catalogued bugs'
     // float64 block models (forward; the backward's when no forward bug explains the output). The emulator
     // search, which reproduces a bug to the bit only in the walks it knows, is the fallback for the bugs

@@ -78,3 +78,35 @@ TEST_CASE("a mutant observed in FA-1 order is named, with the shared row propert
   CHECK(d.entries.front().evidence.find("max in a late key block") != std::string::npos);
   CHECK(d.entries.front().match_error * dx::kFarBetterRatio <= d.correct.error.worst_row_error);
 }
+
+TEST_CASE("a backward bug over the replay's work cap is named by the float64 backward models",
+          "[diagnosis][backward]") {
+  // 2 heads, N 320, d 64: every backward replay computes all 640 query rows, about 2.5e10 multiply-adds over
+  // the runs, over kMaxDiagnosisWork; the replay declines, as it did for fa3_sm90_bwd on the H200.
+  FamilyRequest r;
+  r.shape.heads_q = 2;
+  r.shape.heads_kv = 1;
+  r.shape.seqlen_q = r.shape.seqlen_k = 320;
+  r.shape.head_dim = 64;
+  r.seed = 4;
+  r.precision = Precision::bf16;
+  r.with_backward = true;
+  AttentionInputs const in = generate_family(InputFamily::normal, r).inputs;
+  // The implementation's tiles (80 x 48) are not the replay's.
+  emu::EmulatorConfig config{
+      Precision::bf16,
+      {80, 48},
+      emu::LoopOrder::fa2,
+      fl::numerics::mutants::MutantSet::only(fl::numerics::mutants::MutantId::bwd_missing_delta),
+      1};
+  AttentionOutputs const observed = emu::emulate(in, config);
+  std::vector<std::size_t> keys(key_rows(in.shape));
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i;
+  auto const d = dx::diagnose(in, observed, Precision::bf16, {{}, all_rows(in.shape), keys}, quick_options());
+  INFO(d.summary());
+  CHECK(d.backward);
+  REQUIRE_FALSE(d.entries.empty());
+  CHECK(d.entries.front().id == "bwd-missing-delta");
+  CHECK(d.entries.front().evidence.find("dV") != std::string::npos);
+  CHECK(d.declined.empty());
+}
