@@ -267,6 +267,8 @@ __device__ __forceinline__ void consume(const fa::AttentionParams& p, const fa::
     bars.q.wait_full(number, "q_full");
     return *static_cast<volatile int*>(&bars.tile_slot[0]);
   };
+  // kDynamicTiles: every consumer thread arrives on Q's empty barrier (fa3_sm90_fwd.cu's init says why).
+  const bool releases_q = Cfg::kDynamicTiles || c.signalling;
   int index = Cfg::kDynamicTiles ? wait_for_tile(0) : int(blockIdx.x);
   for (; index < sched.total; ++tile_number) {
 #pragma unroll
@@ -279,12 +281,12 @@ __device__ __forceinline__ void consume(const fa::AttentionParams& p, const fa::
     const TileWork<Cfg, Is_causal> w(p, sched, index);
     if (w.n_blocks > 0) c.mainloop(w, count);
     // Every product has completed (the mainloop waits for the last one): Q may be replaced now.
-    if constexpr (Cfg::kEarlyQRelease) bars.q.release(tile_number, Cfg::kDynamicTiles || c.signalling);
+    if constexpr (Cfg::kEarlyQRelease) bars.q.release(tile_number, releases_q);
     // O = acc v_descale / p_scale (FP8; normalize-in-loop already divided by l p_scale), then / l.
     const float o_factor = c.v_descale_now * (fa::kNormalizeInLoop ? 1.f : 1.f / c.p_scale);
     store_tile<Element, Cfg>(p, maps, w, c.o, c.softmax, c.scale_log2, o_factor, c.o_rows, wg, c.warp,
                              c.lane);
-    if constexpr (!Cfg::kEarlyQRelease) bars.q.release(tile_number, Cfg::kDynamicTiles || c.signalling);
+    if constexpr (!Cfg::kEarlyQRelease) bars.q.release(tile_number, releases_q);
     index = Cfg::kDynamicTiles ? wait_for_tile(tile_number + 1) : index + int(gridDim.x);
   }
   // The turn passed on after the last products stays pending at warpgroup 0 when the CTA ends (as in

@@ -30,8 +30,8 @@ void merge_entry(std::vector<fl::numerics::DiagnosisEntry>& out, fl::numerics::D
   }
 }
 // Q, K, V as an FP8 kernel multiplies them (codes times descale), quantised per tensor and per block of 32,
-// 64 or 128 rows (the tiles kernels scale by), without rotation: the float64 block models on these leave out only the
-// rounding of P, where on the unquantised inputs e5m2's ~10% per element can hide a bug's 4x lead.
+// 64 or 128 rows (the tiles kernels scale by), without rotation: the float64 block models on these leave out
+// only the rounding of P, where on the unquantised inputs e5m2's ~10% per element can hide a bug's 4x lead.
 std::vector<AttentionInputs> fp8_operand_views(AttentionInputs const& in, PrecisionRecipe const& recipe) {
   std::vector<AttentionInputs> views;
   auto const d = std::size_t(in.shape.head_dim);
