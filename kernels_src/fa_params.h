@@ -66,6 +66,16 @@ struct AttentionParams {
   const float* v_descale_blocks;
   int descale_block_rows;  // per-block scaling only; a multiple of 32 (one P.V k-step shares a V factor)
   float p_scale;           // P is rounded to FP8 as P * p_scale (a power of two <= the format's max)
+
+  // FP8 operands quantised on the device (fp8_quantize.cuh, launched before the forward), indexed Q, K, V:
+  // the bf16 inputs ((B, H, N, D), rows of D contiguous), where their codes go (the memory q, k, v point
+  // at) and their per-block descales (the memory of q/k/v_descale_blocks; per-tensor scaling writes its one
+  // factor into every block). Null when the host quantised.
+  const void* fp8_source[3];
+  void* fp8_codes[3];
+  float* fp8_descales[3];
+  const float* fp8_rotation_signs;  // (D) +-1: incoherent processing's D for Q and K; null: no rotation
+  double* fp8_amax;                 // per-tensor scaling: one amax per block of Q, K, V, then 3 scales
 };
 
 }  // namespace fa

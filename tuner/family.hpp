@@ -49,9 +49,13 @@ struct ScratchBytes {
   std::size_t v_transposed = 0;  // params.v_transposed: fa3_sm90 FP8's V^T
   std::size_t dq_semaphore = 0;  // params.dq_semaphore: (B, H_q, N_q) int
   std::size_t tile_counter = 0;  // params.tile_counter: fa3_sm90's dynamic tile scheduler, two ints
+  std::size_t fp8_amax = 0;      // params.fp8_amax: FP8 quantised on the device, per-tensor amax (fp64)
   std::size_t total() const {
-    return s + p + m + l + o + dq_accum + v_transposed + dq_semaphore + tile_counter;
+    return s + p + m + l + o + dq_accum + v_transposed + dq_semaphore + tile_counter + fp8_amax +
+           (fp8_amax ? kScratchAlign : 0);
   }
+  // Slack for aligning fp8_amax's doubles after fields of any size.
+  static constexpr std::size_t kScratchAlign = 8;
 };
 
 class Family {

@@ -43,6 +43,7 @@ std::string fp8_suffix(Problem const& p) {
   if (p.fp8.scaling == numerics::Fp8Scaling::per_block)
     out += " per_block" + std::to_string(p.fp8.block_rows);
   if (p.fp8.incoherent) out += " incoherent";
+  if (p.fp8.on_device) out += " quantized_on_device";
   return out;
 }
 }  // namespace
@@ -53,6 +54,16 @@ std::string describe(Problem const& p) {
          " n" + std::to_string(s.seqlen_q) + "x" + std::to_string(s.seqlen_k) + " d" +
          std::to_string(s.head_dim) + " " + std::string(numerics::name(p.dtype)) +
          (s.causal ? " causal " : " full ") + direction_name(p.direction) + fp8_suffix(p);
+}
+
+bool quantizes_on_device(Problem const& problem) {
+  return numerics::is_fp8(problem.dtype) && problem.fp8.on_device;
+}
+
+int descale_block_rows(Problem const& problem) {
+  if (!numerics::is_fp8(problem.dtype)) return 0;
+  if (problem.fp8.scaling == numerics::Fp8Scaling::per_block) return problem.fp8.block_rows;
+  return problem.fp8.on_device ? kUniformDescaleBlockRows : 0;
 }
 
 numerics::PrecisionRecipe recipe_of(Problem const& problem) {

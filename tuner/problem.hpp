@@ -15,13 +15,16 @@ enum class Direction { forward, backward };
 
 // How FP8 operands are made from the (bf16) inputs: numerics' quantize_fp8 with this scaling (per-block:
 // one scale per block_rows rows of each (batch, head) matrix), after the incoherent transform of Q and K
-// when asked (FlashAttention-3 fuses it into the preceding op; we apply it on the host before quantising).
-// Ignored for fp16/bf16.
+// when asked (FlashAttention-3 fuses it into the preceding op). on_device: the rotation and quantisation
+// run as kernels (kernels_src/fp8_quantize.cuh) in the problem's launch sequence, from bf16 inputs, so
+// they are timed with the forward; else the host makes the codes before the upload (not timed). Both give
+// the same bits. Ignored for fp16/bf16.
 struct Fp8Options {
   numerics::Fp8Scaling scaling = numerics::Fp8Scaling::per_tensor;
   int block_rows = numerics::kDefaultFp8BlockRows;
   bool incoherent = false;
   std::uint64_t incoherent_seed = 0;
+  bool on_device = false;
 };
 
 struct Problem {
@@ -55,5 +58,14 @@ std::string describe(Problem const& problem);
 numerics::PrecisionRecipe recipe_of(Problem const& problem);
 
 std::string direction_name(Direction direction);
+
+// Rows per descale block of the FP8 factors a forward reads from device arrays (fa::AttentionParams'
+// descale_block_rows), 0 when it takes per-tensor factors by value: per-block scaling's block_rows; per-
+// tensor scaling quantised on the device kUniformDescaleBlockRows, every block holding the tensor's factor
+// (the factor is computed on the device, after the kernel arguments are fixed).
+int descale_block_rows(Problem const& problem);
+// A multiple of every FP8 forward's key block (fa3_sm90 64/128/256, fa2_fp8's 32-key steps).
+inline constexpr int kUniformDescaleBlockRows = 256;
+bool quantizes_on_device(Problem const& problem);  // an FP8 problem with fp8.on_device
 
 }  // namespace fl::tuner

@@ -62,7 +62,7 @@ TEST_CASE("fa-bench: each bad value is one line and exit code 2", "[tuner][cli]"
   for (char const* args :
        {"--runs 3", "--dtype fp32", "--family nope", "--causal maybe", "--direction up", "--batch 0",
         "--heads -1", "--launch-once --check-only", "--launch-once --direction bwd", "--config kBlockM",
-        "--mutant UNRESCALED_O", "--no-such-option"}) {
+        "--mutant UNRESCALED_O", "--no-such-option", "--fp8-quantize gpu"}) {
     check_refused(args);
   }
 }

@@ -36,7 +36,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "fa-bench: check and time one kernel family config over the headline attention shapes\n"
       "(b = 16384/n, h = 2048/d; TFLOP/s: fwd 4*b*h*n^2*d, halved for causal). Options");
   std::string family, config, dtypes, head_dims, seqlens, causal, arch, kernels_dir, mutants, direction;
-  std::string fp8_scaling;
+  std::string fp8_scaling, fp8_quantize;
   int runs = 30, warmup = 5, fp8_block_rows = numerics::kDefaultFp8BlockRows;
   desc.add_options()("help", "print this help")("family", po::value(&family)->default_value("fa2_sm80"),
                                                 ("kernel family: " + family_names()).c_str())(
@@ -72,8 +72,10 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "FP8 dtypes: per_tensor or per_block scaling of Q, K, V (numerics' quantize_fp8)")(
       "fp8-block-rows", po::value(&fp8_block_rows)->default_value(numerics::kDefaultFp8BlockRows),
       "FP8 per-block scaling: rows per block of each (batch, head) matrix (a multiple of 32)")(
-      "incoherent",
-      "FP8 dtypes: rotate Q and K by the random Hadamard transform before quantising (host side)")(
+      "incoherent", "FP8 dtypes: rotate Q and K by the random Hadamard transform before quantising")(
+      "fp8-quantize", po::value(&fp8_quantize)->default_value("host"),
+      "FP8 dtypes: where Q, K, V are rotated and quantised: host (before the upload, not timed) or device "
+      "(kernels_src/fp8_quantize.cuh, launched before the forward and timed with it; same bits)")(
       "error-study", po::value<std::string>(),
       "FP8 families: measure the RMSE of O over experiments/fp8_error_analysis's inputs, rows and variants "
       "on the GPU, write them as CSV (results.csv's columns + source) to this file, and exit")(
@@ -118,6 +120,9 @@ BenchOptions parse_bench_options(int argc, char** argv) {
                     std::to_string(kFp8BlockRowsMultiple));
   o.fp8.block_rows = fp8_block_rows;
   o.fp8.incoherent = vm.count("incoherent") > 0;
+  if (fp8_quantize != "host" && fp8_quantize != "device")
+    bench_bad_input("--fp8-quantize '" + fp8_quantize + "' is not one of host, device");
+  o.fp8.on_device = fp8_quantize == "device";
   if (vm.count("error-study")) o.error_study = vm["error-study"].as<std::string>();
   if (vm.count("stability-study")) o.stability_study = vm["stability-study"].as<std::string>();
   auto const dims = common::parse_positive_int_list(head_dims);

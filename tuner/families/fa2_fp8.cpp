@@ -3,6 +3,7 @@
 // static_asserts one for one; the FP8 scaling mode (Problem::fp8) picks the kernel's kBlockDescale.
 #include "tuner/compile/arch_limits.hpp"
 #include "tuner/families/families.hpp"
+#include "tuner/families/fp8_quantize_launches.hpp"
 
 namespace fl::tuner::fa2_fp8 {
 
@@ -28,6 +29,12 @@ struct Fp8Config {
 
 bool per_block(Problem const& p) {
   return p.fp8.scaling == numerics::Fp8Scaling::per_block;
+}
+
+// Descale factors read from device arrays (the kernel's kBlockDescale): per-block scaling, or per-tensor
+// quantised on the device.
+bool block_descales(Problem const& p) {
+  return descale_block_rows(p) > 0;
 }
 
 std::vector<ParamSpec> parameters() {
@@ -102,10 +109,13 @@ Config default_config(Problem const& problem) {
 std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   Fp8Config const c(config);
   auto const b = [](bool v) { return v ? std::string("true") : std::string("false"); };
-  return {"fa2_fp8_fwd<" + element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim) +
-          ", " + std::to_string(c.block_m) + ", " + std::to_string(c.block_n) + ", " +
-          std::to_string(c.warps) + ", " + std::to_string(c.stages) + ", " + b(c.q_in_regs != 0) + ", " +
-          b(per_block(problem)) + ", " + b(problem.shape.causal) + ">"};
+  std::vector<std::string> names{"fa2_fp8_fwd<" + element_type_name(problem.dtype) + ", " +
+                                 std::to_string(problem.shape.head_dim) + ", " + std::to_string(c.block_m) +
+                                 ", " + std::to_string(c.block_n) + ", " + std::to_string(c.warps) + ", " +
+                                 std::to_string(c.stages) + ", " + b(c.q_in_regs != 0) + ", " +
+                                 b(block_descales(problem)) + ", " + b(problem.shape.causal) + ">"};
+  for (auto const& name : fp8_quantize_name_expressions(problem)) names.push_back(name);  // launched first
+  return names;
 }
 
 std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
@@ -116,7 +126,15 @@ std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   step.grid = {unsigned((s.seqlen_q + c.block_m - 1) / c.block_m), unsigned(s.heads_q), unsigned(s.batch)};
   step.block = {unsigned(kWarpSize * c.warps), 1, 1};
   step.dynamic_shared_bytes = shared_bytes(config, s.head_dim);
-  return {step};
+  auto steps = fp8_quantize_launches(problem);  // Q, K, V codes (none unless quantised on the device)
+  steps.push_back(step);
+  return steps;
+}
+
+ScratchBytes scratch(Config const&, Problem const& problem) {
+  ScratchBytes bytes;
+  bytes.fp8_amax = fp8_amax_scratch_bytes(problem);
+  return bytes;
 }
 
 }  // namespace
@@ -128,8 +146,9 @@ std::size_t shared_bytes(Config const& config, int head_dim) {
 
 FamilyDescription const kDescription{
     .name = "fa2_fp8",
-    .source_file = [](Problem const&) -> std::string { return "fa2_fp8_fwd.cu"; },
+    .source_file = [](Problem const& p) -> std::string { return fp8_program_file("fa2_fp8_fwd.cu", p); },
     FL_FAMILY_FUNCTIONS(fa2_fp8),
+    .scratch = scratch,
 };
 
 }  // namespace fl::tuner::fa2_fp8

@@ -6,6 +6,7 @@
 
 #include "kernels_src/fa3_sm90_config.h"
 #include "kernels_src/fa_tma_params.h"
+#include "tuner/families/fp8_quantize_launches.hpp"
 #include "tuner/families/tensor_maps.hpp"
 
 namespace fl::tuner::fa3_sm90 {
@@ -17,8 +18,9 @@ constexpr unsigned kOColumnsPerBox = 64;  // 16-bit O columns in one 128-byte sw
 bool fp8(Problem const& problem) {
   return numerics::is_fp8(problem.dtype);
 }
+// Descale factors read from device arrays (per-block scaling, or per-tensor quantised on the device).
 bool per_block(Problem const& problem) {
-  return fp8(problem) && problem.fp8.scaling == numerics::Fp8Scaling::per_block;
+  return fp8(problem) && descale_block_rows(problem) > 0;
 }
 
 fa3::FwdTunables tunables_of(Config const& c, Problem const& problem) {
@@ -37,8 +39,8 @@ std::string transpose_name(Problem const& problem) {
   return "fa3_sm90_transpose_v<" + std::to_string(problem.shape.head_dim) + ">";
 }
 
-std::string source_file(Problem const&) {
-  return "fa3_sm90_fwd.cu";
+std::string source_file(Problem const& problem) {
+  return fp8_program_file("fa3_sm90_fwd.cu", problem);
 }
 
 std::vector<ParamSpec> parameters() {
@@ -82,9 +84,9 @@ std::optional<std::string> violates(Config const& config, Problem const& problem
   auto const t = tunables_of(config, problem);
   if (char const* why = fa3::violation(t)) return std::string(why);
   // P V is one wgmma chain over the key block: its K and V factors must be one per block.
-  if (per_block(problem) && (problem.fp8.block_rows <= 0 || problem.fp8.block_rows % t.block_n != 0))
+  if (per_block(problem) && descale_block_rows(problem) % t.block_n != 0)
     return "per-block FP8 scaling needs descale blocks of a multiple of kBlockN = " +
-           std::to_string(t.block_n) + " rows (got " + std::to_string(problem.fp8.block_rows) + ")";
+           std::to_string(t.block_n) + " rows (got " + std::to_string(descale_block_rows(problem)) + ")";
   return std::nullopt;
 }
 
@@ -122,7 +124,7 @@ Config default_config(Problem const& problem) {
     // at 744 TFLOP/s in a later call (760 before), not compared in one call yet.
     if (problem.shape.causal) c["kPersistent"] = fa3::kOneCtaPerTile;
     if (per_block(problem))
-      while (c["kBlockN"] > 64 && problem.fp8.block_rows % c["kBlockN"] != 0) c["kBlockN"] /= 2;
+      while (c["kBlockN"] > 64 && descale_block_rows(problem) % c["kBlockN"] != 0) c["kBlockN"] /= 2;
   }
   return c;
 }
@@ -137,6 +139,7 @@ std::vector<std::string> name_expressions(Config const& config, Problem const& p
                                  (per_block(problem) ? "true" : "false") +
                                  (t.separate_o ? ", " + i(t.separate_o) : std::string()) + ">"};
   if (fp8(problem)) names.push_back(transpose_name(problem));  // launched first (launches())
+  for (auto const& name : fp8_quantize_name_expressions(problem)) names.push_back(name);  // before that
   return names;
 }
 
@@ -157,7 +160,10 @@ std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   transpose.grid = {unsigned(fa3::transposed_keys(s.seqlen_k) / fa3::kTransposeKeys), unsigned(s.heads_kv),
                     unsigned(s.batch)};
   transpose.block = {unsigned(fa3::kTransposeThreads), 1, 1};
-  return {transpose, step};
+  auto steps = fp8_quantize_launches(problem);  // Q, K, V codes (none unless quantised on the device)
+  steps.push_back(transpose);
+  steps.push_back(step);
+  return steps;
 }
 
 std::pair<int, int> tile_rows_and_keys(Config const& config, Problem const& problem) {
@@ -171,6 +177,7 @@ ScratchBytes scratch(Config const& config, Problem const& problem) {
   if (tunables_of(config, problem).persistent == fa3::kDynamicTiles) bytes.tile_counter = 2 * sizeof(int);
   if (fp8(problem))
     bytes.v_transposed = std::size_t(s.batch) * s.heads_kv * s.head_dim * fa3::transposed_keys(s.seqlen_k);
+  bytes.fp8_amax = fp8_amax_scratch_bytes(problem);
   return bytes;
 }
 

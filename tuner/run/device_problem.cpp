@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "numerics/incoherent_processing.hpp"
 #include "numerics/input_families.hpp"
 #include "numerics/precision_recipe.hpp"
+#include "tuner/families/fp8_quantize_launches.hpp"
 #include "tuner/run/fp8_operands.hpp"
 
 namespace fl::tuner {
@@ -64,10 +66,68 @@ runtime::Result<runtime::DeviceBuffer> upload_new(std::vector<T> const& values) 
   return std::move(b.value());
 }
 
+runtime::Status allocate_slot(std::optional<runtime::DeviceBuffer>& slot, std::size_t bytes) {
+  auto b = runtime::DeviceBuffer::allocate(bytes);
+  if (!b) return b.error();
+  slot.emplace(std::move(b.value()));
+  return {};
+}
+
+// Quantised on the device: the bf16 inputs, the signs, empty descale arrays; the fp8_quantize launches
+// write the codes into dp.q, dp.k, dp.v and the factors into the arrays.
+runtime::Status upload_fp8_sources(DeviceProblem& dp, Problem const& problem, HostInputs const& inputs) {
+  auto const bf16 = numerics::Precision::bf16;
+  bool const encoded =
+      inputs.encoded && inputs.encoded->dtype == bf16 && inputs.encoded->q.size() == inputs.q.size();
+  fa::AttentionParams& p = dp.params;
+  std::optional<runtime::DeviceBuffer>* sources[] = {&dp.q_source, &dp.k_source, &dp.v_source};
+  std::optional<runtime::DeviceBuffer>* descales[] = {&dp.q_descale, &dp.k_descale, &dp.v_descale};
+  std::vector<float> const* values[] = {&inputs.q, &inputs.k, &inputs.v};
+  runtime::DeviceBuffer* codes[] = {&dp.q, &dp.k, &dp.v};
+  for (int t = 0; t < 3; ++t) {
+    if (auto st = allocate_slot(*sources[t], kBytes16 * values[t]->size()); !st) return st;
+    if (encoded) {
+      auto const& bits = t == 0 ? inputs.encoded->q : t == 1 ? inputs.encoded->k : inputs.encoded->v;
+      if (auto st = upload_bits(**sources[t], bits); !st) return st;
+    } else if (auto st = upload(**sources[t], *values[t], bf16); !st) {
+      return st;
+    }
+    if (auto st = allocate_slot(*descales[t], sizeof(float) * std::size_t(fp8_descale_blocks(problem, t)));
+        !st)
+      return st;
+    p.fp8_source[t] = as_pointer<void const>(**sources[t]);
+    p.fp8_codes[t] = as_pointer<void>(*codes[t]);
+    p.fp8_descales[t] = as_pointer<float>(**descales[t]);
+  }
+  p.q_descale_blocks = p.fp8_descales[0];
+  p.k_descale_blocks = p.fp8_descales[1];
+  p.v_descale_blocks = p.fp8_descales[2];
+  p.descale_block_rows = descale_block_rows(problem);
+  p.fp8_rotation_signs = nullptr;
+  if (problem.fp8.incoherent) {
+    std::vector<float> signs;
+    try {
+      for (double s :
+           numerics::make_incoherent_transform(problem.shape.head_dim, problem.fp8.incoherent_seed).signs)
+        signs.push_back(float(s));
+    } catch (std::invalid_argument const& e) {
+      return runtime::Error{"input", e.what(), ""};
+    }
+    auto b = upload_new(signs);
+    if (!b) return b.error();
+    dp.rotation_signs.emplace(std::move(b.value()));
+    p.fp8_rotation_signs = as_pointer<float const>(*dp.rotation_signs);
+  }
+  return {};
+}
+
 // Q, K, V codes into the already allocated buffers, the descale factors into params (per tensor) or new
 // device arrays (per block).
 runtime::Status upload_fp8(DeviceProblem& dp, Problem const& problem, HostInputs const& inputs,
                            Fp8Operands const* given) {
+  fa::AttentionParams& p = dp.params;
+  p.p_scale = static_cast<float>(numerics::recipe_for(problem.dtype).probability_scale);
+  if (quantizes_on_device(problem)) return upload_fp8_sources(dp, problem, inputs);
   Fp8Operands quantised;
   if (!given) {
     try {
@@ -80,8 +140,6 @@ runtime::Status upload_fp8(DeviceProblem& dp, Problem const& problem, HostInputs
   if (auto st = dp.q.upload(ops.q.data(), ops.q.size()); !st) return st;
   if (auto st = dp.k.upload(ops.k.data(), ops.k.size()); !st) return st;
   if (auto st = dp.v.upload(ops.v.data(), ops.v.size()); !st) return st;
-  fa::AttentionParams& p = dp.params;
-  p.p_scale = static_cast<float>(numerics::recipe_for(problem.dtype).probability_scale);
   if (ops.per_tensor) {
     p.q_descale = ops.q_descale.front();
     p.k_descale = ops.k_descale.front();
@@ -110,6 +168,9 @@ std::size_t DeviceProblem::bytes_needed(Problem const& problem, ScratchBytes con
   // FP8 per-block descale factors: at most one per row of Q, K, V.
   if (numerics::is_fp8(problem.dtype))
     bytes += sizeof(float) * (s.lse_elements() + 2 * s.kv_elements() / s.head_dim);
+  // Quantised on the device: the bf16 inputs and the signs besides the codes.
+  if (quantizes_on_device(problem))
+    bytes += kBytes16 * (s.q_elements() + 2 * s.kv_elements()) + sizeof(float) * std::size_t(s.head_dim);
   if (problem.direction == Direction::backward)  // dO, dQ, dK, dV, D
     bytes += kBytes16 * (2 * s.q_elements() + 2 * s.kv_elements()) + sizeof(float) * s.lse_elements();
   return bytes;
@@ -134,6 +195,7 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
   DeviceProblem dp{std::move(q.value()),   std::move(k.value()), std::move(v.value()), std::move(o.value()),
                    std::move(lse.value()), std::nullopt,         std::nullopt,         std::nullopt,
                    std::nullopt,           std::nullopt,         std::nullopt,         {},
+                   std::nullopt,           std::nullopt,         std::nullopt,         std::nullopt,
                    std::nullopt,           std::nullopt,         std::nullopt};
   if (scratch.total() > 0) {
     auto sc = runtime::DeviceBuffer::allocate(scratch.total());
@@ -204,6 +266,9 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
     p.v_transposed = take(scratch.v_transposed);
     p.dq_semaphore = reinterpret_cast<int*>(take(scratch.dq_semaphore));
     p.tile_counter = reinterpret_cast<int*>(take(scratch.tile_counter));
+    offset = (offset + ScratchBytes::kScratchAlign - 1) / ScratchBytes::kScratchAlign *
+             ScratchBytes::kScratchAlign;
+    p.fp8_amax = reinterpret_cast<double*>(take(scratch.fp8_amax));
   }
   long long const d = s.head_dim;
   p.q_row_stride = p.o_row_stride = d;

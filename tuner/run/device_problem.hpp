@@ -19,8 +19,11 @@ struct DeviceProblem {
   // Backward problems only: dO (input), dQ, dK, dV (outputs, poisoned), D = rowsum(dO * O) (fp32).
   std::optional<runtime::DeviceBuffer> d_o, dq, dk, dv, delta;
   fa::AttentionParams params{};
-  // FP8 per-block scaling only: the descale factors, (B, H, ceil(N / block_rows)) each.
+  // FP8 factors read from device arrays (descale_block_rows(problem) > 0): (B, H, ceil(N / block_rows)) each.
   std::optional<runtime::DeviceBuffer> q_descale, k_descale, v_descale;
+  // FP8 quantised on the device (quantizes_on_device): the bf16 inputs the launches quantise, and the
+  // incoherent transform's signs (D floats) when it is on.
+  std::optional<runtime::DeviceBuffer> q_source, k_source, v_source, rotation_signs;
 
   // Device bytes this problem needs (inputs, outputs, scratch): what a size check compares with free memory.
   static std::size_t bytes_needed(Problem const& problem, ScratchBytes const& scratch);
@@ -30,7 +33,8 @@ struct DeviceProblem {
   // A backward problem also uploads inputs.d_o and, when given, the forward outputs it reads (`forward`: O
   // and LSE); without them O and LSE stay poisoned until a forward launch fills them.
   // FP8 dtypes: Q, K, V are quantised here, or taken from `fp8` when given (quantised once by the caller
-  // for many input sets: time_config).
+  // for many input sets: time_config); quantised on the device, the bf16 inputs are uploaded and the
+  // codes and descales are left to the launch sequence.
   static runtime::Result<DeviceProblem> create(Problem const& problem, HostInputs const& inputs,
                                                ScratchBytes const& scratch,
                                                HostOutputs const* forward = nullptr,

@@ -1,0 +1,67 @@
+#pragma once
+// FP8 quantisation on the device (fp8_quantize.cuh): the arithmetic that must equal numerics' host model
+// bit for bit (numerics/incoherent_processing.cpp, numerics/fp8_quantization.cpp), in plain C++ that the
+// host compiles too, so a CPU test (tests/kernels_src/fp8_quantize_test.cpp) holds the device's schedule
+// against the host's. No headers.
+//
+// The rotation as a warp computes it: each lane holds kHeadDim / 32 consecutive elements of one row in
+// fp64 (the host's precision; fp32 would not be bit-exact once the sums need more than 24 bits). The host
+// runs the Walsh-Hadamard butterflies stage by stage, half = 1, 2, ..., d / 2; the stages shorter than a
+// lane's slice stay inside the lane, the longer ones pair lane l with lane l ^ (half / per_lane). Every
+// stage performs the host's additions on the same operands, so the result is the same bits.
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define FP8Q_FN __host__ __device__
+#else
+#define FP8Q_FN
+#endif
+
+namespace fp8q {
+
+constexpr int kWarpLanes = 32;
+constexpr int kThreads = 128;  // 4 warps per CTA, one row per warp at a time
+constexpr int kWarps = kThreads / kWarpLanes;
+constexpr int kTensors = 3;  // Q, K, V: blockIdx.y of every quantisation launch
+
+// The largest finite values (numerics::max_finite): what a block's largest magnitude is scaled onto.
+constexpr double kE4m3Max = 448.0;
+constexpr double kE5m2Max = 57344.0;
+constexpr double kLargestDouble = 1.7976931348623157e308;
+
+template <int kHeadDim>
+FP8Q_FN constexpr int per_lane() {
+  static_assert(kHeadDim >= kWarpLanes && kHeadDim % kWarpLanes == 0 && (kHeadDim & (kHeadDim - 1)) == 0,
+                "a power-of-two head dim of at least 32 (the Hadamard transform's size)");
+  return kHeadDim / kWarpLanes;
+}
+
+// The butterfly stages with half < kPerLane, inside one lane's slice, in the host's order.
+template <int kPerLane>
+FP8Q_FN inline void butterflies_in_lane(double (&x)[kPerLane]) {
+  for (int half = 1; half < kPerLane; half *= 2)
+    for (int block = 0; block < kPerLane; block += 2 * half)
+      for (int e = block; e < block + half; ++e) {
+        const double a = x[e];
+        const double b = x[e + half];
+        x[e] = a + b;
+        x[e + half] = a - b;
+      }
+}
+
+// One element of a stage with half >= kPerLane: the lower lane of the pair (lane & (half / kPerLane) == 0)
+// holds a and keeps a + b; the upper holds b and keeps a - b.
+FP8Q_FN inline double butterfly_across_lanes(double own, double partner, bool lower) {
+  return lower ? own + partner : partner - own;
+}
+
+// numerics::fp8_scale_for: the scale mapping amax onto max_finite, 1 when amax is 0 or not finite.
+FP8Q_FN inline float scale_for_amax(double amax, double max_finite) {
+  if (!(amax > 0.0) || !(amax <= kLargestDouble)) return 1.0f;
+  return float(max_finite / amax);
+}
+
+FP8Q_FN inline int blocks_per_matrix(int rows, int block_rows) {
+  return (rows + block_rows - 1) / block_rows;
+}
+
+}  // namespace fp8q
