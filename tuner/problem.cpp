@@ -1,5 +1,7 @@
 #include "tuner/problem.hpp"
 
+#include <sstream>
+
 namespace fl::tuner {
 
 namespace {
@@ -54,6 +56,36 @@ std::string describe(Problem const& p) {
          " n" + std::to_string(s.seqlen_q) + "x" + std::to_string(s.seqlen_k) + " d" +
          std::to_string(s.head_dim) + " " + std::string(numerics::name(p.dtype)) +
          (s.causal ? " causal " : " full ") + direction_name(p.direction) + fp8_suffix(p);
+}
+
+std::string dtype_key(Problem const& problem) {
+  return std::string(numerics::name(problem.dtype)) + fp8_suffix(problem);
+}
+
+std::optional<std::pair<numerics::Precision, Fp8Options>> parse_dtype_key(std::string const& key) {
+  std::istringstream words(key);
+  std::string word;
+  words >> word;
+  auto const dtype = numerics::parse_precision(word);
+  if (!dtype) return std::nullopt;
+  Fp8Options fp8;
+  std::string const per_block = "per_block";
+  while (words >> word) {
+    if (!numerics::is_fp8(*dtype)) return std::nullopt;
+    if (word == "incoherent") {
+      fp8.incoherent = true;
+    } else if (word == "quantized_on_device") {
+      fp8.on_device = true;
+    } else if (word.rfind(per_block, 0) == 0 && word.size() > per_block.size()) {
+      auto const rows = word.substr(per_block.size());
+      if (rows.find_first_not_of("0123456789") != std::string::npos || rows.size() > 6) return std::nullopt;
+      fp8.scaling = numerics::Fp8Scaling::per_block;
+      fp8.block_rows = std::stoi(rows);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return std::pair{*dtype, fp8};
 }
 
 bool quantizes_on_device(Problem const& problem) {

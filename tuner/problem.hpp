@@ -2,7 +2,9 @@
 // One attention problem as the tuner and the benchmark see it: the shape (numerics' AttentionShape,
 // layout (B, H, N, D), bottom-right causal), the element type and the direction.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "numerics/attention_shape.hpp"
 #include "numerics/fp8_quantization.hpp"
@@ -52,6 +54,12 @@ Problem headline_problem(int seqlen, int head_dim, bool causal, numerics::Precis
 
 // "b4 h16/16 n4096x4096 d128 bf16 causal fwd": one line for tables and logs.
 std::string describe(Problem const& problem);
+
+// The dtype as the database keys a problem by it: its name, and for FP8 the options that differ from the
+// default ("fp8_e4m3 per_block128 incoherent quantized_on_device"), so that measurements of different FP8
+// recipes never share a key; parse_dtype_key reads it back (std::nullopt when it is not one).
+std::string dtype_key(Problem const& problem);
+std::optional<std::pair<numerics::Precision, Fp8Options>> parse_dtype_key(std::string const& key);
 
 // What a kernel for `problem` rounds: numerics' recipe for the dtype, with the problem's FP8 scaling, block
 // rows and incoherent rotation (the check's recipe, and the operands an FP8 kernel is given).

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "tuner/cli/tune_options.hpp"
+#include "tuner/tune/compile_only.hpp"
 
 using namespace fl::tuner;
 
@@ -90,4 +91,28 @@ TEST_CASE("fa-tune options: --gpus names GPUs or all, once each, and what it can
   auto const help = parse({"--help"}).help_text;
   CHECK(help.find("--gpus") != std::string::npos);
   CHECK(help.find("--gpu-worker") == std::string::npos);  // written by the coordinator, not for users
+}
+
+TEST_CASE("fa-tune options: the FP8 recipe (scaling, block rows, rotation, where it is quantised)",
+          "[tuner][cli][fp8]") {
+  auto const defaults = parse({"--dtype", "fp8_e4m3"});
+  CHECK(defaults.fp8.scaling == fl::numerics::Fp8Scaling::per_tensor);
+  CHECK_FALSE(defaults.fp8.incoherent);
+  CHECK_FALSE(defaults.fp8.on_device);
+  auto const o = parse({"--dtype", "fp8_e4m3", "--fp8-scaling", "per_block", "--fp8-block-rows", "128",
+                        "--incoherent", "--fp8-quantize", "device"});
+  CHECK(o.fp8.scaling == fl::numerics::Fp8Scaling::per_block);
+  CHECK(o.fp8.block_rows == 128);
+  CHECK(o.fp8.incoherent);
+  CHECK(o.fp8.on_device);
+  CHECK_THROWS_WITH(parse({"--fp8-scaling", "per_row"}), Catch::Contains("--fp8-scaling 'per_row'"));
+  CHECK_THROWS_WITH(parse({"--fp8-block-rows", "33"}), Catch::Contains("--fp8-block-rows 33"));
+  CHECK_THROWS_WITH(parse({"--fp8-quantize", "gpu"}), Catch::Contains("--fp8-quantize 'gpu'"));
+  CHECK(parse({"--help"}).help_text.find("--fp8-quantize") != std::string::npos);
+  // Every FP8 problem fa-tune compiles and tunes carries the recipe (and so its database key).
+  auto const mixed = parse({"--dtype", "bf16,fp8_e4m3", "--incoherent", "--causal", "no"});
+  auto const problems = selected_problem_classes(mixed);
+  REQUIRE(problems.size() == 2);
+  CHECK(dtype_key(problems[0]) == "bf16");
+  CHECK(dtype_key(problems[1]) == "fp8_e4m3 incoherent");
 }

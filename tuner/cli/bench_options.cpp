@@ -12,6 +12,7 @@
 #include "common/input_limits.hpp"
 #include "common/strict_command_line.hpp"
 #include "numerics/mutants/catalogue.hpp"
+#include "tuner/cli/fp8_options.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/run/device_problem.hpp"
 
@@ -20,10 +21,8 @@ namespace po = boost::program_options;
 namespace fl::tuner {
 
 namespace {
-constexpr int kMinRuns = 20;  // the protocol's minimum of timed runs
-constexpr int kFp8BlockRowsMultiple = 32;
-constexpr double kMaxCountedBytes = 0x1p60;  // far beyond any GPU, far below 2^64  // the FP8 kernels'
-                                             // per-block scales cover whole 32-row slabs
+constexpr int kMinRuns = 20;                 // the protocol's minimum of timed runs
+constexpr double kMaxCountedBytes = 0x1p60;  // far beyond any GPU, far below 2^64
 }  // namespace
 
 void bench_bad_input(std::string const& line) {
@@ -36,8 +35,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "fa-bench: check and time one kernel family config over the headline attention shapes\n"
       "(b = 16384/n, h = 2048/d; TFLOP/s: fwd 4*b*h*n^2*d, halved for causal). Options");
   std::string family, config, dtypes, head_dims, seqlens, causal, arch, kernels_dir, mutants, direction;
-  std::string fp8_scaling, fp8_quantize;
-  int runs = 30, warmup = 5, fp8_block_rows = numerics::kDefaultFp8BlockRows;
+  Fp8Flags fp8_flags;
+  int runs = 30, warmup = 5;
   desc.add_options()("help", "print this help")("family", po::value(&family)->default_value("fa2_sm80"),
                                                 ("kernel family: " + family_names()).c_str())(
       "config", po::value(&config), "tunables, e.g. kBlockM=128,kBlockN=64 (unset ones: the family default)")(
@@ -68,14 +67,6 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "launch-once",
       "run each shape's launch sequence exactly once, no checks and no timing: for profilers (ncu "
       "counts the DRAM bytes of exactly one forward; forward families only)")(
-      "fp8-scaling", po::value(&fp8_scaling)->default_value("per_tensor"),
-      "FP8 dtypes: per_tensor or per_block scaling of Q, K, V (numerics' quantize_fp8)")(
-      "fp8-block-rows", po::value(&fp8_block_rows)->default_value(numerics::kDefaultFp8BlockRows),
-      "FP8 per-block scaling: rows per block of each (batch, head) matrix (a multiple of 32)")(
-      "incoherent", "FP8 dtypes: rotate Q and K by the random Hadamard transform before quantising")(
-      "fp8-quantize", po::value(&fp8_quantize)->default_value("host"),
-      "FP8 dtypes: where Q, K, V are rotated and quantised: host (before the upload, not timed) or device "
-      "(kernels_src/fp8_quantize.cuh, launched before the forward and timed with it; same bits)")(
       "error-study", po::value<std::string>(),
       "FP8 families: measure the RMSE of O over experiments/fp8_error_analysis's inputs, rows and variants "
       "on the GPU, write them as CSV (results.csv's columns + source) to this file, and exit")(
@@ -87,6 +78,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "compile-space",
       "compile every config of the family's space for each dtype/head dim/mask and print its "
       "registers and spills (no GPU needed; --arch defaults to sm_90a)");
+  add_fp8_options(desc, fp8_flags);
   po::variables_map vm;
   try {
     vm = common::parse_strictly(argc, argv, desc);
@@ -112,17 +104,9 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       bench_bad_input("--dtype '" + w + "' is not one of fp16, bf16, fp8_e4m3, fp8_e5m2");
     o.dtypes.push_back(*p);
   }
-  auto const scaling = numerics::parse_fp8_scaling(fp8_scaling);
-  if (!scaling) bench_bad_input("--fp8-scaling '" + fp8_scaling + "' is not one of per_tensor, per_block");
-  o.fp8.scaling = *scaling;
-  if (fp8_block_rows <= 0 || fp8_block_rows % kFp8BlockRowsMultiple != 0)
-    bench_bad_input("--fp8-block-rows " + std::to_string(fp8_block_rows) + " is not a positive multiple of " +
-                    std::to_string(kFp8BlockRowsMultiple));
-  o.fp8.block_rows = fp8_block_rows;
-  o.fp8.incoherent = vm.count("incoherent") > 0;
-  if (fp8_quantize != "host" && fp8_quantize != "device")
-    bench_bad_input("--fp8-quantize '" + fp8_quantize + "' is not one of host, device");
-  o.fp8.on_device = fp8_quantize == "device";
+  auto const fp8 = fp8_options_of(fp8_flags);
+  if (auto const* why = std::get_if<std::string>(&fp8)) bench_bad_input(*why);
+  o.fp8 = std::get<Fp8Options>(fp8);
   if (vm.count("error-study")) o.error_study = vm["error-study"].as<std::string>();
   if (vm.count("stability-study")) o.stability_study = vm["stability-study"].as<std::string>();
   auto const dims = common::parse_positive_int_list(head_dims);

@@ -10,6 +10,7 @@
 
 #include "common/input_limits.hpp"
 #include "common/strict_command_line.hpp"
+#include "tuner/cli/fp8_options.hpp"
 
 namespace po = boost::program_options;
 
@@ -197,6 +198,8 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "pairs than GPUs and the strategy is exhaustive or random, each pair's candidates; every result goes "
       "to the one --db (SQLite WAL: a worker killed loses only its candidate in flight, a rerun resumes); "
       "the table is then read from the database. --gpus 0 runs the same way with one worker");
+  Fp8Flags fp8_flags;
+  add_fp8_options(desc, fp8_flags);
   // Written by the --gpus coordinator on its workers' command lines; not for users, so not in --help.
   po::options_description internal("internal");
   internal.add_options()("gpu-worker", po::value(&worker_gpu))("shard", po::value(&shard));
@@ -240,6 +243,9 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
                 : direction == "both" ? DirectionChoice::both
                                       : DirectionChoice::fwd;
   require_one_of(o.strategy, {"exhaustive", "random", "anneal", "bayes"}, "strategy");
+  auto const fp8 = fp8_options_of(fp8_flags);
+  if (auto const* why = std::get_if<std::string>(&fp8)) throw UsageError(*why);
+  o.fp8 = std::get<Fp8Options>(fp8);
   require_one_of(o.pace, {"fast", "baseline"}, "pace");
 
   if (vm.count("batch") != vm.count("heads")) throw UsageError("--batch and --heads go together");

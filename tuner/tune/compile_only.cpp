@@ -26,9 +26,11 @@ std::vector<Problem> selected_problem_classes(TuneOptions const& options) {
   for (auto const& dtype_name : options.dtypes)
     for (int d : options.head_dims)
       for (bool causal : causal_values)
-        for (Direction direction : directions)
+        for (Direction direction : directions) {
           problems.push_back(headline_problem(options.seqlens.front(), d, causal,
                                               *numerics::parse_precision(dtype_name), direction));
+          problems.back().fp8 = options.fp8;  // ignored by 16-bit dtypes
+        }
   return problems;
 }
 
@@ -46,8 +48,8 @@ std::vector<std::unique_ptr<Family>> selected_families(TuneOptions const& option
 namespace {
 
 std::string problem_class(Problem const& p) {
-  return std::string(numerics::name(p.dtype)) + " d" + std::to_string(p.shape.head_dim) +
-         (p.shape.causal ? " causal " : " full ") + direction_name(p.direction);
+  return dtype_key(p) + " d" + std::to_string(p.shape.head_dim) + (p.shape.causal ? " causal " : " full ") +
+         direction_name(p.direction);
 }
 
 struct PendingConfig {

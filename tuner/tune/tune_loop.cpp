@@ -15,7 +15,7 @@ db::ProblemKey problem_key(Problem const& problem) {
           s.seqlen_q,
           s.seqlen_k,
           s.head_dim,
-          std::string(numerics::name(problem.dtype)),
+          dtype_key(problem),
           s.causal,
           direction_name(problem.direction)};
 }
@@ -29,7 +29,12 @@ Problem problem_from_key(db::ProblemKey const& key) {
   p.shape.seqlen_k = key.seqlen_k;
   p.shape.head_dim = key.head_dim;
   p.shape.causal = key.causal;
-  p.dtype = numerics::parse_precision(key.dtype).value_or(numerics::Precision::bf16);
+  if (auto const dtype = parse_dtype_key(key.dtype)) {
+    p.dtype = dtype->first;
+    p.fp8 = dtype->second;
+  } else {
+    p.dtype = numerics::Precision::bf16;
+  }
   p.direction =
       key.direction == direction_name(Direction::backward) ? Direction::backward : Direction::forward;
   return p;
