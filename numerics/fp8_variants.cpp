@@ -22,6 +22,8 @@ std::string_view name(Fp8Variant v) {
       return "bf16_pv";
     case Fp8Variant::bf16_qk:
       return "bf16_qk";
+    case Fp8Variant::rotate_v:
+      return "rotate_v";
   }
   return "?";
 }

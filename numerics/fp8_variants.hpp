@@ -23,11 +23,13 @@ enum class Fp8Variant {
   two_term_v,     // V = hi + lo/2^4, both e4m3, two P.V products: V's rounding error ~2^-8
   bf16_pv,        // P and V in bf16 for P.V (the second product at the 16-bit rate); Q.K in FP8
   bf16_qk,        // Q and K in bf16 for Q.K (the first product at the 16-bit rate); P.V in FP8
+  rotate_v,       // V rotated by the incoherent transform too (V M), O = (P V M) M^T un-rotated in fp32
+                  // before its bf16 rounding (a Hadamard of each O row in the epilogue)
 };
 inline constexpr Fp8Variant kAllFp8Variants[] = {
-    Fp8Variant::reverse_keys,  Fp8Variant::block_p_scale, Fp8Variant::fp64_row_max,
-    Fp8Variant::rounded_p_sum, Fp8Variant::two_term_p,    Fp8Variant::two_term_q,
-    Fp8Variant::two_term_v,    Fp8Variant::bf16_pv,       Fp8Variant::bf16_qk};
+    Fp8Variant::reverse_keys, Fp8Variant::block_p_scale, Fp8Variant::fp64_row_max, Fp8Variant::rounded_p_sum,
+    Fp8Variant::two_term_p,   Fp8Variant::two_term_q,    Fp8Variant::two_term_v,   Fp8Variant::bf16_pv,
+    Fp8Variant::bf16_qk,      Fp8Variant::rotate_v};
 std::string_view name(Fp8Variant v);  // "reverse_keys", ...
 
 // A set of variants; empty = FlashAttention-3's recipe.

@@ -59,8 +59,16 @@ QuantizedOperands quantize_operands(AttentionInputs const& in, PrecisionRecipe c
   // bf16_pv: V meets P in a bf16 product, so it is rounded to bf16 only.
   PrecisionRecipe v_recipe = recipe_in;
   if (variants.has(Fp8Variant::bf16_pv)) v_recipe.operands = Precision::bf16;
-  quantize_tensor(in.v, kv_mats, s.seqlen_k, s.head_dim, v_recipe, out.v, out.v_descale,
-                  variants.has(Fp8Variant::two_term_v));
+  std::vector<double> rotated_v;
+  if (variants.has(Fp8Variant::rotate_v)) {
+    // The same transform as Q and K's (an orthogonal M of its own would do as well).
+    IncoherentTransform t = make_incoherent_transform(s.head_dim, recipe.incoherent_seed);
+    rotated_v = in.v;
+    apply_incoherent(t, rotated_v);
+    out.v_transform = std::move(t);
+  }
+  quantize_tensor(out.v_transform ? rotated_v : in.v, kv_mats, s.seqlen_k, s.head_dim, v_recipe, out.v,
+                  out.v_descale, variants.has(Fp8Variant::two_term_v));
   if (in.has_backward())
     quantize_tensor(in.d_o, q_mats, s.seqlen_q, s.head_dim, recipe_in, out.d_o, out.d_o_descale);
   return out;

@@ -20,6 +20,8 @@ struct QuantizedOperands {
   // Set when Q and K were rotated (FP8 with incoherent processing): gradients computed against the
   // rotated K or Q are rotated back with apply_incoherent_inverse.
   std::optional<IncoherentTransform> transform;
+  // Set when V was rotated too (the rotate_v variant): O = (P V M) M^T, undone by the emulator's epilogue.
+  std::optional<IncoherentTransform> v_transform;
 };
 
 QuantizedOperands quantize_operands(AttentionInputs const& in, PrecisionRecipe const& recipe);

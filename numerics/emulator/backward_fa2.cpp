@@ -146,6 +146,8 @@ BackwardResult emulate_backward(AttentionInputs const& in, EmulatorConfig const&
 BackwardResult emulate_backward(QuantizedOperands const& ops, PrecisionRecipe const& recipe,
                                 ForwardResult const& forward, EmulatorConfig const& config) {
   AttentionShape const& shape = ops.shape;
+  if (ops.v_transform)
+    throw std::invalid_argument("FP8 variant rotate_v is a forward variant (the backward reads V unrotated)");
   if (ops.d_o.size() != shape.q_elements() || ops.d_o_descale.size() != shape.lse_elements())
     throw std::invalid_argument("dO has " + std::to_string(ops.d_o.size()) + " values, the shape needs " +
                                 std::to_string(shape.q_elements()));

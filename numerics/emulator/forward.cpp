@@ -47,7 +47,10 @@ ForwardResult emulate_forward(QuantizedOperands const& ops, PrecisionRecipe cons
                              config.mutants,
                              config.tiles,
                              config.key_order,
-                             config.warps_n};
+                             config.warps_n,
+                             ops.v_transform ? &*ops.v_transform : nullptr};
+  if (ops.v_transform && config.loop_order == LoopOrder::fa1)
+    throw std::invalid_argument("FP8 variant rotate_v: emulated in the FA-2 loop order only");
   auto const heads = static_cast<std::size_t>(shape.batch) * static_cast<std::size_t>(shape.heads_q);
   auto const nq = static_cast<std::size_t>(shape.seqlen_q);
   auto const d = static_cast<std::size_t>(shape.head_dim);

@@ -160,7 +160,15 @@ void write_row(HeadOutput const& out, ForwardParams const& params, int row, floa
   auto const d = static_cast<std::size_t>(params.shape.head_dim);
   float const inv = already_normalised ? 1.0f : guarded_inverse(l);
   float* orow = out.o + static_cast<std::size_t>(row) * d;
-  for (std::size_t e = 0; e < d; ++e) orow[e] = round_to(params.constants.out_precision, acc[e] * inv);
+  if (params.v_rotation) {
+    // rotate_v: the row is O M; O = (O M) M^T, in the fp32 values before the output rounding.
+    std::vector<double> rotated(d);
+    for (std::size_t e = 0; e < d; ++e) rotated[e] = double(acc[e] * inv);
+    apply_incoherent_inverse(*params.v_rotation, rotated);
+    for (std::size_t e = 0; e < d; ++e) orow[e] = round_to(params.constants.out_precision, float(rotated[e]));
+  } else {
+    for (std::size_t e = 0; e < d; ++e) orow[e] = round_to(params.constants.out_precision, acc[e] * inv);
+  }
   out.lse[row] = row_lse(m, l, params.constants, params.mutants);
   out.row_max[row] = m;
 }

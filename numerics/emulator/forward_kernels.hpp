@@ -4,6 +4,7 @@
 #include <span>
 
 #include "numerics/emulator/tile_primitives.hpp"
+#include "numerics/incoherent_processing.hpp"
 
 namespace fl::numerics::emulator {
 
@@ -20,6 +21,9 @@ struct ForwardParams {
   TileConfig tiles;
   KeyOrder key_order = KeyOrder::first_to_last;  // FA-2 only
   int warps_n = 1;                               // FA-2 only
+  // The rotate_v variant: V was rotated by this transform; write_row undoes it on each O row (fp32 values,
+  // before the output rounding), as a kernel's epilogue would.
+  IncoherentTransform const* v_rotation = nullptr;
 };
 
 // FA-2 order: one query tile [r0, r1), its rows' m, l, acc live across the inner loop over key blocks.

@@ -56,7 +56,7 @@ RowTrace trace(HeadView const& head, AttentionShape const& shape, PrecisionRecip
     // The epilogue as the emulator writes it (rounding to the output precision), into a one-row view.
     std::vector<float> o(d);
     float lse = 0, row_max = 0;
-    ForwardParams const params{shape, c, mut, config.tiles, config.key_order, 1};
+    ForwardParams const params{shape, c, mut, config.tiles, config.key_order, 1, nullptr};
     write_row(HeadOutput{o.data(), &lse, &row_max}, params, 0, acc.data(), m, l,
               accumulator_is_normalised(mut));
     out.output.assign(o.begin(), o.end());
@@ -75,6 +75,7 @@ RowTrace trace_row(QuantizedOperands const& ops, PrecisionRecipe const& recipe, 
                    std::size_t row, TraceArithmetic arithmetic) {
   if (config.loop_order != LoopOrder::fa2 || config.warps_n != 1)
     throw std::invalid_argument("trace_row follows the FA-2 loop order with one warp column");
+  if (ops.v_transform) throw std::invalid_argument("trace_row does not follow the rotate_v variant");
   PreparedProblem const prepared(ops, config);
   AttentionShape const& shape = ops.shape;
   if (row >= shape.lse_elements())

@@ -63,6 +63,14 @@ double o_rmse(AttentionInputs const& in, Fp8Variants variants) {
   return compute_metrics(out.o, reference_attention(in, {1}).o).rmse;
 }
 
+// N(0, 1) values rounded to bf16 (the values an FP8 kernel's inputs hold).
+std::vector<double> gaussian_bf16(std::size_t n, std::mt19937& rng) {
+  std::normal_distribution<double> normal;
+  std::vector<double> x(n);
+  for (double& e : x) e = double(round_to(Precision::bf16, float(normal(rng))));
+  return x;
+}
+
 Fp8Variants only(Fp8Variant v) {
   return Fp8Variants{}.with(v);
 }
@@ -119,12 +127,7 @@ TEST_CASE("FP8 variants: the operand variants round Q, K or V more finely and le
           "[emulator][fp8]") {
   AttentionShape const s = one_head(64, 64, 32);
   std::mt19937 rng(11);
-  std::normal_distribution<double> normal;
-  auto gaussian = [&](std::size_t n) {
-    std::vector<double> x(n);
-    for (double& e : x) e = double(round_to(Precision::bf16, float(normal(rng))));
-    return x;
-  };
+  auto gaussian = [&](std::size_t n) { return gaussian_bf16(n, rng); };
   AttentionInputs const in{
       s, gaussian(s.q_elements()), gaussian(s.kv_elements()), gaussian(s.kv_elements()), {}};
   PrecisionRecipe const fa3 = recipe_for(Precision::fp8_e4m3);
@@ -176,4 +179,30 @@ TEST_CASE("FP8 variants: names, combinations and the FA-1 refusal", "[emulator][
   AttentionInputs const in = sink_problem();
   CHECK_THROWS_AS(emu::emulate(in, with_fp8_variants(recipe_for(Precision::fp8_e4m3), both), config),
                   std::invalid_argument);
+}
+
+TEST_CASE("FP8 variants: rotate_v rotates V and the epilogue rotates O back", "[emulator][fp8]") {
+  AttentionShape const s = one_head(64, 128, 32);
+  std::mt19937 rng(13);
+  auto gaussian = [&](std::size_t n) { return gaussian_bf16(n, rng); };
+  AttentionInputs const in{
+      s, gaussian(s.q_elements()), gaussian(s.kv_elements()), gaussian(s.kv_elements()), {}};
+  PrecisionRecipe const fa3 = recipe_for(Precision::fp8_e4m3);
+  Fp8Variants const rotate = only(Fp8Variant::rotate_v);
+  QuantizedOperands const base = quantize_operands(in, fa3);
+  QuantizedOperands const rotated = quantize_operands(in, with_fp8_variants(fa3, rotate));
+  REQUIRE(rotated.v_transform);
+  CHECK(rotated.v != base.v);  // V's codes are those of V M
+  CHECK(rotated.q == base.q);
+  // O is P V, not P V M: the error stays that of an FP8 forward (|O M - O| would be of the size of O).
+  double const plain = o_rmse(in, {});
+  double const with_rotation = o_rmse(in, rotate);
+  INFO("fa3 " << plain << " rotate_v " << with_rotation);
+  CHECK(with_rotation < 2 * plain);
+  // A forward variant: the backward refuses it rather than use V M as V.
+  emu::EmulatorConfig config;
+  config.precision = Precision::fp8_e4m3;
+  AttentionInputs with_do = in;
+  with_do.d_o = gaussian(s.q_elements());
+  CHECK_THROWS_AS(emu::emulate(with_do, with_fp8_variants(fa3, rotate), config), std::invalid_argument);
 }
