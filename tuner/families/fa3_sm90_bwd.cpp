@@ -40,7 +40,7 @@ std::vector<ParamSpec> parameters() {
       {"kDqMode",
        {0, 1, 2},
        "dQ into fp32: 0 REDs in any order, 1 REDs ordered per query block (deterministic), 2 TMA bulk "
-       "reduce-add of shared-memory rows"},
+       "reduce-add of each staged 64 x 64 item into a tiled accumulator"},
   };
 }
 
@@ -84,11 +84,14 @@ std::vector<std::string> name_expressions(Config const& config, Problem const& p
   auto const t = tunables_of(config, problem);
   auto const i = [](int v) { return std::to_string(v); };
   auto const element = element_type_name(problem.dtype);
-  return {"fa_bwd_preprocess<" + element + ", " + i(t.head_dim) + ", " + i(kPreprocessWarps) + ", true>",
+  // kDqBulk's accumulator is tiled (fa3::BwdDqTiles): the preprocess zeroes and the convert reads it so.
+  std::string const layout = t.dq_mode == fa3::kDqBulk ? ", fa3::BwdDqTiles" : "";
+  return {"fa_bwd_preprocess<" + element + ", " + i(t.head_dim) + ", " + i(kPreprocessWarps) + ", true" +
+              layout + ">",
           "fa3_sm90_bwd<" + element + ", " + i(t.head_dim) + ", " + i(t.block_m) + ", " + i(t.block_n) +
               ", " + i(t.consumers) + ", " + i(t.stages) + ", " + i(t.dq_mode) + ", " +
               (problem.shape.causal ? "true" : "false") + ">",
-          "fa_bwd_dq_convert<" + element + ", " + i(t.head_dim) + ">"};
+          "fa_bwd_dq_convert<" + element + ", " + i(t.head_dim) + layout + ">"};
 }
 
 std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
@@ -116,7 +119,10 @@ ScratchBytes scratch(Config const& config, Problem const& problem) {
   auto const& s = problem.shape;
   std::size_t const rows = std::size_t(s.batch) * s.heads_q * s.seqlen_q;
   ScratchBytes b;
-  b.dq_accum = sizeof(float) * rows * s.head_dim;
+  b.dq_accum = tunables_of(config, problem).dq_mode == fa3::kDqBulk
+                   ? sizeof(float) * std::size_t(s.batch) * s.heads_q *
+                         fa3::BwdDqTiles::head_floats(s.seqlen_q, s.head_dim)
+                   : sizeof(float) * rows * s.head_dim;
   if (tunables_of(config, problem).dq_mode == fa3::kDqDeterministic) b.dq_semaphore = sizeof(int) * rows;
   return b;
 }
