@@ -29,6 +29,18 @@ TEST_CASE("fa3_sm90_bwd defaults satisfy the constraints of every supported prob
       }
 }
 
+TEST_CASE("fa3_sm90_bwd's defaults add dQ by TMA bulk reduce-add at d128, by REDs at d64 and d256",
+          "[tuner]") {
+  Fa3Sm90BwdFamily const f;
+  CHECK(value_or(f.default_config(bwd(2048, 64, true)), "kDqMode", -1) == fa3::kDqAtomic);
+  CHECK(value_or(f.default_config(bwd(2048, 128, false)), "kDqMode", -1) == fa3::kDqBulk);
+  CHECK(value_or(f.default_config(bwd(2048, 256, false)), "kDqMode", -1) == fa3::kDqAtomic);
+  Config bulk_d256 = f.default_config(bwd(2048, 256, false));
+  bulk_d256["kDqMode"] = fa3::kDqBulk;
+  CHECK(f.violates(bulk_d256, bwd(2048, 256, false)) ==
+        std::optional<std::string>("shared memory over 227 KiB"));
+}
+
 TEST_CASE("fa3_sm90_bwd refuses what it cannot run", "[tuner]") {
   Fa3Sm90BwdFamily const f;
   CHECK(f.unsupported(bwd(2048, 96, false)));
@@ -93,7 +105,8 @@ TEST_CASE("fa3_sm90_bwd launches: preprocess, one CTA per key block and key head
   auto p = bwd(4096, 128, false);
   p.shape.seqlen_k = 1000;
   p.shape.heads_kv = 4;
-  auto const c = f.default_config(p);
+  auto c = f.default_config(p);
+  c["kDqMode"] = fa3::kDqAtomic;  // the row-major accumulator of the REDs
   auto const steps = f.launches(c, p);
   REQUIRE(steps.size() == 3);
   CHECK(steps[0].name_expression == "fa_bwd_preprocess<__nv_bfloat16, 128, 4, true>");

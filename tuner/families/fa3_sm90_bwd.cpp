@@ -65,11 +65,14 @@ Config default_config(Problem const& problem) {
   // Picked from ptxas alone: two consumer warpgroups of 64 keys each where dK + dV fit beside S^T and dP^T
   // (d64: 128 queries per step; d128: 64, FlashAttention-3's 64 x 128 causal tile); at d256 the two share
   // 64 keys and split dK, dV's columns (FA3: 64 x 80). All compile without spills at 240 registers (CUDA
-  // 13.0). Timed on the H200 (bf16, experiments/fa3_sm90_bwd: 0.75-1.01x cuDNN), not yet against other
-  // configs of the space.
+  // 13.0). dQ by one TMA bulk reduce-add per item at d128 (1.19x the REDs at n 2048 and 8192 full, H200,
+  // 2026-12-01 session 4); by REDs at d64 (its 128-query steps with the staging spill 8 bytes, causal) and
+  // d256 (two Q/dO stages leave no shared memory for the staging tiles). Timed against the peers in
+  // experiments/fa3_sm90_bwd.
   int const d = problem.shape.head_dim;
   Config c{{"kBlockM", 64}, {"kBlockN", 128}, {"kConsumers", 2}, {"kStages", 2}, {"kDqMode", fa3::kDqAtomic}};
   if (d == 64) c["kBlockM"] = 128;
+  if (d == 128) c["kDqMode"] = fa3::kDqBulk;
   if (d == 256) c["kBlockN"] = 64;
   return c;
 }
