@@ -251,7 +251,7 @@ TEST_CASE("fa-check --json writes through a symlink and into a FIFO without repl
   CHECK(std::filesystem::is_fifo(c.dir / "fifo"));  // was replaced by a regular file
 }
 
-TEST_CASE("fa-check: counts beyond int name their range; --causal-align without --causal, an empty value",
+TEST_CASE("fa-check: counts beyond int name their range, --causal-align needs --causal, a value is not empty",
           "[numerics][fa-check]") {
   Case c("counts", false);
   // Each was "the argument ('99999999999') for option '--threads' is invalid" without the range, or exit 0
