@@ -1,18 +1,25 @@
 #include "tuner/cli/fp8_options.hpp"
 
+#include "common/input_limits.hpp"
+#include "common/strict_command_line.hpp"
+
 namespace po = boost::program_options;
 
 namespace fl::tuner {
 
 namespace {
-// The FP8 kernels' per-block factors cover whole 32-row slabs (one P.V k-step of keys).
+// The FP8 kernels' per-block factors cover whole 32-row slabs (one P.V k-step of keys); a block is at most a
+// whole sequence.
 constexpr int kFp8BlockRowsMultiple = 32;
+constexpr common::CountRange kFp8BlockRows{"--fp8-block-rows", kFp8BlockRowsMultiple, common::kSeqlen.max,
+                                           "a multiple of 32"};
 }  // namespace
 
 void add_fp8_options(po::options_description& desc, Fp8Flags& flags) {
   desc.add_options()("fp8-scaling", po::value(&flags.scaling)->default_value(flags.scaling),
                      "FP8 dtypes: per_tensor or per_block scaling of Q, K, V (numerics' quantize_fp8)")(
-      "fp8-block-rows", po::value(&flags.block_rows)->default_value(flags.block_rows),
+      "fp8-block-rows",
+      common::count_value(kFp8BlockRows, &flags.block_rows)->default_value(std::to_string(flags.block_rows)),
       "FP8 per-block scaling: rows per block of each (batch, head) matrix (a multiple of 32)")(
       "incoherent", po::bool_switch(&flags.incoherent),
       "FP8 dtypes: rotate Q and K by the random Hadamard transform before quantising")(
