@@ -12,6 +12,7 @@
 #include "fa_mma.cuh"
 #include "fa_params.h"
 #include "fa_softmax.cuh"
+#include "fa_tile_coords.cuh"
 #include "fa_types.cuh"
 
 namespace naive {
@@ -76,9 +77,9 @@ template <typename Element, int kTile, bool Is_causal>
 __global__ void __launch_bounds__(kTile / 16 * 32)
     naive_scores(const __grid_constant__ fa::AttentionParams p) {
   const int bh = blockIdx.z, batch = bh / p.heads_q, head = bh % p.heads_q;
-  const int kv_head = head / (p.heads_q / p.heads_kv);
-  const Element* q = static_cast<const Element*>(p.q) + batch * p.q_batch_stride + head * p.q_head_stride;
-  const Element* k = static_cast<const Element*>(p.k) + batch * p.k_batch_stride + kv_head * p.k_head_stride;
+  const int kv_head = fa::kv_head_of(p, head);
+  const Element* q = fa::q_slice<Element>(p, batch, head);
+  const Element* k = fa::k_slice<Element>(p, batch, kv_head);
   float* s = p.scratch_s + static_cast<long long>(bh) * p.seqlen_q * p.seqlen_k;
   const float scale = fa::scale_log2_of(p) * fa::kLn2;  // softmax_scale, through the shared switch
   const int offset = p.seqlen_k - p.seqlen_q;
@@ -151,10 +152,10 @@ template <typename Element, int kTile>
 __global__ void __launch_bounds__(kTile / 16 * 32)
     naive_output(const __grid_constant__ fa::AttentionParams p) {
   const int bh = blockIdx.z, batch = bh / p.heads_q, head = bh % p.heads_q;
-  const int kv_head = head / (p.heads_q / p.heads_kv);
+  const int kv_head = fa::kv_head_of(p, head);
   const float* prob = p.scratch_p + static_cast<long long>(bh) * p.seqlen_q * p.seqlen_k;
-  const Element* v = static_cast<const Element*>(p.v) + batch * p.v_batch_stride + kv_head * p.v_head_stride;
-  Element* o = static_cast<Element*>(p.o) + batch * p.o_batch_stride + head * p.o_head_stride;
+  const Element* v = fa::v_slice<Element>(p, batch, kv_head);
+  Element* o = fa::o_slice<Element>(p, batch, head);
   const int r0 = blockIdx.x * kTile, d0 = blockIdx.y * kTile;
   const Element zero = naive::to_element<Element>(0.f);
   naive::mma_gemm_tile<kTile, Element>(

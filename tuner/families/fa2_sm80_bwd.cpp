@@ -87,7 +87,7 @@ std::optional<std::string> violates(Config const& config, Problem const& problem
       if ((rows * d / 8) % threads != 0) return "tile copies must split evenly over the threads";
   }
   if (c.dq_atomic == 1) {
-    // fa_backward.cuh: the dS^T tile's rows are 32 queries or a multiple of 64 (swizzle), and DqSplit
+    // fa_bwd_blocks.cuh: the dS^T tile's rows are 32 queries or a multiple of 64 (swizzle), and DqSplit
     // gives each warp whole 16-row query tiles and an even number of 8-column head-dim tiles.
     if (c.block_m != 32 && c.block_m % 64 != 0) return "kDqAtomic=1: kBlockM is 32 or a multiple of 64";
     int const warps_m = std::min(c.warps, c.block_m / 16), warps_d = c.warps / warps_m;
