@@ -13,6 +13,7 @@
 // rows that see no key) and the later steps may skip blocks the causal mask hides from key block j.
 // The products per (query block, key block) pair are those of fa2_sm80_bwd (dkdv_block, dq_block in
 // fa_backward.cuh): only the loop order and the memory traffic differ.
+#include "fa_arch.h"
 #include "fa_block_range.cuh"
 #include "fa_bwd_blocks.cuh"
 #include "fa_copy.cuh"
@@ -25,17 +26,18 @@
 // Grid (H_kv, B), block 32 * kNWarps; dynamic shared memory (2 kBlockN + 2 kBlockM) * kHeadDim * 2
 // + kBlockN * kBlockM * 2 + 2 * kBlockM * 4 bytes.
 template <typename Element, int kHeadDim, int kBlockM, int kBlockN, int kNWarps, bool Is_causal>
-__global__ void __launch_bounds__(32 * kNWarps) fa1_bwd_step(const __grid_constant__ fa::AttentionParams p) {
-  constexpr int kThreads = 32 * kNWarps, kMT = kBlockN / kNWarps / 16, kDT = kHeadDim / 8;
+__global__ void __launch_bounds__(fa::kWarpSize* kNWarps)
+    fa1_bwd_step(const __grid_constant__ fa::AttentionParams p) {
+  constexpr int kThreads = fa::kWarpSize * kNWarps, kMT = kBlockN / kNWarps / 16, kDT = kHeadDim / 8;
   constexpr int kRowBytes = kHeadDim * 2;
   static_assert(kHeadDim == 64 || kHeadDim == 128, "head dim 64 or 128");
   static_assert(kBlockN % (16 * kNWarps) == 0 && kMT <= 2, "each warp owns 1 or 2 whole 16-key tiles");
   static_assert(kBlockM % 32 == 0 && kBlockM <= kThreads, "query blocks of 32k rows, one thread per row");
   static_assert((kBlockN * kHeadDim / 8) % kThreads == 0 && (kBlockM * kHeadDim / 8) % kThreads == 0,
                 "tile copies split evenly over the threads");
-  static_assert(
-      (2 * kBlockN + 2 * kBlockM) * kRowBytes + kBlockN * kBlockM * 2 + 2 * kBlockM * 4 <= 227 * 1024,
-      "shared memory per block");
+  static_assert((2 * kBlockN + 2 * kBlockM) * kRowBytes + kBlockN * kBlockM * 2 + 2 * kBlockM * 4 <=
+                    fa::kMaxSharedBytesPerBlock,
+                "shared memory per block");
   using Dq = fa::DqSplit<kBlockM, kHeadDim, kNWarps>;
   extern __shared__ __align__(128) unsigned char smem[];
 

@@ -4,6 +4,7 @@
 // applies one online-softmax step, and writes them back; the last step normalises and writes O and LSE.
 // So O, m, l make a round trip through device memory at every outer step: the traffic FlashAttention-2
 // removed by swapping the loops (compare fa2_sm80_fwd.cu, same tensor-core products).
+#include "fa_arch.h"
 #include "fa_block_range.cuh"
 #include "fa_copy.cuh"
 #include "fa_epilogue.cuh"
@@ -14,15 +15,17 @@
 #include "fa_warp_mma.cuh"
 
 template <typename Element, int kHeadDim, int kBlockM, int kBlockN, int kNWarps, bool Is_causal>
-__global__ void __launch_bounds__(32 * kNWarps) fa1_fwd_step(const __grid_constant__ fa::AttentionParams p) {
-  constexpr int kThreads = 32 * kNWarps, kWarpRows = kBlockM / kNWarps, kMT = kWarpRows / 16;
+__global__ void __launch_bounds__(fa::kWarpSize* kNWarps)
+    fa1_fwd_step(const __grid_constant__ fa::AttentionParams p) {
+  constexpr int kThreads = fa::kWarpSize * kNWarps, kWarpRows = kBlockM / kNWarps, kMT = kWarpRows / 16;
   constexpr int kNT = kBlockN / 8, kDT = kHeadDim / 8, kRowBytes = kHeadDim * 2;
   static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 256, "head dim 64, 128 or 256");
   static_assert(kBlockM % (16 * kNWarps) == 0 && kMT <= 4, "each warp owns 1 to 4 whole 16-row tiles");
   static_assert(kBlockN % 16 == 0, "whole 16-key P.V steps");
   static_assert((kBlockN * kHeadDim / 8) % kThreads == 0 && (kBlockM * kHeadDim / 8) % kThreads == 0,
                 "tile copies split evenly over the threads");
-  static_assert((kBlockM + 2 * kBlockN) * kRowBytes <= 227 * 1024, "shared memory per block");
+  static_assert((kBlockM + 2 * kBlockN) * kRowBytes <= fa::kMaxSharedBytesPerBlock,
+                "shared memory per block");
   extern __shared__ __align__(128) unsigned char smem[];
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;

@@ -43,6 +43,7 @@
 // shared memory (K/V tiles of kHeadDim bytes per row). It would need wgmma (an fa3_sm90 family). On sm_89
 // the FP8 mma.sync is native and 2x the f16 rate. scripts/device-fp8.sh measures the ratio and counts the
 // SASS instructions (HMMA / QMMA / F2FP) of the kernel to confirm the lowering.
+#include "fa_arch.h"
 #include "fa_block_range.cuh"
 #include "fa_epilogue.cuh"
 #include "fa_fp8.cuh"
@@ -63,7 +64,7 @@ struct FwdConfig {
   static constexpr int kStages = kStages_;
   static constexpr bool kQInRegs = kQInRegs_;
 
-  static constexpr int kThreads = 32 * kNWarps;
+  static constexpr int kThreads = fa::kWarpSize * kNWarps;
   static constexpr int kWarpRows = kBlockM / kNWarps;
   static constexpr int kMT = kWarpRows / 16;     // 16-row MMA tiles per warp
   static constexpr int kNT = kBlockN / 8;        // 8-key score tiles
@@ -88,7 +89,7 @@ struct FwdConfig {
   static_assert((kBlockN * kChunks) % kThreads == 0 && (kBlockM * kChunks) % kThreads == 0,
                 "tile copies split evenly over the threads");
   static_assert(kAccumulatorRegisters <= 192, "accumulators within 192 registers per thread");
-  static_assert(kSmemBytes <= 227 * 1024, "within the sm_90 opt-in shared memory per block");
+  static_assert(kSmemBytes <= fa::kMaxSharedBytesPerBlock, "within the opt-in shared memory per block");
 };
 
 template <typename Element, typename Cfg, bool kBlockDescale, bool Is_causal>
@@ -270,7 +271,7 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
 // (Element, kHeadDim, kBlockM, kBlockN, kNWarps, kStages, kQInRegs, kBlockDescale, Is_causal).
 template <typename Element, int kHeadDim, int kBlockM, int kBlockN, int kNWarps, int kStages, bool kQInRegs,
           bool kBlockDescale, bool Is_causal>
-__global__ void __launch_bounds__(32 * kNWarps)
+__global__ void __launch_bounds__(fa::kWarpSize* kNWarps)
     fa2_fp8_fwd(const __grid_constant__ fa::AttentionParams params) {
   extern __shared__ __align__(128) unsigned char smem[];
   using Cfg = fa2_fp8::FwdConfig<kHeadDim, kBlockM, kBlockN, kNWarps, kStages, kQInRegs>;

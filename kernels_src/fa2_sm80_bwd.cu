@@ -23,6 +23,7 @@
 // FA2 double-buffers Q the same way at d64 and d128.
 #include "fa2_sm80_bwd_config.cuh"
 #include "fa2_sm80_bwd_dq.cuh"
+#include "fa_arch.h"
 #include "fa_block_range.cuh"
 #include "fa_bwd_blocks.cuh"
 #include "fa_copy.cuh"
@@ -35,7 +36,7 @@
 // Step 1: grid (ceil(N_k / kBlockN), H_kv, B), block 32 * kNWarps, BwdConfig::kSmemBytes dynamic.
 template <typename Element, int kHeadDim, int kBlockM, int kBlockN, int kNWarps, int kStages, int kDqAtomic,
           bool Is_causal>
-__global__ void __launch_bounds__(32 * kNWarps)
+__global__ void __launch_bounds__(fa::kWarpSize* kNWarps)
     fa2_sm80_bwd_dkdv(const __grid_constant__ fa::AttentionParams p) {
   using Cfg = fa2bwd::BwdConfig<kHeadDim, kBlockM, kBlockN, kNWarps, kStages, kDqAtomic>;
   static_assert(kBlockN % (16 * kNWarps) == 0 && kBlockN / kNWarps / 16 <= 2,

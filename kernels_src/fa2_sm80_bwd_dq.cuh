@@ -3,6 +3,7 @@
 // loops over the key blocks its rows see (fa_block_range.cuh), recomputes S, P, dP = dO V^T, dS and
 // accumulates dQ += dS K in registers. The kernel file fa2_sm80_bwd.cu describes the whole backward.
 #include "fa2_sm80_bwd_config.cuh"
+#include "fa_arch.h"
 #include "fa_backward.cuh"
 #include "fa_block_range.cuh"
 #include "fa_copy.cuh"
@@ -14,7 +15,7 @@
 // Step 2 (kDqAtomic = 0): grid (ceil(N_q / kBlockM), H_q, B), block 32 * kNWarps. Deterministic: each dQ
 // element is summed by one thread in a fixed order.
 template <typename Element, int kHeadDim, int kBlockM, int kBlockN, int kNWarps, bool Is_causal>
-__global__ void __launch_bounds__(32 * kNWarps)
+__global__ void __launch_bounds__(fa::kWarpSize* kNWarps)
     fa2_sm80_bwd_dq(const __grid_constant__ fa::AttentionParams p) {
   using Cfg = fa2bwd::BwdConfig<kHeadDim, kBlockM, kBlockN, kNWarps, 1, 0>;
   static_assert(kBlockM % (16 * kNWarps) == 0 && kBlockM / kNWarps / 16 <= 2, "dQ: 1-2 query tiles per warp");

@@ -14,6 +14,7 @@
 // warp owns 16 * kMT rows, no communication until the end); kWarpsN > 1 also splits each key block's
 // columns among kWarpsN warps, each running its own online softmax over its columns, merged once at the
 // end through shared memory (the FlashAttention-1 layout).
+#include "fa_arch.h"
 #include "fa_block_range.cuh"
 #include "fa_epilogue.cuh"
 #include "fa_kv_ring.cuh"
@@ -39,7 +40,7 @@ struct FwdConfig {
   static constexpr bool kQInRegs = kQInRegs_;
   static constexpr bool kEpilogueSmem = kEpilogueSmem_;
 
-  static constexpr int kThreads = 32 * kNWarps;
+  static constexpr int kThreads = fa::kWarpSize * kNWarps;
   static constexpr int kWarpsM = kNWarps / kWarpsN;
   static constexpr int kWarpRows = kBlockM / kWarpsM;
   static constexpr int kWarpCols = kBlockN / kWarpsN;
@@ -62,7 +63,7 @@ struct FwdConfig {
   static_assert(kStages >= 1 && kStages <= 4, "1 to 4 K/V buffers");
   static_assert((kBlockN * kHeadDim / 8) % kThreads == 0 && (kBlockM * kHeadDim / 8) % kThreads == 0,
                 "tile copies split evenly over the threads");
-  static_assert(kSmemBytes <= 227 * 1024, "within the sm_80/sm_90 opt-in shared memory per block");
+  static_assert(kSmemBytes <= fa::kMaxSharedBytesPerBlock, "within the opt-in shared memory per block");
 };
 
 template <typename Element, typename Cfg, bool Is_causal>
@@ -226,7 +227,7 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
 // (Element, kHeadDim, kBlockM, kBlockN, kNWarps, kStages, kWarpsN, kQInRegs, kEpilogueSmem, Is_causal).
 template <typename Element, int kHeadDim, int kBlockM, int kBlockN, int kNWarps, int kStages, int kWarpsN,
           bool kQInRegs, bool kEpilogueSmem, bool Is_causal>
-__global__ void __launch_bounds__(32 * kNWarps)
+__global__ void __launch_bounds__(fa::kWarpSize* kNWarps)
     fa2_sm80_fwd(const __grid_constant__ fa::AttentionParams params) {
   extern __shared__ __align__(128) unsigned char smem[];
   using Cfg = fa2::FwdConfig<kHeadDim, kBlockM, kBlockN, kNWarps, kStages, kWarpsN, kQInRegs, kEpilogueSmem>;

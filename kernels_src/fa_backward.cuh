@@ -4,6 +4,7 @@
 // kernels around the main ones (D = rowsum(dO * O) with the clearing of the fp32 dQ accumulator; fp32 dQ
 // -> output dtype). The mma.sync block steps of the sm80 families are fa_bwd_blocks.cuh. Backward mutant
 // switches sit here and in the kernel files, one line per kernel path (kernels_src/README.md lists where).
+#include "fa_arch.h"
 #include "fa_copy.cuh"
 #include "fa_mask.cuh"
 #include "fa_mma.cuh"
@@ -67,7 +68,7 @@ __device__ __forceinline__ void red_add_f32x2(float* addr, float a, float b) {
 // 32 * kNWarps. kClearDqAccum: also zero the row's fp32 dQ accumulator (atomic dQ mode), in the same pass
 // so that it costs no launch.
 template <typename Element, int kHeadDim, int kNWarps, bool kClearDqAccum>
-__global__ void __launch_bounds__(32 * kNWarps)
+__global__ void __launch_bounds__(fa::kWarpSize* kNWarps)
     fa_bwd_preprocess(const __grid_constant__ fa::AttentionParams p) {
   const long long row = static_cast<long long>(blockIdx.x) * kNWarps + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;

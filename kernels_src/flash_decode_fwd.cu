@@ -14,6 +14,7 @@
 //
 // Causal masks are bottom-right aligned (query row i sees key j <= i + n_k - n_q); only the key blocks that
 // query row 0 cannot see in full are masked (fa_block_range.cuh), with each packed row's own query row.
+#include "fa_arch.h"
 #include "fa_block_range.cuh"
 #include "fa_copy.cuh"
 #include "fa_epilogue.cuh"
@@ -29,7 +30,7 @@
 // Writes partial p = split x kNWarps + warp of row R (R = (batch x h_q + head) x n_q + i, the LSE's index)
 // at scratch_m/l[p x rows + R] and scratch_o[(p x rows + R) x D ...], rows = B x h_q x n_q.
 template <typename Element, int kHeadDim, int kBlockM, int kBlockN, int kNWarps, int kSplits, bool Is_causal>
-__global__ void __launch_bounds__(32 * kNWarps)
+__global__ void __launch_bounds__(fa::kWarpSize* kNWarps)
     flash_decode_split(const __grid_constant__ fa::AttentionParams p) {
   constexpr fdec::Tunables kT{kHeadDim, 2, kBlockM, kBlockN, kNWarps, kSplits};
   static_assert(fdec::violation(kT) == nullptr, "flash_decode config breaks a rule of flash_decode_config.h");

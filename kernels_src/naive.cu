@@ -7,6 +7,7 @@
 // that the comparison with the fused kernels measures the memory traffic of S and P, not SIMT arithmetic
 // (the SIMT version measured 6.1 TFLOP/s at d 128 on the H200, 2026-11-29). What keeps it "standard
 // attention" is that S and P make the round trip through device memory.
+#include "fa_arch.h"
 #include "fa_epilogue.cuh"
 #include "fa_mask.cuh"
 #include "fa_mma.cuh"
@@ -74,7 +75,7 @@ __device__ __forceinline__ void mma_gemm_tile(int kdim, LoadA&& load_a, LoadB&& 
 
 // Step 0: grid (ceil(N_q / kTile), ceil(N_k / kTile), B * H_q), kTile / 16 warps.
 template <typename Element, int kTile, bool Is_causal>
-__global__ void __launch_bounds__(kTile / 16 * 32)
+__global__ void __launch_bounds__(kTile / 16 * fa::kWarpSize)
     naive_scores(const __grid_constant__ fa::AttentionParams p) {
   const int bh = blockIdx.z, batch = bh / p.heads_q, head = bh % p.heads_q;
   const int kv_head = fa::kv_head_of(p, head);
@@ -149,7 +150,7 @@ __global__ void __launch_bounds__(kThreads) naive_softmax(const __grid_constant_
 // Step 2: grid (ceil(N_q / kTile), ceil(D / kTile), B * H_q), kTile / 16 warps. P holds values of the input
 // type (step 1 rounded them), so converting it back to Element for the tensor cores is exact.
 template <typename Element, int kTile>
-__global__ void __launch_bounds__(kTile / 16 * 32)
+__global__ void __launch_bounds__(kTile / 16 * fa::kWarpSize)
     naive_output(const __grid_constant__ fa::AttentionParams p) {
   const int bh = blockIdx.z, batch = bh / p.heads_q, head = bh % p.heads_q;
   const int kv_head = fa::kv_head_of(p, head);
