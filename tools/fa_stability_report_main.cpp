@@ -20,6 +20,8 @@ using namespace fl::numerics;
 
 namespace {
 
+constexpr char const* kResultsFile = "results.csv";
+
 std::vector<int> int_list(po::variables_map const& vm, char const* option) {
   std::string const text = vm[option].as<std::string>();
   auto const values = fl::common::parse_positive_int_list(text);
@@ -45,6 +47,7 @@ std::vector<T> word_list(po::variables_map const& vm, char const* option, Parse 
 }  // namespace
 
 int main(int argc, char** argv) {
+  StabilityOptions study;  // --head-dim is read straight into it (common::count_value)
   po::options_description options(
       "fa-stability-report: how far the tiled FlashAttention forward (CPU emulator) and standard attention "
       "land "
@@ -60,11 +63,12 @@ int main(int argc, char** argv) {
        "kBlockN of the tiled runs")                                                                   //
       ("precisions", po::value<std::string>()->default_value("bf16,fp16"), "claimed precisions")      //
       ("families", po::value<std::string>()->default_value("normal,fa3_outliers"), "input families")  //
-      ("head-dim", po::value<int>()->default_value(64), "head dimension")                             //
-      ("seed", po::value<std::string>()->default_value("1"), "input seed")                            //
+      ("head-dim", fl::common::count_value(kFamilyHeadDim, &study.head_dim)->default_value("64"),
+       "head dimension (2..1024)")                                          //
+      ("seed", po::value<std::string>()->default_value("1"), "input seed")  //
       ("threads", po::value<std::string>()->default_value("0"), "worker threads (0: all cores)");
   po::variables_map vm;
-  StabilityOptions study;
+  std::filesystem::path out;
   try {
     vm = fl::common::parse_strictly(argc, argv, options);
     if (vm.count("help")) {
@@ -81,9 +85,6 @@ int main(int argc, char** argv) {
     study.families = word_list<InputFamily>(
         vm, "families", [](std::string const& w) { return parse_input_family(w); },
         "fa-check's input family names");
-    study.head_dim = vm["head-dim"].as<int>();
-    if (study.head_dim < 2)
-      throw po::error("--head-dim " + std::to_string(study.head_dim) + ": must be >= 2");
     // Counts as typed: boost would read "--seed -3" as 2^64 - 3 and take any --threads.
     auto const seed = fl::common::parse_count(fl::common::kSeed, vm["seed"].as<std::string>());
     if (!seed.ok()) throw po::error(seed.error);
@@ -91,7 +92,22 @@ int main(int argc, char** argv) {
     auto const threads = fl::common::parse_count(fl::common::kThreads, vm["threads"].as<std::string>());
     if (!threads.ok()) throw po::error(threads.error);
     study.threads = static_cast<int>(threads.value);
-    std::filesystem::path const out = vm["out"].as<std::string>();
+    // The output is decided before the study (minutes): a folder under a regular file ran it all and then
+    // aborted on an uncaught filesystem error.
+    out = vm["out"].as<std::string>();
+    if (auto problem = fl::common::output_folder_problem(out))
+      throw po::error("--out " + out.string() + ": " + *problem);
+    if (std::filesystem::is_directory(out))
+      if (auto problem = fl::common::output_file_problem(out / kResultsFile))
+        throw po::error("--out " + out.string() + ": " + kResultsFile + " " + *problem);
+  } catch (po::error const& e) {
+    std::cerr << "fa-stability-report: " << e.what() << "\n";
+    return fl::common::kExitBadInput;
+  } catch (std::invalid_argument const& e) {
+    std::cerr << "fa-stability-report: " << e.what() << "\n";
+    return fl::common::kExitBadInput;
+  }
+  try {
     std::vector<StabilityRow> const rows = run_stability_study(study, [](StabilityRow const& r) {
       std::cerr << name(r.family) << " " << name(r.precision) << " (O in " << name(r.output) << ") n"
                 << r.seqlen << " " << r.method;
@@ -102,15 +118,15 @@ int main(int argc, char** argv) {
     std::string csv = stability_csv_header();
     for (StabilityRow const& r : rows) csv += stability_csv_line(r, study.head_dim, "");
     std::filesystem::create_directories(out);
-    fl::common::write_file_atomically(out / "results.csv", csv);
-    std::cout << "fa-stability-report: " << rows.size() << " rows -> " << (out / "results.csv").string()
+    fl::common::write_file_atomically(out / kResultsFile, csv);
+    std::cout << "fa-stability-report: " << rows.size() << " rows -> " << (out / kResultsFile).string()
               << "\n";
-  } catch (po::error const& e) {
+  } catch (std::invalid_argument const& e) {  // a combination the study refuses: the user's
     std::cerr << "fa-stability-report: " << e.what() << "\n";
     return fl::common::kExitBadInput;
-  } catch (std::invalid_argument const& e) {
+  } catch (std::exception const& e) {  // a failure of the machine (disk full, ...), not of the user
     std::cerr << "fa-stability-report: " << e.what() << "\n";
-    return fl::common::kExitBadInput;
+    return fl::common::kExitCheckFailed;
   }
   return fl::common::kExitOk;
 }

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -176,5 +177,58 @@ TEST_CASE(
     CHECK(run.column_int64(0) == 1);
     CHECK(run.column_int64(1) == rows_run);
     fs::remove_all(dir);
+  }
+}
+
+TEST_CASE(
+    "fa-mutate: the GPU target's options are refused for --target cpu, and --compile-db is checked first",
+    "[mutants][cli]") {
+  fs::path const dir = fs::temp_directory_path() / ("fl_fa_mutate_gpu_only_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "afile") << "x";
+  std::string const small = " --mutant unrescaled-o --inputs normal --seqlen 16 --head-dim 8 --threads 1 ";
+  // --compile-db under a regular file ran the whole cpu campaign (exit 1 on its survivors), never saying
+  // that nothing was, or could be, cached.
+  for (std::string const& args : std::vector<std::string>{
+           "--compile-db " + (dir / "afile" / "c.sqlite").string(), "--kernels-dir " + dir.string(),
+           "--race-seqlen 64", "--racecheck-timeout 10", "--compute-sanitizer none"}) {
+    auto const r = fl::test::run_tool(fa_mutate().string() + small + args);
+    INFO(args << " -> " << r.exit_code << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.error_lines() == 1);
+    CHECK_THAT(r.err, Catch::Contains("is for --target gpu"));
+    CHECK(r.out.empty());
+  }
+  // With the GPU target an unusable cache path is refused before the device is asked (exit 3 here).
+  auto const r = fl::test::run_tool(fa_mutate().string() + " --target gpu --compile-db " +
+                                    (dir / "afile" / "c.sqlite").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.error_lines() == 1);
+  CHECK_THAT(r.err, Catch::Contains("--compile-db") && Catch::Contains("is not a folder"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE(
+    "fa-mutate: counts beyond int name their range, a list item named twice and an empty value are "
+    "refused",
+    "[mutants][cli]") {
+  // Each was "the argument ('99999999999') for option '--block-m' is invalid" (no range), ran its rows
+  // twice (bf16,bf16), or stored nothing (--db '' opened an unnamed temporary database).
+  for (auto const& [args, named] : std::vector<std::pair<std::string, std::string>>{
+           {"--block-m 99999999999", "--block-m 99999999999 is not allowed (1..1024)"},
+           {"--block-n 0", "--block-n 0 is not allowed (1..1024)"},
+           {"--seqlen 99999999999", "--seqlen 99999999999 is not allowed (1..16777216)"},
+           {"--heads-q 2x", "--heads-q '2x' is not allowed (a whole number, 1..65536)"},
+           {"--threads 99999999999", "--threads 99999999999 is not allowed (0..1024"},
+           {"--dtype bf16,bf16", "--dtype bf16 is named twice"},
+           {"--mutant unrescaled-o,unrescaled-o", "--mutant unrescaled-o is named twice"},
+           {"--inputs normal,normal", "--inputs normal is named twice"},
+           {"--db ''", "--db '' is empty"}}) {
+    auto const r = fl::test::run_tool(fa_mutate().string() + " " + args);
+    INFO(args << " -> " << r.exit_code << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.error_lines() == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("fa-mutate: ") && Catch::Contains(named));
+    CHECK(r.out.empty());
   }
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/tool_process.hpp"
@@ -34,9 +35,11 @@ TEST_CASE("fa-stability-report: --help explains and exits 0", "[tools][cli]") {
 TEST_CASE("fa-stability-report: each bad value is one line and exit code 2, before any work",
           "[tools][cli]") {
   // "stray", "--threads -1", "--threads 5000" and "--seed -3" ran the whole study (the seed as 2^64 - 3).
-  for (char const* args : {"stray", "--threads -1", "--threads 5000", "--seed -3", "--seed 1e3",
-                           "--seqlens 0", "--block-n x", "--precisions fp8_e4m3", "--precisions fp64",
-                           "--families nope", "--head-dim 1", "--no-such-option"}) {
+  for (char const* args :
+       {"stray", "--threads -1", "--threads 5000", "--seed -3", "--seed 1e3", "--seqlens 0", "--block-n x",
+        "--precisions fp8_e4m3", "--precisions fp64", "--families nope", "--head-dim 1", "--no-such-option",
+        // Beyond int, with junk, or beyond what any problem allows; an empty --out.
+        "--head-dim 99999999999", "--head-dim 2x", "--head-dim 2000", "--out ''"}) {
     INFO(args);
     auto const r = stability_report(std::string(args) + " --out " + scratch_dir().string());
     INFO(r.err);
@@ -46,6 +49,28 @@ TEST_CASE("fa-stability-report: each bad value is one line and exit code 2, befo
     CHECK(r.out.empty());
     CHECK_FALSE(fs::exists(scratch_dir()));
   }
+}
+
+TEST_CASE("fa-stability-report: an unusable --out is one line and exit code 2, before the study",
+          "[tools][cli]") {
+  fs::create_directories(scratch_dir());
+  std::ofstream(scratch_dir() / "afile") << "x";
+  fs::create_directories(scratch_dir() / "taken" / "results.csv");
+  // The first two ran the whole study, then aborted (SIGABRT) on an uncaught filesystem error.
+  for (fs::path const& out : {scratch_dir() / "afile" / "sub", scratch_dir() / "afile",
+                              fs::path("/proc/flashlab-stability"), scratch_dir() / "taken"}) {
+    INFO(out);
+    auto const r = stability_report(
+        "--seqlens 64 --block-n 16 --precisions bf16 --families normal "
+        "--head-dim 8 --threads 1 --out " +
+        out.string());
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.error_lines() == 1);
+    CHECK(r.err.rfind("fa-stability-report: --out " + out.string() + ": ", 0) == 0);
+    CHECK(r.out.empty());
+  }
+  fs::remove_all(scratch_dir());
 }
 
 TEST_CASE("fa-stability-report: a tiny study writes results.csv", "[tools][cli]") {

@@ -44,6 +44,12 @@ TEST_CASE("fa-tune refuses hostile counts, stray words and unusable outputs befo
   refused("--json " + scratch.dir.string(), "is a folder");
   refused("--export-best /nonexistent/best.tsv", "folder /nonexistent does not exist");
   refused("--export-measurements " + scratch.dir.string(), "is a folder");
+  // Was exit 0 with nothing written, without a GPU and with one after the whole tuning.
+  std::ofstream(scratch.dir / "afile") << "x";
+  refused("--report " + (scratch.dir / "afile" / "r").string(),
+          "--report " + (scratch.dir / "afile" / "r").string() + ": " + (scratch.dir / "afile").string() +
+              " is not a folder");
+  refused("--report /proc/flashlab-report", "folder /proc does not take new files");
   // Was exit 0 with no file written.
   refused("--compile-only --family naive --json " + (scratch.dir / "r.json").string(),
           "--json is written from timed results; --compile-only times nothing");
@@ -61,6 +67,13 @@ TEST_CASE("fa-tune without a GPU says that --json was not written, exit 3", "[tu
   CHECK(outcome.exit_code == 3);
   CHECK_THAT(outcome.err, Catch::Contains("--json") && Catch::Contains("nothing written"));
   CHECK(!fs::exists(scratch.dir / "r.json"));
+  // --report likewise: it plots timed results (it exited 0 and wrote no report).
+  auto const report = fl::test::run_tool(fl::test::sibling_binary("fa-tune").string() + " --db " +
+                                         (scratch.dir / "db.sqlite").string() + " --report " +
+                                         (scratch.dir / "report").string());
+  CHECK(report.exit_code == 3);
+  CHECK_THAT(report.err, Catch::Contains("--report") && Catch::Contains("nothing written"));
+  CHECK(!fs::exists(scratch.dir / "report"));
 }
 
 TEST_CASE("fa-tune without a GPU answers a problem nobody tuned with the nearest tuned shape, named",
@@ -169,4 +182,25 @@ TEST_CASE("fa-tune --help documents each stage, and the progress names problem, 
              Catch::Contains("problem 1/1 fa2_sm80 b4 h16/16 n4096x4096 d128 bf16 full fwd: candidate "
                              "5/168, run 5/5") &&
                  Catch::Contains("ETA"));
+}
+
+TEST_CASE("fa-tune --replay reads only a regular file of a recording's size, refusing anything else at once",
+          "[tuner][cli]") {
+  Scratch scratch;
+  // --replay /dev/zero grew one line to 16 GB before it was killed (the limits here end a regression at
+  // 2 GB and 30 s instead); a folder was "no header line".
+  for (auto const& [path, named] :
+       {std::pair{std::string("/dev/zero"), std::string("/dev/zero is not a regular file")},
+        {scratch.dir.string(), scratch.dir.string() + " is a folder, not a recording"}}) {
+    auto const outcome =
+        fl::test::run_tool("ulimit -v 2000000; timeout 30 " + fl::test::sibling_binary("fa-tune").string() +
+                           " --db " + (scratch.dir / "db.sqlite").string() +
+                           " --family fa2_sm80 --head-dim 128 --seqlen 4096 --causal no "
+                           "--replay " +
+                           path);
+    INFO(path << " -> " << outcome.exit_code << ": " << outcome.err);
+    CHECK(outcome.exit_code == 2);
+    CHECK(outcome.error_lines() == 1);
+    CHECK_THAT(outcome.err, Catch::Contains("fa-tune: --replay: " + named));
+  }
 }
