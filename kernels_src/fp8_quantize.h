@@ -2,13 +2,15 @@
 // FP8 quantisation on the device (fp8_quantize.cuh): the arithmetic that must equal numerics' host model
 // bit for bit (numerics/incoherent_processing.cpp, numerics/fp8_quantization.cpp), in plain C++ that the
 // host compiles too, so a CPU test (tests/kernels_src/fp8_quantize_test.cpp) holds the device's schedule
-// against the host's. No headers.
+// against the host's. Only fa_arch.h.
 //
 // The rotation as a warp computes it: each lane holds kHeadDim / 32 consecutive elements of one row in
 // fp64 (the host's precision; fp32 would not be bit-exact once the sums need more than 24 bits). The host
 // runs the Walsh-Hadamard butterflies stage by stage, half = 1, 2, ..., d / 2; the stages shorter than a
 // lane's slice stay inside the lane, the longer ones pair lane l with lane l ^ (half / per_lane). Every
 // stage performs the host's additions on the same operands, so the result is the same bits.
+
+#include "fa_arch.h"
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define FP8Q_FN __host__ __device__
@@ -18,7 +20,7 @@
 
 namespace fp8q {
 
-constexpr int kWarpLanes = 32;
+constexpr int kWarpLanes = fa::kWarpSize;
 constexpr int kThreads = 128;  // 4 warps per CTA, one row per warp at a time
 constexpr int kWarps = kThreads / kWarpLanes;
 constexpr int kTensors = 3;  // Q, K, V: blockIdx.y of every quantisation launch

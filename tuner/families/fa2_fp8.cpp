@@ -4,6 +4,7 @@
 #include "tuner/compile/arch_limits.hpp"
 #include "tuner/families/families.hpp"
 #include "tuner/families/fp8_quantize_launches.hpp"
+#include "tuner/families/name_expression.hpp"
 
 namespace fl::tuner::fa2_fp8 {
 
@@ -108,12 +109,15 @@ Config default_config(Problem const& problem) {
 
 std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   Fp8Config const c(config);
-  auto const b = [](bool v) { return v ? std::string("true") : std::string("false"); };
-  std::vector<std::string> names{"fa2_fp8_fwd<" + element_type_name(problem.dtype) + ", " +
-                                 std::to_string(problem.shape.head_dim) + ", " + std::to_string(c.block_m) +
-                                 ", " + std::to_string(c.block_n) + ", " + std::to_string(c.warps) + ", " +
-                                 std::to_string(c.stages) + ", " + b(c.q_in_regs != 0) + ", " +
-                                 b(block_descales(problem)) + ", " + b(problem.shape.causal) + ">"};
+  Config const values{{"kHeadDim", problem.shape.head_dim},
+                      {"kBlockM", c.block_m},
+                      {"kBlockN", c.block_n},
+                      {"kNWarps", c.warps},
+                      {"kStages", c.stages},
+                      {"kQInRegs", c.q_in_regs != 0},
+                      {"kBlockDescale", block_descales(problem)},
+                      {"Is_causal", problem.shape.causal}};
+  std::vector<std::string> names{name_expression(fa::signature::kFa2Fp8Fwd, problem.dtype, values)};
   for (auto const& name : fp8_quantize_name_expressions(problem)) names.push_back(name);  // launched first
   return names;
 }
