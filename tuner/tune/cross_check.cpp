@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "tuner/families/registry.hpp"
+#include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/source_hash.hpp"
 #include "tuner/tune/tune_command.hpp"
 #include "tuner/tune/tune_loop.hpp"

@@ -13,6 +13,7 @@
 #include "tuner/families/registry.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/strategy/strategies.hpp"
+#include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/replay_evaluator.hpp"
 #include "tuner/tune/tune_loop.hpp"
 
