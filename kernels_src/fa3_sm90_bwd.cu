@@ -11,8 +11,6 @@
 //           the same REDs ordered per query block across key blocks (kDqMode 1: the same bits every run),
 //           or by TMA bulk reduce-add of rows staged in shared memory (kDqMode 2).
 //   step 2  fa_bwd_dq_convert: dQ = scale * accumulator in the output dtype.
-//
-// NOT YET RUN ON A GPU (written 2026-12-01 without one; see kernels_src/README.md).
 #include "fa3_sm90_bwd_consumer.cuh"
 #include "fa3_sm90_bwd_layout.cuh"
 #include "fa3_sm90_bwd_producer.cuh"
@@ -36,7 +34,12 @@ __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
   auto& bars = *reinterpret_cast<typename Cfg::Barriers*>(smem + Cfg::kBarrierOffset);
   if (threadIdx.x == 0) {
     fa::barrier_init(&bars.kv_full, 1);
-    bars.q.init(kConsumers, fa3::kBwdFullArrivals);
+    // Every consumer thread arrives on a slot's empty barrier: the slot's LSE and D rows are the producer
+    // warp's ordinary stores, read by every consumer thread, and an mbarrier arrival releases only the
+    // arriving thread's own accesses (PTX memory model), so each reader releases the slot itself before
+    // the next write (one arrival per warpgroup: racecheck reported 16-32 hazards on those words, H200,
+    // 2026-12-01 session 4; fa3_sm90_fwd.cu's tile slot is the same case).
+    bars.q.init(kConsumers * fa3::kWarpgroupThreads, fa3::kBwdFullArrivals);
     fa::barrier_init_fence();
   }
   __syncthreads();

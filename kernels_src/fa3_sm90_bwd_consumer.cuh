@@ -315,7 +315,7 @@ struct BwdConsumer {
     if (Cfg::kDeterministic) pass_turn(semaphore);
     // dK, dV (the readers of Q, dO) are complete. Released after the dQ additions so that a warpgroup
     // waiting for its turn forever holds its slot and the producer's bounded drain catches it.
-    bars.q.release(t, tid == 0);
+    bars.q.release(t, true);  // every thread: fa3_sm90_bwd.cu's init says why
   }
 
   // dK = scale dS^T Q and dV, this warpgroup's keys and columns, straight from the accumulators.

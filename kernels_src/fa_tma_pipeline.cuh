@@ -17,13 +17,15 @@ struct LoadRing {
   Barrier empty[kStages];
 
   // One thread, before the role split: full completes on the producer's arrivals (one expect-bytes
-  // arrival, plus one per producer thread that fills part of the slot with ordinary stores), empty on one
-  // arrival per consumer warpgroup.
-  __device__ __forceinline__ void init(int consumer_warpgroups, int producer_arrivals = 1) {
+  // arrival, plus one per producer thread that fills part of the slot with ordinary stores), empty on the
+  // consumers' arrivals: one per warpgroup where the slot holds only TMA-written tiles (read by wgmma),
+  // one per consumer thread where the slot also holds words written by ordinary stores (each reader must
+  // release its own loads before they are overwritten).
+  __device__ __forceinline__ void init(int consumer_arrivals, int producer_arrivals = 1) {
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
       barrier_init(&full[s], producer_arrivals);
-      barrier_init(&empty[s], consumer_warpgroups);
+      barrier_init(&empty[s], consumer_arrivals);
     }
   }
 
@@ -58,7 +60,7 @@ struct LoadRing {
   __device__ __forceinline__ void wait_full_unbounded(int count) {
     barrier_wait_unbounded(&full[slot(count)], parity(count));
   }
-  // Consumers: one thread of each warpgroup, once the warpgroup's products reading the slot are complete.
+  // Consumers: the arriving threads init counted, once their reads of the slot are complete.
   __device__ __forceinline__ void release(int count, bool signalling_thread) {
     if (signalling_thread) barrier_arrive(&empty[slot(count)]);
   }
