@@ -22,13 +22,14 @@
 #include "runtime/kernel_source.hpp"
 #include "tests/support/gpu_probe.hpp"
 #include "tests/tool_process.hpp"
-#include "tuner/mutants/gpu_mutant_runner.hpp"
-#include "tuner/mutants/racecheck.hpp"
-#include "tuner/mutants/racecheck_probe.hpp"
-#include "tuner/mutants/timed_child.hpp"
+#include "tools/fa_mutate/gpu_mutant_runner.hpp"
+#include "tools/fa_mutate/racecheck.hpp"
+#include "tools/fa_mutate/racecheck_probe.hpp"
+#include "tools/fa_mutate/timed_child.hpp"
 
 using namespace fl;
 using namespace fl::tuner;
+using namespace fl::tools::fa_mutate;
 namespace fs = std::filesystem;
 namespace mut = fl::numerics::mutants;
 using numerics::Precision;
