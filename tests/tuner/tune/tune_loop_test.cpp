@@ -9,6 +9,7 @@
 
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
+#include "db/tuning_runs.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/strategy/family_space.hpp"
