@@ -24,11 +24,34 @@ constexpr int kBwdConsumerRegisterSlack = 32;
 // kDqMode: how dQ_i += dS K_j reaches the fp32 accumulator in device memory.
 constexpr int kDqAtomic = 0;         // fp32 REDs from registers, in whatever order the CTAs run
 constexpr int kDqDeterministic = 1;  // the same REDs, ordered per query block by a semaphore: same bits
-constexpr int kDqBulk = 2;           // staged in shared memory, added by TMA bulk reduce-add, one row each
+constexpr int kDqBulk = 2;           // staged in shared memory, added by one TMA bulk reduce-add per item
 // kDqBulk's staging rows: 64 floats + 8 of padding. A warp's 8-byte stores go out per half-warp (4 rows x 4
 // lanes), and 288-byte rows put those 4 rows 8 banks apart: conflict-free. 288 is a multiple of 16, as a
 // bulk copy's source must be.
 constexpr int kDqStageRowBytes = 288;
+
+// kDqBulk's accumulator: per (batch, query head), tiles of one dQ item (64 query rows x 64 columns) laid out
+// exactly as the staging tile, padding included, so that an item reaches it as ONE contiguous bulk
+// reduce-add of 18 KiB (64 copies of one 256-byte row each, issued by one thread, ran at 0.58x the REDs:
+// H200, 2026-12-01 session 4). Row tile r, column chunk c of a head is tile r * (d / 64) + c; the query
+// rows are padded to a multiple of 64 (the padding and the 8 floats per row past 64 are added to but never
+// read). The preprocess zeroes and the convert kernel reads through offset().
+struct BwdDqTiles {
+  static constexpr int kRows = kRowsPerConsumer;
+  static constexpr int kColumns = kDqChunkColumns;
+  static constexpr int kRowFloats = kDqStageRowBytes / 4;
+  static constexpr int kTileFloats = kRows * kRowFloats;
+  FA3_CONFIG_FN static long long head_floats(int seqlen_q, int head_dim) {
+    return static_cast<long long>((seqlen_q + kRows - 1) / kRows) * (head_dim / kColumns) * kTileFloats;
+  }
+  // Element (row, col) of head bh.
+  template <int kHeadDim>
+  FA3_CONFIG_FN static long long offset(long long bh, int seqlen_q, int row, int col) {
+    return bh * head_floats(seqlen_q, kHeadDim) +
+           (static_cast<long long>(row / kRows) * (kHeadDim / kColumns) + col / kColumns) * kTileFloats +
+           (row % kRows) * kRowFloats + col % kColumns;
+  }
+};
 
 struct BwdTunables {
   int head_dim;       // 64, 128, 256

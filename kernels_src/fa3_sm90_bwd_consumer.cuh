@@ -177,9 +177,10 @@ struct BwdConsumer {
     fa::wgmma_commit();
   }
 
-  // kDqBulk: the item staged in this warpgroup's tile, then one TMA bulk reduce-add per row (256 bytes,
-  // rows past n_q skipped) issued by one thread: the copy engine adds it to the accumulator at L2 instead of
-  // 2048 REDs per warpgroup. The tile is rewritten only after the previous item's copies have read it.
+  // kDqBulk: the item staged in this warpgroup's tile, then ONE TMA bulk reduce-add of the whole tile into
+  // its tile of the accumulator (fa3::BwdDqTiles: the same layout, padding included), issued by one thread:
+  // the copy engine adds it at L2 instead of 2048 REDs per warpgroup. The tile is rewritten only after the
+  // previous item's copy has read it.
   __device__ __forceinline__ void bulk_add_dq(const float (&dq)[kDqChunkColumns / 8][4], float* accum, int m0,
                                               int row_tile, int chunk) {
     unsigned char* stage = smem + Cfg::kDqStageOffset + wg * Cfg::kDqStageBytes;
@@ -199,20 +200,22 @@ struct BwdConsumer {
     fa::fence_shared_to_async_proxy();  // the stores, before the copy engine reads them
     fa::named_barrier_sync(kBwdWarpgroupBarrier + wg, kWarpgroupThreads);
     if (tid == 0) {
-      const int row0 = m0 + row_tile * kRowsPerConsumer;
-      const int rows = min(kRowsPerConsumer, p.seqlen_q - row0);
-      for (int r = 0; r < rows; ++r) {
-        float* dst = accum + static_cast<long long>(row0 + r) * Cfg::kHeadDim + chunk * kDqChunkColumns;
-        const float* src = reinterpret_cast<const float*>(stage + r * kDqStageRowBytes);
+      // accum is this head's first tile (step()); m0 is a multiple of kBlockM, hence of the tile's 64 rows.
+      float* dst = accum + (static_cast<long long>((m0 + row_tile * kRowsPerConsumer) / BwdDqTiles::kRows) *
+                                Cfg::kDqChunks +
+                            chunk) *
+                               BwdDqTiles::kTileFloats;
+      const float* src = reinterpret_cast<const float*>(stage);
+      static_assert(Cfg::kDqStageBytes == BwdDqTiles::kTileFloats * 4,
+                    "one staging tile is one accumulator tile");
 #ifdef FA_MUTANT_BWD_DQ_OVERWRITE
-        // [bwd-dq-overwrite] each key block's dQ share copied over the accumulator instead of added
-        cuda::ptx::cp_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, dst, src,
-                                 kDqChunkColumns * 4);
+      // [bwd-dq-overwrite] each key block's dQ share copied over the accumulator instead of added
+      cuda::ptx::cp_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, dst, src,
+                               Cfg::kDqStageBytes);
 #else
-        cuda::ptx::cp_reduce_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, cuda::ptx::op_add,
-                                        dst, src, kDqChunkColumns * 4);
+      cuda::ptx::cp_reduce_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, cuda::ptx::op_add,
+                                      dst, src, Cfg::kDqStageBytes);
 #endif
-      }
       fa::tma_store_commit();
     }
   }
@@ -296,7 +299,8 @@ struct BwdConsumer {
     fa::named_barrier_sync(kBwdDsReadyBarrier, Cfg::kConsumers * kWarpgroupThreads);
 #endif
     const long long bh = static_cast<long long>(w.batch) * p.heads_q + head;
-    float* accum = p.dq_accum + bh * p.seqlen_q * Cfg::kHeadDim;
+    float* accum = p.dq_accum + (Cfg::kDqBulkAdd ? bh * BwdDqTiles::head_floats(p.seqlen_q, Cfg::kHeadDim)
+                                                 : bh * p.seqlen_q * Cfg::kHeadDim);
     int* semaphore = Cfg::kDeterministic ? p.dq_semaphore + bh * p.seqlen_q + m0 : nullptr;
 #pragma unroll
     for (int i = 0; i < Cfg::kDqItemsPerConsumer; ++i) {

@@ -263,7 +263,16 @@ __device__ __forceinline__ void red_add_f32x2(float* addr, float a, float b) {
 // D = rowsum(dO * O) per query row (fp32), one warp per row; grid ceil(B * H_q * N_q / kNWarps), block
 // 32 * kNWarps. kClearDqAccum: also zero the row's fp32 dQ accumulator (atomic dQ mode), in the same pass
 // so that it costs no launch.
-template <typename Element, int kHeadDim, int kNWarps, bool kClearDqAccum>
+// dQ's fp32 accumulator, element (row, col) of head bh: row-major, as the REDs of every family add to it
+// (fa3_sm90_bwd's kDqBulk uses its own tiles, fa3::BwdDqTiles, with the same offset()).
+struct DqRowMajor {
+  template <int kHeadDim>
+  static __device__ __forceinline__ long long offset(long long bh, int seqlen_q, int row, int col) {
+    return (bh * seqlen_q + row) * kHeadDim + col;
+  }
+};
+
+template <typename Element, int kHeadDim, int kNWarps, bool kClearDqAccum, class DqLayout = DqRowMajor>
 __global__ void __launch_bounds__(32 * kNWarps)
     fa_bwd_preprocess(const __grid_constant__ fa::AttentionParams p) {
   const long long row = static_cast<long long>(blockIdx.x) * kNWarps + threadIdx.x / 32;
@@ -282,13 +291,14 @@ __global__ void __launch_bounds__(32 * kNWarps)
   if (p.dq_semaphore != nullptr && lane == 0) p.dq_semaphore[row] = 0;
   if constexpr (kClearDqAccum) {
     for (int e = 2 * lane; e < kHeadDim; e += 64)
-      *reinterpret_cast<float2*>(p.dq_accum + row * kHeadDim + e) = make_float2(0.f, 0.f);
+      *reinterpret_cast<float2*>(p.dq_accum + DqLayout::template offset<kHeadDim>(bh, p.seqlen_q, i, e)) =
+          make_float2(0.f, 0.f);
   }
 }
 
 // dQ = scale * accumulator, in the output dtype. 8 elements per thread (two 16-byte loads, one 16-byte
 // store); grid ceil(B * H_q * N_q * kHeadDim / (8 * kThreads)), block kThreads = 128.
-template <typename Element, int kHeadDim>
+template <typename Element, int kHeadDim, class DqLayout = DqRowMajor>
 __global__ void __launch_bounds__(128) fa_bwd_dq_convert(const __grid_constant__ fa::AttentionParams p) {
   constexpr int kPerThread = 8, kThreadsPerRow = kHeadDim / kPerThread;
   const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -299,8 +309,10 @@ __global__ void __launch_bounds__(128) fa_bwd_dq_convert(const __grid_constant__
   const long long bh = row / p.seqlen_q;
   const int head = static_cast<int>(bh % p.heads_q), batch = static_cast<int>(bh / p.heads_q);
   const float scale = fa::scale_log2_of(p) * fa::kLn2;
-  const float4 lo = *reinterpret_cast<const float4*>(p.dq_accum + row * kHeadDim + col);
-  const float4 hi = *reinterpret_cast<const float4*>(p.dq_accum + row * kHeadDim + col + 4);
+  // 8 consecutive columns lie in one row of either layout's tile (its columns come in 64s).
+  const float* accum = p.dq_accum + DqLayout::template offset<kHeadDim>(bh, p.seqlen_q, i, col);
+  const float4 lo = *reinterpret_cast<const float4*>(accum);
+  const float4 hi = *reinterpret_cast<const float4*>(accum + 4);
   uint4 out;
   out.x = fa::ElementTraits<Element>::pack(lo.x * scale, lo.y * scale);
   out.y = fa::ElementTraits<Element>::pack(lo.z * scale, lo.w * scale);

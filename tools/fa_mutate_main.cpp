@@ -64,6 +64,14 @@ int main(int argc, char** argv) {
     }
     std::string const target = vm["target"].as<std::string>();
     if (target != "cpu" && target != "gpu") throw BadInput("--target " + target + ": allowed cpu, gpu");
+    // The GPU target's options given to the cpu target were ignored (--compile-db afile/x exited 1 after
+    // the campaign, as if the cache had been written): refused, so that what runs is what was asked.
+    if (target == "cpu")
+      for (char const* option :
+           {"compile-db", "kernels-dir", "race-seqlen", "compute-sanitizer", "racecheck-timeout"})
+        if (vm.count(option) && !vm[option].defaulted())
+          throw BadInput(std::string("--") + option +
+                         " is for --target gpu (the cpu target compiles nothing)");
     std::vector<Precision> dtypes = parse_dtypes(
         vm.count("dtype") ? vm["dtype"].as<std::vector<std::string>>()
                           : std::vector<std::string>{target == "gpu" ? "bf16,fp16" : "bf16,fp8_e4m3"});
@@ -145,6 +153,9 @@ int main(int argc, char** argv) {
     if (vm.count("json"))
       if (auto problem = fl::common::output_file_problem(vm["json"].as<std::string>()))
         throw BadInput("--json " + vm["json"].as<std::string>() + ": " + *problem);
+    if (vm.count("compile-db"))
+      if (auto problem = fl::common::output_file_problem(vm["compile-db"].as<std::string>()))
+        throw BadInput("--compile-db " + vm["compile-db"].as<std::string>() + ": " + *problem);
     if (vm.count("dump-dir"))
       if (auto problem = fl::common::output_folder_problem(vm["dump-dir"].as<std::string>()))
         throw BadInput("--dump-dir " + vm["dump-dir"].as<std::string>() + ": " + *problem);
@@ -224,6 +235,9 @@ int main(int argc, char** argv) {
                        ", \"block_n\": " + std::to_string(block_n) + ", \"campaigns\": [";
     auto const started = std::chrono::steady_clock::now();
     std::optional<std::filesystem::path> dump_dir;
+    if (vm.count("compile-db"))
+      if (auto problem = fl::common::output_file_problem(vm["compile-db"].as<std::string>()))
+        throw BadInput("--compile-db " + vm["compile-db"].as<std::string>() + ": " + *problem);
     if (vm.count("dump-dir")) {
       dump_dir = vm["dump-dir"].as<std::string>();
       std::error_code error;

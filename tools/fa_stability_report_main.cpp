@@ -20,6 +20,8 @@ using namespace fl::numerics;
 
 namespace {
 
+constexpr char const* kResultsFile = "results.csv";
+
 std::vector<int> int_list(po::variables_map const& vm, char const* option) {
   std::string const text = vm[option].as<std::string>();
   auto const values = fl::common::parse_positive_int_list(text);
@@ -65,6 +67,7 @@ int main(int argc, char** argv) {
       ("threads", po::value<std::string>()->default_value("0"), "worker threads (0: all cores)");
   po::variables_map vm;
   StabilityOptions study;
+  std::filesystem::path out;
   try {
     vm = fl::common::parse_strictly(argc, argv, options);
     if (vm.count("help")) {
@@ -91,7 +94,22 @@ int main(int argc, char** argv) {
     auto const threads = fl::common::parse_count(fl::common::kThreads, vm["threads"].as<std::string>());
     if (!threads.ok()) throw po::error(threads.error);
     study.threads = static_cast<int>(threads.value);
-    std::filesystem::path const out = vm["out"].as<std::string>();
+    // The output is decided before the study (minutes): a folder under a regular file ran it all and then
+    // aborted on an uncaught filesystem error.
+    out = vm["out"].as<std::string>();
+    if (auto problem = fl::common::output_folder_problem(out))
+      throw po::error("--out " + out.string() + ": " + *problem);
+    if (std::filesystem::is_directory(out))
+      if (auto problem = fl::common::output_file_problem(out / kResultsFile))
+        throw po::error("--out " + out.string() + ": " + kResultsFile + " " + *problem);
+  } catch (po::error const& e) {
+    std::cerr << "fa-stability-report: " << e.what() << "\n";
+    return fl::common::kExitBadInput;
+  } catch (std::invalid_argument const& e) {
+    std::cerr << "fa-stability-report: " << e.what() << "\n";
+    return fl::common::kExitBadInput;
+  }
+  try {
     std::vector<StabilityRow> const rows = run_stability_study(study, [](StabilityRow const& r) {
       std::cerr << name(r.family) << " " << name(r.precision) << " (O in " << name(r.output) << ") n"
                 << r.seqlen << " " << r.method;
@@ -102,15 +120,15 @@ int main(int argc, char** argv) {
     std::string csv = stability_csv_header();
     for (StabilityRow const& r : rows) csv += stability_csv_line(r, study.head_dim, "");
     std::filesystem::create_directories(out);
-    fl::common::write_file_atomically(out / "results.csv", csv);
-    std::cout << "fa-stability-report: " << rows.size() << " rows -> " << (out / "results.csv").string()
+    fl::common::write_file_atomically(out / kResultsFile, csv);
+    std::cout << "fa-stability-report: " << rows.size() << " rows -> " << (out / kResultsFile).string()
               << "\n";
-  } catch (po::error const& e) {
+  } catch (std::invalid_argument const& e) {  // a combination the study refuses: the user's
     std::cerr << "fa-stability-report: " << e.what() << "\n";
     return fl::common::kExitBadInput;
-  } catch (std::invalid_argument const& e) {
+  } catch (std::exception const& e) {  // a failure of the machine (disk full, ...), not of the user
     std::cerr << "fa-stability-report: " << e.what() << "\n";
-    return fl::common::kExitBadInput;
+    return fl::common::kExitCheckFailed;
   }
   return fl::common::kExitOk;
 }

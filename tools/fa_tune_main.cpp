@@ -71,13 +71,13 @@ int run(int argc, char const* const argv[]) {
     }
   }
   if (!options.report_dir.empty()) {
-    std::error_code ec;
-    auto const status = std::filesystem::status(options.report_dir, ec);
-    if (std::filesystem::exists(status) && !std::filesystem::is_directory(status)) {
-      std::fprintf(stderr, "fa-tune: --report %s: exists and is not a directory\n",
-                   options.report_dir.c_str());
+    // The folder is created when the report is written; what must hold now is that it can be (a path
+    // under a regular file, or under /proc, ran the whole tuning and then wrote nothing).
+    if (auto problem = common::output_folder_problem(options.report_dir)) {
+      std::fprintf(stderr, "fa-tune: --report %s: %s\n", options.report_dir.c_str(), problem->c_str());
       return common::kExitBadInput;
     }
+    outputs.emplace_back("--report", options.report_dir);
     if (options.compile_only) {
       std::fprintf(stderr, "fa-tune: --report plots timed results; --compile-only times nothing\n");
       return common::kExitBadInput;

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -177,4 +178,32 @@ TEST_CASE(
     CHECK(run.column_int64(1) == rows_run);
     fs::remove_all(dir);
   }
+}
+
+TEST_CASE(
+    "fa-mutate: the GPU target's options are refused for --target cpu, and --compile-db is checked first",
+    "[mutants][cli]") {
+  fs::path const dir = fs::temp_directory_path() / ("fl_fa_mutate_gpu_only_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "afile") << "x";
+  std::string const small = " --mutant unrescaled-o --inputs normal --seqlen 16 --head-dim 8 --threads 1 ";
+  // --compile-db under a regular file ran the whole cpu campaign (exit 1 on its survivors), never saying
+  // that nothing was, or could be, cached.
+  for (std::string const& args : std::vector<std::string>{
+           "--compile-db " + (dir / "afile" / "c.sqlite").string(), "--kernels-dir " + dir.string(),
+           "--race-seqlen 64", "--racecheck-timeout 10", "--compute-sanitizer none"}) {
+    auto const r = fl::test::run_tool(fa_mutate().string() + small + args);
+    INFO(args << " -> " << r.exit_code << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.error_lines() == 1);
+    CHECK_THAT(r.err, Catch::Contains("is for --target gpu"));
+    CHECK(r.out.empty());
+  }
+  // With the GPU target an unusable cache path is refused before the device is asked (exit 3 here).
+  auto const r = fl::test::run_tool(fa_mutate().string() + " --target gpu --compile-db " +
+                                    (dir / "afile" / "c.sqlite").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.error_lines() == 1);
+  CHECK_THAT(r.err, Catch::Contains("--compile-db") && Catch::Contains("is not a folder"));
+  fs::remove_all(dir);
 }

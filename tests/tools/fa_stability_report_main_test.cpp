@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/tool_process.hpp"
@@ -46,6 +47,28 @@ TEST_CASE("fa-stability-report: each bad value is one line and exit code 2, befo
     CHECK(r.out.empty());
     CHECK_FALSE(fs::exists(scratch_dir()));
   }
+}
+
+TEST_CASE("fa-stability-report: an unusable --out is one line and exit code 2, before the study",
+          "[tools][cli]") {
+  fs::create_directories(scratch_dir());
+  std::ofstream(scratch_dir() / "afile") << "x";
+  fs::create_directories(scratch_dir() / "taken" / "results.csv");
+  // The first two ran the whole study, then aborted (SIGABRT) on an uncaught filesystem error.
+  for (fs::path const& out : {scratch_dir() / "afile" / "sub", scratch_dir() / "afile",
+                              fs::path("/proc/flashlab-stability"), scratch_dir() / "taken"}) {
+    INFO(out);
+    auto const r = stability_report(
+        "--seqlens 64 --block-n 16 --precisions bf16 --families normal "
+        "--head-dim 8 --threads 1 --out " +
+        out.string());
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.error_lines() == 1);
+    CHECK(r.err.rfind("fa-stability-report: --out " + out.string() + ": ", 0) == 0);
+    CHECK(r.out.empty());
+  }
+  fs::remove_all(scratch_dir());
 }
 
 TEST_CASE("fa-stability-report: a tiny study writes results.csv", "[tools][cli]") {

@@ -44,6 +44,12 @@ TEST_CASE("fa-tune refuses hostile counts, stray words and unusable outputs befo
   refused("--json " + scratch.dir.string(), "is a folder");
   refused("--export-best /nonexistent/best.tsv", "folder /nonexistent does not exist");
   refused("--export-measurements " + scratch.dir.string(), "is a folder");
+  // Was exit 0 with nothing written, without a GPU and with one after the whole tuning.
+  std::ofstream(scratch.dir / "afile") << "x";
+  refused("--report " + (scratch.dir / "afile" / "r").string(),
+          "--report " + (scratch.dir / "afile" / "r").string() + ": " + (scratch.dir / "afile").string() +
+              " is not a folder");
+  refused("--report /proc/flashlab-report", "folder /proc does not take new files");
   // Was exit 0 with no file written.
   refused("--compile-only --family naive --json " + (scratch.dir / "r.json").string(),
           "--json is written from timed results; --compile-only times nothing");
@@ -61,6 +67,13 @@ TEST_CASE("fa-tune without a GPU says that --json was not written, exit 3", "[tu
   CHECK(outcome.exit_code == 3);
   CHECK_THAT(outcome.err, Catch::Contains("--json") && Catch::Contains("nothing written"));
   CHECK(!fs::exists(scratch.dir / "r.json"));
+  // --report likewise: it plots timed results (it exited 0 and wrote no report).
+  auto const report = fl::test::run_tool(fl::test::sibling_binary("fa-tune").string() + " --db " +
+                                         (scratch.dir / "db.sqlite").string() + " --report " +
+                                         (scratch.dir / "report").string());
+  CHECK(report.exit_code == 3);
+  CHECK_THAT(report.err, Catch::Contains("--report") && Catch::Contains("nothing written"));
+  CHECK(!fs::exists(scratch.dir / "report"));
 }
 
 TEST_CASE("fa-tune without a GPU answers a problem nobody tuned with the nearest tuned shape, named",

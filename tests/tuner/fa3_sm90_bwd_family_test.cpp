@@ -1,6 +1,7 @@
 #include "tuner/families/families.hpp"
 
 #include <catch2/catch.hpp>
+#include <vector>
 
 #include "kernels_src/fa3_sm90_bwd_config.h"
 #include "tuner/families/registry.hpp"
@@ -26,6 +27,18 @@ TEST_CASE("fa3_sm90_bwd defaults satisfy the constraints of every supported prob
         CHECK_FALSE(f.violates(f.reproducible_config(p), p));
         CHECK(value_or(f.reproducible_config(p), "kDqMode", -1) == fa3::kDqDeterministic);
       }
+}
+
+TEST_CASE("fa3_sm90_bwd's defaults add dQ by TMA bulk reduce-add at d128, by REDs at d64 and d256",
+          "[tuner]") {
+  Fa3Sm90BwdFamily const f;
+  CHECK(value_or(f.default_config(bwd(2048, 64, true)), "kDqMode", -1) == fa3::kDqAtomic);
+  CHECK(value_or(f.default_config(bwd(2048, 128, false)), "kDqMode", -1) == fa3::kDqBulk);
+  CHECK(value_or(f.default_config(bwd(2048, 256, false)), "kDqMode", -1) == fa3::kDqAtomic);
+  Config bulk_d256 = f.default_config(bwd(2048, 256, false));
+  bulk_d256["kDqMode"] = fa3::kDqBulk;
+  CHECK(f.violates(bulk_d256, bwd(2048, 256, false)) ==
+        std::optional<std::string>("shared memory over 227 KiB"));
 }
 
 TEST_CASE("fa3_sm90_bwd refuses what it cannot run", "[tuner]") {
@@ -92,7 +105,8 @@ TEST_CASE("fa3_sm90_bwd launches: preprocess, one CTA per key block and key head
   auto p = bwd(4096, 128, false);
   p.shape.seqlen_k = 1000;
   p.shape.heads_kv = 4;
-  auto const c = f.default_config(p);
+  auto c = f.default_config(p);
+  c["kDqMode"] = fa3::kDqAtomic;  // the row-major accumulator of the REDs
   auto const steps = f.launches(c, p);
   REQUIRE(steps.size() == 3);
   CHECK(steps[0].name_expression == "fa_bwd_preprocess<__nv_bfloat16, 128, 4, true>");
@@ -109,6 +123,35 @@ TEST_CASE("fa3_sm90_bwd launches: preprocess, one CTA per key block and key head
   CHECK(f.scratch(c, p).dq_accum == 4 * rows * 128);
   CHECK(f.scratch(c, p).dq_semaphore == 0);
   CHECK(f.scratch(f.reproducible_config(p), p).dq_semaphore == 4 * rows);
+}
+
+TEST_CASE("fa3_sm90_bwd's TMA bulk dQ adds into a tiled accumulator that its preprocess and convert share",
+          "[tuner]") {
+  Fa3Sm90BwdFamily const f;
+  auto p = bwd(4096, 128, false);
+  p.shape.seqlen_q = 1000;  // not a multiple of the tile's 64 rows: the last tile is padded
+  auto c = f.default_config(p);
+  c["kDqMode"] = fa3::kDqBulk;
+  auto const steps = f.launches(c, p);
+  REQUIRE(steps.size() == 3);
+  CHECK(steps[0].name_expression == "fa_bwd_preprocess<__nv_bfloat16, 128, 4, true, fa3::BwdDqTiles>");
+  CHECK(steps[2].name_expression == "fa_bwd_dq_convert<__nv_bfloat16, 128, fa3::BwdDqTiles>");
+  // 16 row tiles (1000 rows padded to 1024) x 2 column chunks of 64 x 72 floats per (batch, head).
+  CHECK(f.scratch(c, p).dq_accum == 4 * std::size_t(p.shape.batch) * p.shape.heads_q * 16 * 2 * 64 * 72);
+  // Every element of two heads has its own place inside its head's part, and an item's 64 rows x 64
+  // columns are one contiguous tile (the single bulk copy's destination).
+  constexpr int n = 130, d = 128;
+  std::vector<int> seen(2 * fa3::BwdDqTiles::head_floats(n, d), 0);
+  for (long long bh = 0; bh < 2; ++bh)
+    for (int row = 0; row < n; ++row)
+      for (int col = 0; col < d; ++col) {
+        auto const at = fa3::BwdDqTiles::offset<d>(bh, n, row, col);
+        REQUIRE(at >= bh * fa3::BwdDqTiles::head_floats(n, d));
+        REQUIRE(at < (bh + 1) * fa3::BwdDqTiles::head_floats(n, d));
+        REQUIRE(++seen[std::size_t(at)] == 1);
+        auto const tile_start = fa3::BwdDqTiles::offset<d>(bh, n, row / 64 * 64, col / 64 * 64);
+        REQUIRE(at - tile_start == (row % 64) * 72 + col % 64);
+      }
 }
 
 TEST_CASE("fa3_sm90_bwd is registered as fa3_sm90's backward", "[tuner]") {

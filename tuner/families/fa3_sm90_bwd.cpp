@@ -40,7 +40,7 @@ std::vector<ParamSpec> parameters() {
       {"kDqMode",
        {0, 1, 2},
        "dQ into fp32: 0 REDs in any order, 1 REDs ordered per query block (deterministic), 2 TMA bulk "
-       "reduce-add of shared-memory rows"},
+       "reduce-add of each staged 64 x 64 item into a tiled accumulator"},
   };
 }
 
@@ -65,11 +65,14 @@ Config default_config(Problem const& problem) {
   // Picked from ptxas alone: two consumer warpgroups of 64 keys each where dK + dV fit beside S^T and dP^T
   // (d64: 128 queries per step; d128: 64, FlashAttention-3's 64 x 128 causal tile); at d256 the two share
   // 64 keys and split dK, dV's columns (FA3: 64 x 80). All compile without spills at 240 registers (CUDA
-  // 13.0). Timed on the H200 (bf16, experiments/fa3_sm90_bwd: 0.75-1.01x cuDNN), not yet against other
-  // configs of the space.
+  // 13.0). dQ by one TMA bulk reduce-add per item at d128 (1.19x the REDs at n 2048 and 8192 full, H200,
+  // 2026-12-01 session 4); by REDs at d64 (its 128-query steps with the staging spill 8 bytes, causal) and
+  // d256 (two Q/dO stages leave no shared memory for the staging tiles). Timed against the peers in
+  // experiments/fa3_sm90_bwd.
   int const d = problem.shape.head_dim;
   Config c{{"kBlockM", 64}, {"kBlockN", 128}, {"kConsumers", 2}, {"kStages", 2}, {"kDqMode", fa3::kDqAtomic}};
   if (d == 64) c["kBlockM"] = 128;
+  if (d == 128) c["kDqMode"] = fa3::kDqBulk;
   if (d == 256) c["kBlockN"] = 64;
   return c;
 }
@@ -84,11 +87,14 @@ std::vector<std::string> name_expressions(Config const& config, Problem const& p
   auto const t = tunables_of(config, problem);
   auto const i = [](int v) { return std::to_string(v); };
   auto const element = element_type_name(problem.dtype);
-  return {"fa_bwd_preprocess<" + element + ", " + i(t.head_dim) + ", " + i(kPreprocessWarps) + ", true>",
+  // kDqBulk's accumulator is tiled (fa3::BwdDqTiles): the preprocess zeroes and the convert reads it so.
+  std::string const layout = t.dq_mode == fa3::kDqBulk ? ", fa3::BwdDqTiles" : "";
+  return {"fa_bwd_preprocess<" + element + ", " + i(t.head_dim) + ", " + i(kPreprocessWarps) + ", true" +
+              layout + ">",
           "fa3_sm90_bwd<" + element + ", " + i(t.head_dim) + ", " + i(t.block_m) + ", " + i(t.block_n) +
               ", " + i(t.consumers) + ", " + i(t.stages) + ", " + i(t.dq_mode) + ", " +
               (problem.shape.causal ? "true" : "false") + ">",
-          "fa_bwd_dq_convert<" + element + ", " + i(t.head_dim) + ">"};
+          "fa_bwd_dq_convert<" + element + ", " + i(t.head_dim) + layout + ">"};
 }
 
 std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
@@ -116,7 +122,10 @@ ScratchBytes scratch(Config const& config, Problem const& problem) {
   auto const& s = problem.shape;
   std::size_t const rows = std::size_t(s.batch) * s.heads_q * s.seqlen_q;
   ScratchBytes b;
-  b.dq_accum = sizeof(float) * rows * s.head_dim;
+  b.dq_accum = tunables_of(config, problem).dq_mode == fa3::kDqBulk
+                   ? sizeof(float) * std::size_t(s.batch) * s.heads_q *
+                         fa3::BwdDqTiles::head_floats(s.seqlen_q, s.head_dim)
+                   : sizeof(float) * rows * s.head_dim;
   if (tunables_of(config, problem).dq_mode == fa3::kDqDeterministic) b.dq_semaphore = sizeof(int) * rows;
   return b;
 }
