@@ -10,7 +10,10 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <vector>
 
+#include "numerics/precision.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
@@ -133,6 +136,31 @@ TEST_CASE("every fa3_sm90 mechanism switch compiles without spills", "[kernels][
   separate["kSeparateO"] = 1;
   REQUIRE_FALSE(f.violates(separate, causal));
   instances.emplace_back(separate, causal);
+  compiles_without_spills(instances);
+}
+
+TEST_CASE("the fa3_sm90 configs shipped in db/seed compile without spills", "[kernels][nvrtc]") {
+  // The winners fa-tune found on the H200 (db/seed/best_configs.tsv): what a user without a GPU gets.
+  std::ifstream seed(std::string(FA_SOURCE_DIR) + "/db/seed/best_configs.tsv");
+  REQUIRE(seed);
+  std::vector<std::pair<Config, Problem>> instances;
+  std::string line;
+  while (std::getline(seed, line)) {
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string field; std::getline(fields, field, '\t');) f.push_back(field);
+    // gpu, cc, sm_count, driver, family, dtype, head_dim, causal, direction, ..., config (column 15)
+    if (line.empty() || line[0] == '#' || f.size() < 15 || f[4] != "fa3_sm90") continue;
+    auto const dtype = numerics::parse_precision(f[5]);
+    auto const config = parse_config(f[14]);
+    REQUIRE(dtype);
+    REQUIRE(config);
+    Problem p = headline_problem(std::stoi(f[12]), std::stoi(f[6]), f[7] == "1", *dtype, Direction::forward);
+    INFO(line);
+    REQUIRE_FALSE(Fa3Sm90Family{}.violates(*config, p));
+    instances.emplace_back(*config, p);
+  }
+  REQUIRE(instances.size() >= 3);
   compiles_without_spills(instances);
 }
 
