@@ -37,6 +37,16 @@ inline constexpr CountRange kHeadDim{"head dim", 1, 1024};
 // fa-tune's batch = tokens / n: a batch of kBatch.max at n = 2^14 at most.
 inline constexpr CountRange kTokens{"--tokens", 1, std::int64_t(1) << 30};
 
+// fa-explain's family draw: N_q = N_k keys of d dims (1 s and 150 MB at 2^16; 2^27 aborted on bad_alloc
+// and 2^24 ran for minutes). 2^16 keys are 64 blocks of the largest kBlockN, more than one row can teach.
+inline constexpr CountRange kExplainKeys{"--keys", 1, 65536};
+
+// `r` under the name the user typed ("--heads-q" for kHeads).
+constexpr CountRange as_option(CountRange r, std::string_view option) {
+  r.what = option;
+  return r;
+}
+
 inline std::string range_text(CountRange const& r) {
   std::string text = std::to_string(r.min) + ".." + std::to_string(r.max);
   if (!r.note.empty()) text += "; " + std::string(r.note);

@@ -5,8 +5,14 @@
 // only by the commands' option parsers (the rest of common/ needs nothing beyond the standard library).
 #include <boost/program_options.hpp>
 
+#include <charconv>
+#include <cmath>
+#include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "common/input_limits.hpp"
 
 namespace fl::common {
 
@@ -49,8 +55,65 @@ inline boost::program_options::variables_map parse_strictly(
   if (vm.count(kStray))
     throw po::error("unexpected argument '" + vm[kStray].as<std::vector<std::string>>().front() +
                     "' (every value belongs to an --option)");
+  // An empty value ("--db ''", "--replay ''") read as "not given": fa-tune ran on the default database,
+  // answered without the recording, and exited 0.
+  for (auto const& [name, value] : vm) {
+    if (value.defaulted() || name == kStray) continue;
+    // A switch (--help, --causal) takes no value; boost stores "" for it.
+    auto const* option = all.find_nothrow(name, false);
+    if (!option || option->semantic()->max_tokens() == 0) continue;
+    bool empty = false;
+    if (auto const* text = boost::any_cast<std::string>(&value.value())) empty = text->empty();
+    if (auto const* texts = boost::any_cast<std::vector<std::string>>(&value.value()))
+      for (auto const& text : *texts) empty = empty || text.empty();
+    if (empty) throw po::error("--" + name + " '' is empty (give it a value)");
+  }
   po::notify(vm);
   return vm;
+}
+
+// A count option, read as the text typed and judged by parse_count when the options are notified (inside
+// parse_strictly), into *target: "99999999999", "12abc", "1e3" and "-1" are each one line naming the option
+// and its range. Read as an int by boost they were "the argument ('99999999999') for option '--x' is
+// invalid", with no range, and "-1" became 2^64 - 1 for an unsigned one. range.max must fit Int; range.what
+// is the option as typed ("--block"). Add ->default_value("64") for a default (it is judged the same way).
+template <class Int>
+boost::program_options::typed_value<std::string>* count_value(CountRange const& range, Int* target) {
+  return boost::program_options::value<std::string>()->notifier([range, target](std::string const& text) {
+    auto const parsed = parse_count(range, text);
+    if (!parsed.ok()) throw boost::program_options::error(parsed.error);
+    *target = static_cast<Int>(parsed.value);
+  });
+}
+
+// The same judgement for a count option described as po::value<std::string>() apart from the variable it
+// fills (fa-mutate's options live in their own file): the value of range.what ("--seqlen") in vm.
+inline std::int64_t count_of(boost::program_options::variables_map const& vm, CountRange const& range) {
+  auto const parsed = parse_count(range, vm[std::string(range.what.substr(2))].as<std::string>());
+  if (!parsed.ok()) throw boost::program_options::error(parsed.error);
+  return parsed.value;
+}
+
+// A positive finite number (a scale, seconds) up to `max`, read as text into *target: "1x", "nan", "inf",
+// "0" and "1e400" are one line naming the option ("--scale '1x' is not allowed (a positive finite
+// number)"), where boost said "the argument ('1x') for option '--scale' is invalid" and took "inf".
+inline boost::program_options::typed_value<std::string>* positive_number_value(
+    std::string_view option, double* target, double max = std::numeric_limits<double>::max()) {
+  return boost::program_options::value<std::string>()->notifier(
+      [option, target, max](std::string const& text) {
+        double value = 0;
+        auto const* end = text.data() + text.size();
+        auto const [stop, ec] = std::from_chars(text.data(), end, value);
+        if (text.empty() || ec != std::errc() || stop != end || !std::isfinite(value) || !(value > 0) ||
+            value > max) {
+          std::string allowed = "a positive finite number";
+          if (max < std::numeric_limits<double>::max())
+            allowed += " up to " + std::to_string(std::llround(max));
+          throw boost::program_options::error(std::string(option) + " '" + text + "' is not allowed (" +
+                                              allowed + ")");
+        }
+        *target = value;
+      });
 }
 
 }  // namespace fl::common

@@ -186,7 +186,8 @@ FamilyInputs generate_family(InputFamily family, FamilyRequest const& request) {
   AttentionInputs& in = out.inputs;
   in.shape = request.shape;
   AttentionShape& s = in.shape;
-  if (s.head_dim < 2 || s.seqlen_q < 1 || s.seqlen_k < 1 || s.heads_kv < 1 || s.heads_q % s.heads_kv != 0)
+  if (s.head_dim < kFamilyHeadDim.min || s.seqlen_q < 1 || s.seqlen_k < 1 || s.heads_kv < 1 ||
+      s.heads_q % s.heads_kv != 0)
     throw std::invalid_argument(
         "generate_family: need head_dim >= 2, n >= 1, heads_q a multiple of heads_kv");
   s = family_shape(family, s);

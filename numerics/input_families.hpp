@@ -30,10 +30,16 @@
 #include <string_view>
 #include <vector>
 
+#include "common/input_limits.hpp"
 #include "numerics/attention_tensors.hpp"
 #include "numerics/precision.hpp"
 
 namespace fl::numerics {
+
+// The head dims a family draw takes: generate_family refuses fewer than two, and no problem has more than
+// common::kHeadDim allows. Commands that draw from a family call it --head-dim.
+inline constexpr common::CountRange kFamilyHeadDim{"--head-dim", 2, common::kHeadDim.max,
+                                                   "an input family needs 2 or more"};
 
 enum class InputFamily {
   normal,

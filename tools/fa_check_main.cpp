@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
@@ -36,16 +38,25 @@ std::optional<std::filesystem::path> optional_path(po::variables_map const& vm, 
   return std::filesystem::path(vm[key].as<std::string>());
 }
 
-// The differential diagnosis (numerics/diagnosis/) plugs in here; without it a failure reports
-// "no known signature".
-Diagnoser make_diagnoser(po::variables_map const& vm) {
-  return diagnosis::make_fa_check_diagnoser(vm["block-n"].as<std::vector<int>>(), vm["threads"].as<int>(),
-                                            vm["warps-n"].as<std::vector<int>>());
+// --block-n 48 64 or --block-n 48,64: each a whole number in `range` ("99999999999" named no range).
+std::vector<int> count_list(po::variables_map const& vm, fl::common::CountRange const& range) {
+  std::vector<int> out;
+  for (std::string const& token : vm[std::string(range.what.substr(2))].as<std::vector<std::string>>()) {
+    std::stringstream items(token);
+    for (std::string item; std::getline(items, item, ',');) {
+      auto const parsed = fl::common::parse_count(range, item);
+      if (!parsed.ok()) throw po::error(parsed.error);
+      out.push_back(int(parsed.value));
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  int threads = 0;
+  double scale = 0.0;  // 0: 1/sqrt(D)
   po::options_description options(
       "fa-check: forward/backward error of an attention implementation against a float64 reference.\n"
       "Arrays are .npy (float16, float32 or float64; bf16 values stored as float32), shaped (B, H, N, D) or "
@@ -71,8 +82,9 @@ int main(int argc, char** argv) {
       ("causal-align", po::value<std::string>()->default_value("bottom-right"),
        "with --causal: bottom-right (FlashAttention 2.1+, the default) or top-left (PyTorch's "
        "is_causal=True: "
-       "query i sees key j when j <= i)")                                  //
-      ("scale", po::value<double>(), "softmax scale (default 1/sqrt(D))")  //
+       "query i sees key j when j <= i)")  //
+      ("scale", fl::common::positive_number_value("--scale", &scale),
+       "softmax scale, a positive finite number (default 1/sqrt(D))")  //
       ("json", po::value<std::string>(),
        "write the JSON report here (verdict, metrics per output, worst rows, diagnosis)")  //
       ("report", po::value<std::string>(),
@@ -81,20 +93,24 @@ int main(int argc, char** argv) {
        "check this many random query rows (plus the structural and screened ones) instead of all; default: "
        "all rows when B*H*N_q*N_k*D <= 1.5e9, else 256")  //
       ("sample-key-rows", po::value<std::string>(),
-       "with sampling: random key rows checked for dK, dV (default 64)")                //
-      ("full", po::bool_switch(), "check every row, whatever the size")                 //
-      ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
-      ("block-n", po::value<std::vector<int>>()->multitoken()->default_value({}, ""),
-       "on failure, also try these tile sizes (besides 16..256) when matching catalogued bugs")  //
-      ("warps-n", po::value<std::vector<int>>()->multitoken()->default_value({}, ""),
-       "on failure, also try key blocks split among this many warp columns, each with its own running max, "
-       "merged at the end (fa2_sm80's kWarpsN > 1), in both key-block orders")  //
+       "with sampling: random key rows checked for dK, dV (default 64)")  //
+      ("full", po::bool_switch(), "check every row, whatever the size")   //
+      ("threads", fl::common::count_value(fl::common::kThreads, &threads)->default_value("0"),
+       "worker threads (0: all cores; at most 1024)")  //
+      ("block-n", po::value<std::vector<std::string>>()->multitoken()->default_value({}, ""),
+       "on failure, also try these tile sizes (1..1024, besides 16..256) when matching catalogued bugs")  //
+      ("warps-n", po::value<std::vector<std::string>>()->multitoken()->default_value({}, ""),
+       "on failure, also try key blocks split among this many warp columns (1..8), each with its own running "
+       "max, merged at the end (fa2_sm80's kWarpsN > 1), in both key-block orders")  //
       ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot),
        "gnuplot command for the report's plots");
   fl::common::exit_on_signals();
   po::variables_map vm;
+  std::vector<int> block_sizes, warps;
   try {
     vm = fl::common::parse_strictly(argc, argv, options);
+    block_sizes = count_list(vm, diagnosis::kExtraBlockSize);
+    warps = count_list(vm, diagnosis::kWarpColumns);
   } catch (po::error const& e) {
     std::cerr << "fa-check: " << e.what() << " (see --help)\n";
     return fl::common::kExitBadInput;
@@ -115,18 +131,13 @@ int main(int argc, char** argv) {
               << " is not allowed (fp16, bf16, fp8_e4m3, fp8_e5m2, fp32)\n";
     return fl::common::kExitBadInput;
   }
-  double const scale = vm.count("scale") ? vm["scale"].as<double>() : 0.0;
-  if (vm.count("scale") && !(scale > 0.0 && std::isfinite(scale))) {
-    std::cerr << "fa-check: --scale " << scale << " is not allowed (a positive finite number)\n";
+  std::string const align = vm["causal-align"].as<std::string>();
+  if (!vm["causal-align"].defaulted() && !vm["causal"].as<bool>()) {  // it was ignored: no mask to align
+    std::cerr << "fa-check: --causal-align " << align << " aligns the causal mask; give --causal too\n";
     return fl::common::kExitBadInput;
   }
-  std::string const align = vm["causal-align"].as<std::string>();
   if (align != "bottom-right" && align != "top-left") {
     std::cerr << "fa-check: --causal-align " << align << " is not allowed (bottom-right or top-left)\n";
-    return fl::common::kExitBadInput;
-  }
-  if (auto complaint = fl::common::out_of_range(fl::common::kThreads, vm["threads"].as<int>())) {
-    std::cerr << "fa-check: " << *complaint << "\n";
     return fl::common::kExitBadInput;
   }
   std::size_t sample_rows = 0, sample_key_rows = 0;
@@ -169,7 +180,7 @@ int main(int argc, char** argv) {
     problem.inputs.shape.causal_top_left = align == "top-left";
     CheckOptions check;
     check.claimed = *claimed;
-    check.threads = vm["threads"].as<int>();
+    check.threads = threads;
     check.force_full = vm["full"].as<bool>();
     check.sample_rows = sample_rows;
     check.sample_key_rows = sample_key_rows;
@@ -178,7 +189,10 @@ int main(int argc, char** argv) {
     // fa-check exits 130/143. A second signal of the same kind ends it at once.
     fl::common::StopOnSignals const stop_on_signals;
     check.stop_requested = [] { return fl::common::StopOnSignals::received(); };
-    CheckResult const result = run_check(problem.inputs, problem.observed, check, make_diagnoser(vm));
+    // The differential diagnosis (numerics/diagnosis/) plugs in here; without it a failure reports
+    // "no known signature".
+    CheckResult const result = run_check(problem.inputs, problem.observed, check,
+                                         diagnosis::make_fa_check_diagnoser(block_sizes, threads, warps));
 
     CheckContext context;
     context.command_line = join_argv(argc, argv);

@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "common/exit_codes.hpp"
+#include "common/input_limits.hpp"
+#include "common/strict_command_line.hpp"
+#include "numerics/emulator/prepared_problem.hpp"
 #include "numerics/explain/explain.hpp"
 
 namespace po = boost::program_options;
@@ -80,39 +83,73 @@ std::vector<mutants::MutantId> parse_mutants(std::vector<std::string> const& giv
       out.push_back(*id);
     }
   }
+  // A mutant named twice was shown twice, side by side with itself.
+  for (std::size_t i = 0; i < out.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (out[i] == out[j])
+        throw po::error("--mutant " + std::string(mutants::info(out[i]).name) +
+                        " is named twice (each mutant once; all names every one)");
   return out;
+}
+
+// Each count with its range (common/input_limits.hpp and the emulator's tile limit): one line naming the
+// option and the range for any value outside it, trailing junk or a number beyond 64 bits included.
+constexpr fl::common::CountRange kBlock{"--block", 1, emulator::kMaxTile};
+constexpr fl::common::CountRange kRow{"--row", 0, fl::common::kExplainKeys.max - 1};
+constexpr fl::common::CountRange kShowDims{"--show-dims", 1, fl::common::kHeadDim.max};
+
+// The options of the other way to give the row, refused instead of silently unused.
+void refuse_options_of_other_mode(po::variables_map const& vm, bool given_scores) {
+  char const* const family_only[] = {"seed", "keys", "row", "causal"};
+  for (char const* option : family_only)
+    if (given_scores && vm.count(option) && !vm[option].defaulted())
+      throw po::error(std::string("--") + option + " is for a --family draw (given --scores are the row)");
+  if (!given_scores && vm.count("softmax-scale") && !vm["softmax-scale"].defaulted())
+    throw po::error("--softmax-scale is for given --scores (a --family draw uses 1/sqrt(head dim))");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::uint64_t seed = 1;
+  int keys = 256, block = 64, show_dims = 4, head_dim = 0;
+  long long row = -1;
+  double softmax_scale = 1.0;
   po::options_description options(kUsage);
   options.add_options()                                                                                     //
       ("help,h", "print this help")                                                                         //
       ("scores", po::value<std::string>(), "the row's scores, comma-separated (with --values)")             //
       ("values", po::value<std::string>(), "the values, one per score or --head-dim per score")             //
       ("family", po::value<std::string>(), "draw the row from an input family instead (fa-check's names)")  //
-      ("seed", po::value<std::uint64_t>()->default_value(1), "seed of the family draw")                     //
-      ("keys", po::value<int>()->default_value(256), "keys (and query rows) of the family draw")            //
-      ("row", po::value<long long>()->default_value(-1),
-       "query row of the family draw (default: the first row with the family's property)")  //
-      ("causal", "family draw: causal mask (bottom-right aligned)")                         //
-      ("head-dim", po::value<int>(),
-       "dimension of each value (default 1 for given scores, 64 for a family)")   //
-      ("block", po::value<int>()->default_value(64), "keys per block (kBlockN)")  //
+      ("seed", fl::common::count_value(fl::common::kSeed, &seed)->default_value("1"),
+       "seed of the family draw (0..2^63-1)")  //
+      ("keys", fl::common::count_value(fl::common::kExplainKeys, &keys)->default_value("256"),
+       "keys (and query rows) of the family draw (1..65536)")  //
+      ("row", fl::common::count_value(kRow, &row),
+       "query row of the family draw, 0..keys-1 (default: the first row with the family's property)")  //
+      ("causal", "family draw: causal mask (bottom-right aligned)")                                    //
+      ("head-dim",
+       fl::common::count_value(fl::common::as_option(fl::common::kHeadDim, "--head-dim"), &head_dim),
+       "dimension of each value, 1..1024 (default 1 for given scores, 64 for a family, which needs >= 2)")  //
+      ("block", fl::common::count_value(kBlock, &block)->default_value("64"),
+       "keys per block (kBlockN), 1..1024")  //
       ("mutant", po::value<std::vector<std::string>>(),
-       "catalogued bug to show beside the correct algorithm (repeat, comma list, or all)")  //
+       "catalogued bug to show beside the correct algorithm (repeat, comma list, or all; each once)")  //
       ("precision", po::value<std::string>()->default_value("fp64"),
        "fp64: the steps in float64 (the lesson's numbers); fp32, fp16, bf16, fp8_e4m3, fp8_e5m2: a kernel "
-       "claiming that precision, in the emulator's arithmetic (values and P rounded to it)")         //
-      ("softmax-scale", po::value<double>()->default_value(1.0), "given scores: the softmax scale")  //
+       "claiming that precision, in the emulator's arithmetic (values and P rounded to it)")  //
+      ("softmax-scale",
+       fl::common::positive_number_value("--softmax-scale", &softmax_scale)->default_value("1"),
+       "given scores: the softmax scale (a positive finite number)")  //
       ("key-order", po::value<std::string>()->default_value("first-to-last"),
        "order of the key blocks: first-to-last, or last-to-first (as fa2_sm80 walks them)")  //
-      ("show-dims", po::value<int>()->default_value(4), "components of a vector output printed");
+      ("show-dims", fl::common::count_value(kShowDims, &show_dims)->default_value("4"),
+       "components of a vector output printed (1..1024)");
   po::variables_map vm;
   try {
-    po::store(po::parse_command_line(argc, argv, options), vm);
-    po::notify(vm);
+    // Strict (common/strict_command_line.hpp): a stray word, a control byte (a newline made the complaint
+    // two lines) or a count out of range is one line, exit code 2.
+    vm = fl::common::parse_strictly(argc, argv, options);
     if (vm.count("help")) {
       std::cout << options << "\n";
       return fl::common::kExitOk;
@@ -123,6 +160,7 @@ int main(int argc, char** argv) {
     if (!given && !vm.count("family")) throw po::error("no row: give --scores and --values, or --family");
     if (given && !(vm.count("scores") && vm.count("values")))
       throw po::error(vm.count("scores") ? "--scores needs --values" : "--values needs --scores");
+    refuse_options_of_other_mode(vm, given);
     std::string const precision_text = vm["precision"].as<std::string>();
     bool const exact = precision_text == "fp64";
     // fp64 runs the steps in float64 on fp32 operands.
@@ -134,15 +172,12 @@ int main(int argc, char** argv) {
     std::string const order = vm["key-order"].as<std::string>();
     if (order != "first-to-last" && order != "last-to-first")
       throw po::error("--key-order " + order + ": use first-to-last or last-to-first");
-    if (vm["show-dims"].as<int>() < 1)
-      throw po::error("--show-dims " + std::to_string(vm["show-dims"].as<int>()) + ": must be >= 1");
 
     explain::RowProblem problem;
     if (given) {
-      int const head_dim = vm.count("head-dim") ? vm["head-dim"].as<int>() : 1;
       problem = explain::row_from_scores(parse_number_list(vm["scores"].as<std::string>(), "scores"),
                                          parse_number_list(vm["values"].as<std::string>(), "values"),
-                                         head_dim, vm["softmax-scale"].as<double>(), *precision);
+                                         vm.count("head-dim") ? head_dim : 1, softmax_scale, *precision);
     } else {
       explain::FamilyRowRequest request;
       auto const family = parse_input_family(vm["family"].as<std::string>());
@@ -153,11 +188,11 @@ int main(int argc, char** argv) {
         throw po::error("--family " + vm["family"].as<std::string>() + ": unknown; use one of " + names);
       }
       request.family = *family;
-      request.keys = vm["keys"].as<int>();
-      request.head_dim = vm.count("head-dim") ? vm["head-dim"].as<int>() : 64;
-      request.seed = vm["seed"].as<std::uint64_t>();
+      request.keys = keys;
+      request.head_dim = vm.count("head-dim") ? head_dim : 64;
+      request.seed = seed;
       request.causal = vm.count("causal") > 0;
-      request.row = vm["row"].as<long long>();
+      request.row = vm.count("row") ? row : -1;
       request.precision = *precision;
       problem = explain::row_from_family(request);
     }
@@ -166,10 +201,9 @@ int main(int argc, char** argv) {
             ? parse_mutants(vm["mutant"].as<std::vector<std::string>>(), *precision, problem.given_scores)
             : std::vector<mutants::MutantId>{};
     explain::Explanation const x = explain::explain_row(
-        problem, vm["block"].as<int>(), mutant_ids,
-        exact ? emulator::TraceArithmetic::fp64 : emulator::TraceArithmetic::fp32,
+        problem, block, mutant_ids, exact ? emulator::TraceArithmetic::fp64 : emulator::TraceArithmetic::fp32,
         order == "first-to-last" ? emulator::KeyOrder::first_to_last : emulator::KeyOrder::last_to_first);
-    std::cout << explain::render_text(problem, x, {vm["show-dims"].as<int>()});
+    std::cout << explain::render_text(problem, x, {show_dims});
   } catch (po::error const& e) {
     std::cerr << "fa-explain: " << e.what() << "\n";
     return fl::common::kExitBadInput;

@@ -22,26 +22,31 @@ using namespace fl::numerics;
 
 namespace {
 
-constexpr fl::common::CountRange kFullRowsUpTo{"full-rows-up-to", 0, std::int64_t(1) << 16};
+constexpr fl::common::CountRange kFullRowsUpTo{"--full-rows-up-to", 0, std::int64_t(1) << 16};
 
+// "64,128": each item a whole number in `range` (named as `option`), each once (a value named twice ran
+// its rows twice); "99999999999" said only "expected comma-separated positive integers".
 std::vector<int> parse_int_list(std::string const& text, char const* option, fl::common::CountRange range) {
+  std::string const flag = std::string("--") + option;
+  range.what = flag;
   std::vector<int> out;
   std::stringstream s(text);
   std::string item;
+  auto const not_a_list = [&] {
+    return po::error(flag + " " + text + ": expected comma-separated positive integers");
+  };
   while (std::getline(s, item, ',')) {
-    try {
-      std::size_t used = 0;
-      int const v = std::stoi(item, &used);
-      if (used != item.size() || v <= 0) throw std::invalid_argument(item);
-      out.push_back(v);
-    } catch (std::exception const&) {
-      throw po::error(std::string("--") + option + " " + text +
-                      ": expected comma-separated positive integers");
-    }
-    range.what = std::string_view(option);
-    if (auto complaint = fl::common::out_of_range(range, out.back())) throw po::error("--" + *complaint);
+    bool const whole = !item.empty() &&
+                       item.find_first_not_of("0123456789", item[0] == '-') == std::string::npos &&
+                       item != "-";
+    if (!whole) throw not_a_list();
+    auto const parsed = fl::common::parse_count(range, item);  // out of range, however far: the range named
+    if (!parsed.ok()) throw po::error(parsed.error);
+    for (int earlier : out)
+      if (earlier == parsed.value) throw po::error(flag + " " + text + ": " + item + " is named twice");
+    out.push_back(int(parsed.value));
   }
-  if (out.empty()) throw po::error(std::string("--") + option + " needs at least one value");
+  if (out.empty() || text.back() == ',') throw not_a_list();
   return out;
 }
 
@@ -66,6 +71,7 @@ std::vector<Fp8Variants> parse_variant_sets(std::string const& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  Fp8StudyOptions study;  // the counts are read straight into it (common::count_value)
   po::options_description options(
       "fa-fp8-report: FP8 attention error analysis (RMSE against a float64 reference), with "
       "plots.\n\nOptions");
@@ -82,14 +88,15 @@ int main(int argc, char** argv) {
        "head dims of the backward runs")  //
       ("fp8-variants", po::value<std::string>()->default_value("all"),
        "FP8 variant sets run on FlashAttention-3's recipe (forward): all, none, or a list")  //
-      ("full-rows-up-to", po::value<int>()->default_value(1024),
-       "forward: every row up to this n, one sampled 128-row tile above it")            //
-      ("seed", po::value<std::string>()->default_value("1"), "input seed")              //
-      ("threads", po::value<int>()->default_value(0), "worker threads (0: all cores)")  //
+      ("full-rows-up-to",
+       fl::common::count_value(kFullRowsUpTo, &study.full_rows_limit)->default_value("1024"),
+       "forward: every row up to this n (0..65536), one sampled 128-row tile above it")  //
+      ("seed", po::value<std::string>()->default_value("1"), "input seed")               //
+      ("threads", fl::common::count_value(fl::common::kThreads, &study.threads)->default_value("0"),
+       "worker threads (0: all cores; at most 1024)")  //
       ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot), "gnuplot command");
   fl::common::exit_on_signals();
   po::variables_map vm;
-  Fp8StudyOptions study;
   try {
     vm = fl::common::parse_strictly(argc, argv, options);
     if (vm.count("help")) {
@@ -111,15 +118,9 @@ int main(int argc, char** argv) {
                           ": must be a power of two (Hadamard)");
     if (std::string const fv = vm["fp8-variants"].as<std::string>(); fv != "all")
       study.fp8_variants = parse_variant_sets(fv);
-    study.full_rows_limit = vm["full-rows-up-to"].as<int>();
-    if (auto complaint = fl::common::out_of_range(kFullRowsUpTo, study.full_rows_limit))
-      throw po::error("--" + *complaint);
     auto const seed = fl::common::parse_count(fl::common::kSeed, vm["seed"].as<std::string>());
     if (!seed.ok()) throw po::error(seed.error);
     study.seed = std::uint64_t(seed.value);
-    study.threads = vm["threads"].as<int>();
-    if (auto complaint = fl::common::out_of_range(fl::common::kThreads, study.threads))
-      throw po::error(*complaint);
     if (auto problem = fl::common::output_folder_problem(vm["out"].as<std::string>()))
       throw po::error("--out " + vm["out"].as<std::string>() + ": " + *problem);
   } catch (po::error const& e) {

@@ -75,34 +75,22 @@ int main(int argc, char** argv) {
     std::vector<Precision> dtypes = parse_dtypes(
         vm.count("dtype") ? vm["dtype"].as<std::vector<std::string>>()
                           : std::vector<std::string>{target == "gpu" ? "bf16,fp16" : "bf16,fp8_e4m3"});
-    int const block_m = vm["block-m"].as<int>();
-    int const block_n = vm["block-n"].as<int>();
-    check_tile("--block-m", block_m);
-    check_tile("--block-n", block_n);
+    namespace limits = fl::common;
+    int const block_m = int(limits::count_of(vm, kBlockM));
+    int const block_n = int(limits::count_of(vm, kBlockN));
     mut::CampaignOptions options;
     options.precisions = dtypes;
     if (vm.count("mutant")) options.mutants = parse_mutants(vm["mutant"].as<std::vector<std::string>>());
     if (vm.count("inputs")) options.families = parse_inputs(vm["inputs"].as<std::vector<std::string>>());
-    options.shape.seqlen_q = options.shape.seqlen_k = vm["seqlen"].as<int>();
-    options.shape.head_dim = vm["head-dim"].as<int>();
-    options.shape.heads_q = vm["heads-q"].as<int>();
-    options.shape.heads_kv = vm["heads-kv"].as<int>();
+    options.shape.seqlen_q = options.shape.seqlen_k =
+        int(limits::count_of(vm, limits::as_option(limits::kSeqlen, "--seqlen")));
+    options.shape.head_dim = int(limits::count_of(vm, limits::as_option(limits::kHeadDim, "--head-dim")));
+    options.shape.heads_q = int(limits::count_of(vm, limits::as_option(limits::kHeads, "--heads-q")));
+    options.shape.heads_kv = int(limits::count_of(vm, limits::as_option(limits::kHeads, "--heads-kv")));
     auto const seed = fl::common::parse_count(fl::common::kSeed, vm["seed"].as<std::string>());
     if (!seed.ok()) throw BadInput(seed.error);
     options.seed = static_cast<unsigned long long>(seed.value);
-    options.race_seqlen = target == "gpu" ? vm["race-seqlen"].as<int>() : 0;
-    if (options.race_seqlen < 0) throw BadInput("--race-seqlen must be >= 0");
-    namespace limits = fl::common;
-    for (auto const& [option, value, range] :
-         {std::tuple{"--seqlen", options.shape.seqlen_q, limits::kSeqlen},
-          {"--race-seqlen", std::max(1, options.race_seqlen), limits::kSeqlen},
-          {"--head-dim", options.shape.head_dim, limits::kHeadDim},
-          {"--heads-q", options.shape.heads_q, limits::kHeads},
-          {"--heads-kv", options.shape.heads_kv, limits::kHeads}}) {
-      limits::CountRange named = range;
-      named.what = option;
-      if (auto complaint = limits::out_of_range(named, value)) throw BadInput(*complaint);
-    }
+    options.race_seqlen = target == "gpu" ? int(limits::count_of(vm, kRaceSeqlen)) : 0;
     if (options.shape.heads_q % options.shape.heads_kv != 0)
       throw BadInput("--heads-q " + std::to_string(options.shape.heads_q) +
                      " is not a multiple of --heads-kv " + std::to_string(options.shape.heads_kv));
@@ -120,11 +108,12 @@ int main(int argc, char** argv) {
         racecheck.sanitizer = std::filesystem::absolute(given);
       }
     }
-    int const racecheck_seconds = vm["racecheck-timeout"].as<int>();
-    if (racecheck_seconds < 1 || racecheck_seconds > 3600)
-      throw BadInput("--racecheck-timeout " + std::to_string(racecheck_seconds) +
-                     ": allowed 1..3600 seconds");
-    racecheck.limit = std::chrono::seconds(racecheck_seconds);
+    std::string const racecheck_text = vm["racecheck-timeout"].as<std::string>();
+    auto const racecheck_seconds = limits::parse_count(kRacecheckSeconds, racecheck_text);
+    if (!racecheck_seconds.ok())
+      throw BadInput("--racecheck-timeout " + racecheck_text + ": allowed " +
+                     limits::range_text(kRacecheckSeconds) + " seconds");
+    racecheck.limit = std::chrono::seconds(racecheck_seconds.value);
     if (vm.count("racecheck-probe")) {
       if (target != "gpu") throw BadInput("--racecheck-probe needs --target gpu");
       auto const ids = parse_mutants({vm["racecheck-probe"].as<std::string>()});
@@ -147,8 +136,7 @@ int main(int argc, char** argv) {
       return run_racecheck_probe(probe);
     }
 #endif
-    int const threads = vm["threads"].as<int>();
-    if (auto complaint = limits::out_of_range(limits::kThreads, threads)) throw BadInput(*complaint);
+    int const threads = int(limits::count_of(vm, limits::kThreads));
     // Outputs decided before the campaign (minutes on the GPU): an unusable path is refused now.
     if (vm.count("json"))
       if (auto problem = fl::common::output_file_problem(vm["json"].as<std::string>()))

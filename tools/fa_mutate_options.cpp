@@ -38,17 +38,17 @@ po::options_description fa_mutate_options() {
     ("dtype", po::value<std::vector<std::string>>()->multitoken(), "claimed precisions, comma-separated: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2; default cpu bf16,fp8_e4m3 (fp8 mutants need an fp8 dtype), gpu bf16,fp16; on the gpu each family runs those it supports (the others are listed as skipped)")
     ("mutant", po::value<std::vector<std::string>>()->multitoken(), "restrict to these catalogue ids (default: all)")
     ("inputs", po::value<std::vector<std::string>>()->multitoken(), "restrict to these input families (default: all)")
-    ("block-m", po::value<int>()->default_value(64), "kBlockM of the mutants under test")
-    ("block-n", po::value<int>()->default_value(32), "kBlockN of the mutants under test; also added to the diagnosis' candidates")
-    ("seqlen", po::value<int>()->default_value(100), "N_q = N_k of the base shape (families adjust it: masked rows, ragged tail)")
-    ("head-dim", po::value<int>()->default_value(64), "head dimension d")
-    ("heads-q", po::value<int>()->default_value(2), "query heads")
-    ("heads-kv", po::value<int>()->default_value(1), "key/value heads (GQA when fewer than query heads)")
+    ("block-m", po::value<std::string>()->default_value("64"), "kBlockM of the mutants under test (1..1024)")
+    ("block-n", po::value<std::string>()->default_value("32"), "kBlockN of the mutants under test (1..1024); also added to the diagnosis' candidates")
+    ("seqlen", po::value<std::string>()->default_value("100"), "N_q = N_k of the base shape, 1..2^24 (families adjust it: masked rows, ragged tail)")
+    ("head-dim", po::value<std::string>()->default_value("64"), "head dimension d (1..1024)")
+    ("heads-q", po::value<std::string>()->default_value("2"), "query heads (1..65536)")
+    ("heads-kv", po::value<std::string>()->default_value("1"), "key/value heads (GQA when fewer than query heads)")
     ("seed", po::value<std::string>()->default_value("1"), "seed of the input families")
-    ("race-seqlen", po::value<int>()->default_value(1024), "gpu: races (bwd-race) are first rerun bit for bit on a normal problem of this N_q = N_k (0: only the campaign's inputs)")
+    ("race-seqlen", po::value<std::string>()->default_value("1024"), "gpu: races (bwd-race) are first rerun bit for bit on a normal problem of this N_q = N_k (0: only the campaign's inputs)")
     ("compute-sanitizer", po::value<std::string>(), "gpu: compute-sanitizer that racechecks a race mutant (bwd-race) whose reruns all agreed, once on a b1 h2 n300 problem in a child process (default: compute-sanitizer on PATH, else $CUDA_HOME/bin, /usr/local/cuda/bin; none: reruns only; not found: the survivor says so)")
-    ("racecheck-timeout", po::value<int>()->default_value(kDefaultRacecheckSeconds), "gpu: seconds one racecheck child may run before it is killed (1..3600)")
-    ("threads", po::value<int>()->default_value(0), "threads (0: both cores)")
+    ("racecheck-timeout", po::value<std::string>()->default_value(std::to_string(kDefaultRacecheckSeconds)), "gpu: seconds one racecheck child may run before it is killed (1..3600)")
+    ("threads", po::value<std::string>()->default_value("0"), "threads (0: all cores; at most 1024)")
     ("kernels-dir", po::value<std::string>(), "gpu: kernels_src to compile (default: FA_KERNELS_DIR, next to the binary, the source tree)")
     ("compile-db", po::value<std::string>(), "gpu: SQLite compile cache for the mutants' NVRTC programs (default: none, every program compiled)")
     ("json", po::value<std::string>(), "write the JSON report to this path")
@@ -70,6 +70,16 @@ po::options_description fa_mutate_hidden_options() {
   return hidden;
 }
 
+namespace {
+// A list naming an item twice ran its rows twice (--dtype bf16,bf16): refused.
+void refuse_repeats(std::vector<std::string> const& items, char const* option) {
+  for (std::size_t i = 0; i < items.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (items[i] == items[j])
+        throw BadInput(std::string(option) + " " + items[i] + " is named twice (each once)");
+}
+}  // namespace
+
 std::vector<std::string> split_list(std::vector<std::string> const& raw) {
   std::vector<std::string> out;
   for (auto const& item : raw) {
@@ -83,6 +93,7 @@ std::vector<std::string> split_list(std::vector<std::string> const& raw) {
 
 std::vector<Precision> parse_dtypes(std::vector<std::string> const& raw) {
   std::vector<Precision> out;
+  refuse_repeats(split_list(raw), "--dtype");
   for (auto const& text : split_list(raw)) {
     auto p = fl::numerics::parse_precision(text);
     if (!p) throw BadInput("--dtype " + text + ": allowed fp32, fp16, bf16, fp8_e4m3, fp8_e5m2");
@@ -93,6 +104,7 @@ std::vector<Precision> parse_dtypes(std::vector<std::string> const& raw) {
 
 std::vector<emu::LoopOrder> parse_cpu_families(std::vector<std::string> const& raw) {
   std::vector<emu::LoopOrder> out;
+  refuse_repeats(split_list(raw), "--family");
   for (auto const& text : split_list(raw)) {
     if (text == "fa1")
       out.push_back(emu::LoopOrder::fa1);
@@ -106,6 +118,7 @@ std::vector<emu::LoopOrder> parse_cpu_families(std::vector<std::string> const& r
 
 std::vector<mut::MutantId> parse_mutants(std::vector<std::string> const& raw) {
   std::vector<mut::MutantId> out;
+  refuse_repeats(split_list(raw), "--mutant");
   for (auto const& text : split_list(raw)) {
     auto id = mut::find_mutant(text);
     if (!id) throw BadInput("--mutant " + text + ": not in the catalogue (fa-mutate --list shows it)");
@@ -116,18 +129,13 @@ std::vector<mut::MutantId> parse_mutants(std::vector<std::string> const& raw) {
 
 std::vector<fl::numerics::InputFamily> parse_inputs(std::vector<std::string> const& raw) {
   std::vector<fl::numerics::InputFamily> out;
+  refuse_repeats(split_list(raw), "--inputs");
   for (auto const& text : split_list(raw)) {
     auto f = fl::numerics::parse_input_family(text);
     if (!f) throw BadInput("--inputs " + text + ": not an input family (see numerics/input_families.hpp)");
     out.push_back(*f);
   }
   return out;
-}
-
-void check_tile(char const* option, int value) {
-  constexpr int kMinTile = 1, kMaxTile = 1024;
-  if (value < kMinTile || value > kMaxTile)
-    throw BadInput(std::string(option) + " " + std::to_string(value) + ": allowed 1..1024");
 }
 
 std::string today() {

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "common/input_limits.hpp"
 #include "numerics/emulator/emulator.hpp"
+#include "numerics/emulator/prepared_problem.hpp"
 #include "numerics/input_families.hpp"
 #include "numerics/mutants/catalogue.hpp"
 #include "numerics/precision.hpp"
@@ -30,8 +32,13 @@ std::vector<numerics::Precision> parse_dtypes(std::vector<std::string> const& ra
 std::vector<numerics::emulator::LoopOrder> parse_cpu_families(std::vector<std::string> const& raw);
 std::vector<numerics::mutants::MutantId> parse_mutants(std::vector<std::string> const& raw);
 std::vector<numerics::InputFamily> parse_inputs(std::vector<std::string> const& raw);
-// --block-m / --block-n: 1..1024.
-void check_tile(char const* option, int value);
+// fa-mutate's own counts with their ranges (the shape's are common/input_limits.hpp's), read as text and
+// judged by common::count_of: "99999999999" named no range when boost read it as an int.
+inline constexpr common::CountRange kBlockM{"--block-m", 1, numerics::emulator::kMaxTile};
+inline constexpr common::CountRange kBlockN{"--block-n", 1, numerics::emulator::kMaxTile};
+inline constexpr common::CountRange kRaceSeqlen{"--race-seqlen", 0, common::kSeqlen.max,
+                                                "0: only the campaign's inputs"};
+inline constexpr common::CountRange kRacecheckSeconds{"--racecheck-timeout", 1, 3600};
 
 std::string today();    // "2026-12-01" (UTC), for the JSON report
 void list_catalogue();  // --list: the mutant catalogue, one line a mutant

@@ -47,6 +47,7 @@ std::vector<T> word_list(po::variables_map const& vm, char const* option, Parse 
 }  // namespace
 
 int main(int argc, char** argv) {
+  StabilityOptions study;  // --head-dim is read straight into it (common::count_value)
   po::options_description options(
       "fa-stability-report: how far the tiled FlashAttention forward (CPU emulator) and standard attention "
       "land "
@@ -62,11 +63,11 @@ int main(int argc, char** argv) {
        "kBlockN of the tiled runs")                                                                   //
       ("precisions", po::value<std::string>()->default_value("bf16,fp16"), "claimed precisions")      //
       ("families", po::value<std::string>()->default_value("normal,fa3_outliers"), "input families")  //
-      ("head-dim", po::value<int>()->default_value(64), "head dimension")                             //
-      ("seed", po::value<std::string>()->default_value("1"), "input seed")                            //
+      ("head-dim", fl::common::count_value(kFamilyHeadDim, &study.head_dim)->default_value("64"),
+       "head dimension (2..1024)")                                          //
+      ("seed", po::value<std::string>()->default_value("1"), "input seed")  //
       ("threads", po::value<std::string>()->default_value("0"), "worker threads (0: all cores)");
   po::variables_map vm;
-  StabilityOptions study;
   std::filesystem::path out;
   try {
     vm = fl::common::parse_strictly(argc, argv, options);
@@ -84,9 +85,6 @@ int main(int argc, char** argv) {
     study.families = word_list<InputFamily>(
         vm, "families", [](std::string const& w) { return parse_input_family(w); },
         "fa-check's input family names");
-    study.head_dim = vm["head-dim"].as<int>();
-    if (study.head_dim < 2)
-      throw po::error("--head-dim " + std::to_string(study.head_dim) + ": must be >= 2");
     // Counts as typed: boost would read "--seed -3" as 2^64 - 3 and take any --threads.
     auto const seed = fl::common::parse_count(fl::common::kSeed, vm["seed"].as<std::string>());
     if (!seed.ok()) throw po::error(seed.error);

@@ -61,17 +61,13 @@ Diagnoser make_fa_check_diagnoser(std::vector<int> const& extra_block_sizes, int
                                   std::vector<int> const& warp_columns) {
   DiagnosisOptions options;
   options.threads = threads;
-  constexpr int kMinTile = 1, kMaxTile = 1024;  // the emulator's limits
   for (int size : extra_block_sizes) {
-    if (size < kMinTile || size > kMaxTile)
-      throw CheckInputError("--block-n " + std::to_string(size) + " is not allowed (a tile size in 1..1024)");
+    if (auto complaint = common::out_of_range(kExtraBlockSize, size)) throw CheckInputError(*complaint);
     add_unique(options.block_n_candidates, size);
     add_unique(options.block_m_candidates, size);
   }
-  constexpr int kMaxWarpColumns = 8;  // kNWarps is at most 8
   for (int n : warp_columns) {
-    if (n < 1 || n > kMaxWarpColumns)
-      throw CheckInputError("--warps-n " + std::to_string(n) + " is not allowed (1..8 warp columns)");
+    if (auto complaint = common::out_of_range(kWarpColumns, n)) throw CheckInputError(*complaint);
     if (n == 1) continue;
     for (auto order : {emulator::KeyOrder::first_to_last, emulator::KeyOrder::last_to_first}) {
       Walk const walk{emulator::LoopOrder::fa2, order, n};

@@ -4,12 +4,15 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/input_limits.hpp"
+
 namespace fl::numerics::explain {
 
 RowProblem row_from_scores(std::span<double const> scores, std::span<double const> values, int head_dim,
                            double softmax_scale, Precision precision) {
   if (scores.empty()) throw std::invalid_argument("--scores is empty: give at least one score");
-  if (head_dim < 1) throw std::invalid_argument("--head-dim " + std::to_string(head_dim) + ": must be >= 1");
+  if (auto complaint = common::out_of_range(common::as_option(common::kHeadDim, "--head-dim"), head_dim))
+    throw std::invalid_argument(*complaint);
   if (values.size() != scores.size() * static_cast<std::size_t>(head_dim))
     throw std::invalid_argument("--values has " + std::to_string(values.size()) + " numbers; " +
                                 std::to_string(scores.size()) + " scores x head dim " +
@@ -17,7 +20,7 @@ RowProblem row_from_scores(std::span<double const> scores, std::span<double cons
                                 std::to_string(scores.size() * static_cast<std::size_t>(head_dim)));
   if (!(softmax_scale > 0) || !std::isfinite(softmax_scale))
     throw std::invalid_argument("--softmax-scale " + std::to_string(softmax_scale) +
-                                ": must be a positive finite number");
+                                " is not allowed (a positive finite number)");
   for (double s : scores) {
     if (std::isnan(s) || s == INFINITY)
       throw std::invalid_argument("--scores: " + std::to_string(s) +
@@ -63,11 +66,14 @@ RowProblem row_from_scores(std::span<double const> scores, std::span<double cons
 }
 
 RowProblem row_from_family(FamilyRowRequest const& request) {
-  if (request.keys < 1)
-    throw std::invalid_argument("--keys " + std::to_string(request.keys) + ": must be >= 1");
-  if (request.head_dim < 2)
-    throw std::invalid_argument("--head-dim " + std::to_string(request.head_dim) +
-                                ": an input family needs a head dim >= 2");
+  if (auto complaint = common::out_of_range(common::kExplainKeys, request.keys))
+    throw std::invalid_argument(*complaint);
+  if (auto complaint = common::out_of_range(kFamilyHeadDim, request.head_dim))
+    throw std::invalid_argument(*complaint);
+  if (request.row < -1 || request.row >= request.keys)
+    throw std::invalid_argument("--row " + std::to_string(request.row) + " is not allowed (0.." +
+                                std::to_string(request.keys - 1) + ": the query rows of --keys " +
+                                std::to_string(request.keys) + ")");
   FamilyRequest family_request;
   family_request.shape.seqlen_q = request.keys;
   family_request.shape.seqlen_k = request.keys;
@@ -80,12 +86,10 @@ RowProblem row_from_family(FamilyRowRequest const& request) {
   RowProblem p;
   p.inputs = std::move(drawn.inputs);
   AttentionShape const& shape = p.inputs.shape;
-  if (request.row >= shape.seqlen_q)
-    throw std::invalid_argument("--row " + std::to_string(request.row) + ": the " +
-                                std::string(name(request.family)) + " problem has query rows 0.." +
-                                std::to_string(shape.seqlen_q - 1));
-  if (request.row < -1)
-    throw std::invalid_argument("--row " + std::to_string(request.row) + ": must be >= 0");
+  if (request.row >= shape.seqlen_q)  // a family may draw fewer query rows than keys
+    throw std::invalid_argument("--row " + std::to_string(request.row) + " is not allowed (0.." +
+                                std::to_string(shape.seqlen_q - 1) + ": the query rows of the " +
+                                std::string(name(request.family)) + " problem)");
   p.row = request.row >= 0                 ? static_cast<std::size_t>(request.row)
           : drawn.adversarial_rows.empty() ? 0
                                            : drawn.adversarial_rows.front();

@@ -42,6 +42,8 @@ struct FamilyRowRequest {
   Precision precision = Precision::fp32;
 };
 
+// Throws std::invalid_argument, one line with the allowed range, for keys outside common::kExplainKeys, a
+// head dim outside kFamilyHeadDim or a row that is not one of the problem's query rows.
 RowProblem row_from_family(FamilyRowRequest const& request);
 
 }  // namespace fl::numerics::explain

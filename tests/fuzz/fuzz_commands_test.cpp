@@ -6,12 +6,15 @@
 // FA_FUZZ_SECONDS bounds the run (default 30, CI), FA_FUZZ_SEED picks the sequence (default 1).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -28,7 +31,12 @@ namespace {
 
 constexpr int kDefaultSeconds = 30;
 constexpr auto kHangLimit = std::chrono::seconds(60);  // the slowest seed (a cold naive compile) takes ~4 s
-char const* const kNpyFiles[] = {"q.npy", "k.npy", "v.npy", "o.npy", "lse.npy"};
+char const* const kNpyFiles[] = {"q.npy",  "k.npy",  "v.npy",  "o.npy", "lse.npy",
+                                 "do.npy", "dq.npy", "dk.npy", "dv.npy"};
+char const* const kOtherFiles[] = {"replay.tsv"};  // fa-tune --replay's recording
+// Every command of tools/, each of whose options a seed or hostile_options() must name.
+char const* const kCommands[] = {"fa-check", "fa-mutate",  "fa-fp8-report",       "fa-tune",
+                                 "fa-bench", "fa-explain", "fa-stability-report", "fa-compile-worker"};
 
 struct Seed {
   std::vector<std::string> tokens;
@@ -95,13 +103,18 @@ TEST_CASE("fuzz: every command survives mutated .npy files and command lines", "
     fs::remove_all(scratch);
     fs::create_directories(scratch);
     for (char const* name : kNpyFiles) fs::copy_file(fs::path(FA_FUZZ_CORPUS_DIR) / name, scratch / name);
+    for (char const* name : kOtherFiles) fs::copy_file(fs::path(FA_FUZZ_CORPUS_DIR) / name, scratch / name);
     Seed const& seed = seeds[pick(rng, seeds.size())];
     std::string const command = fs::path(seed.tokens[0]).filename().string();
     std::string what;
     std::vector<std::string> tokens = seed.tokens;
     bool const mutate_file = command == "fa-check" && pick(rng, 2) == 0;
-    if (mutate_file) {
-      fs::path const target = scratch / kNpyFiles[pick(rng, std::size(kNpyFiles))];
+    if (mutate_file) {  // one of the files this seed reads
+      std::vector<fs::path> read;
+      for (char const* name : kNpyFiles)
+        if (std::find(tokens.begin(), tokens.end(), (scratch / name).string()) != tokens.end())
+          read.push_back(scratch / name);
+      fs::path const target = read[pick(rng, read.size())];
       std::string const bytes = mutate_npy(read_bytes(target), rng, what);
       std::ofstream(target, std::ios::binary | std::ios::trunc) << bytes;
     } else {
@@ -145,4 +158,40 @@ TEST_CASE("fuzz: every command survives mutated .npy files and command lines", "
   for (char const* suffix : {".out", ".err", ".db-wal", ".db-shm"}) fs::remove(scratch.string() + suffix);
   CHECK(failures.empty());
   CHECK(runs > 0);
+}
+
+// Item 4 of issue 12's proof: an option no seed names and no mutation inserts is never fuzzed. Every option
+// of every command's --help (the hidden ones are written by fa-tune and fa-mutate for their own children)
+// must appear in one of that command's seed lines or in hostile_options().
+TEST_CASE("fuzz: the seeds and the inserted options name every option of every command", "[fuzz]") {
+  std::map<std::string, std::set<std::string>> seeded;
+  std::ifstream in(fs::path(FA_FUZZ_CORPUS_DIR) / "commands.txt");
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::string command;
+    words >> command;
+    seeded[command];  // a command with a seed but no options (fa-compile-worker) is covered too
+    for (std::string word; words >> word;)
+      if (word.starts_with("--") || word.starts_with("=--"))
+        seeded[command].insert(word.substr(word[0] == '='));
+  }
+  std::set<std::string> const inserted(hostile_options().begin(), hostile_options().end());
+  for (char const* command : kCommands) {
+    INFO(command);
+    CHECK(seeded.contains(command));
+    auto const help = fl::test::run_tool(fl::test::sibling_binary(command).string() + " --help");
+    std::istringstream lines(help.out);
+    int options = 0;
+    // boost's --help: "  --name arg ..." or "  -h [ --help ]" in the option column.
+    std::regex const option_column(R"(^  (?:-\w \[ )?(--[a-z0-9-]+))");
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch match;
+      if (!std::regex_search(line, match, option_column) || match[1] == "--help") continue;
+      ++options;
+      INFO(match[1]);
+      CHECK((seeded[command].contains(match[1]) || inserted.contains(match[1])));
+    }
+    if (std::string(command) != "fa-compile-worker") CHECK(options > 3);
+  }
 }

@@ -64,7 +64,12 @@ inline std::vector<std::string> const& hostile_values() {
                                                   "both",
                                                   "yes",
                                                   "bwd",
-                                                  "all"};
+                                                  "all",
+                                                  "a\nb",  // a control byte: the complaint must stay one line
+                                                  "2147483648",
+                                                  "1e400",
+                                                  "0.5",
+                                                  "64,64"};
   return values;
 }
 
@@ -97,6 +102,33 @@ inline std::vector<std::string> const& hostile_options() {
                                                    "--noise-runs",
                                                    "--time-limit",
                                                    "--direction",
+                                                   "--keys",
+                                                   "--block",
+                                                   "--row",
+                                                   "--show-dims",
+                                                   "--softmax-scale",
+                                                   "--warmup",
+                                                   "--heads-kv",
+                                                   "--seqlen-q",
+                                                   "--block-m",
+                                                   "--block-n",
+                                                   "--warps-n",
+                                                   "--full-rows-up-to",
+                                                   "--gpus",
+                                                   "--replay",
+                                                   "--merge",
+                                                   "--export-measurements",
+                                                   "--dump-dir",
+                                                   "--compile-db",
+                                                   "--kernels-dir",
+                                                   "--target",
+                                                   "--race-seqlen",
+                                                   "--racecheck-timeout",
+                                                   "--compute-sanitizer",
+                                                   "--causal-align",
+                                                   "--strategy",
+                                                   "--error-study",
+                                                   "--stability-study",
                                                    "--no-such-option",
                                                    "stray"};
   return options;

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -139,4 +140,29 @@ TEST_CASE("fa-bench: decode shapes, --seqlen-q rows against --seqlen keys, --hea
   check_refused("--seqlen-q 0");
   check_refused("--heads 32 --heads-kv 5");
   check_refused("--family fa2_sm80 --heads 32 --heads-kv 64");
+}
+
+TEST_CASE("fa-bench: counts name their range, repeats and timing options a mode ignores are refused",
+          "[tuner][cli]") {
+  // Each was boost's "the argument ('99999999999') for option '--runs' is invalid" (no range), a shape run
+  // twice, or exit 0 / 3 with --runs and --warmup unused.
+  for (auto const& [args, named] : std::vector<std::pair<std::string, std::string>>{
+           {"--runs 99999999999", "--runs 99999999999 is not allowed (20..100000"},
+           {"--runs 19", "--runs 19 is not allowed (20..100000; the protocol's minimum is 20)"},
+           {"--warmup 99999999", "--warmup 99999999 is not allowed (0..10000)"},
+           {"--warmup 1x", "--warmup '1x' is not allowed (a whole number, 0..10000)"},
+           {"--batch 99999999999 --heads 1", "--batch 99999999999 is not allowed (1..65536)"},
+           {"--seqlen-q 99999999999", "--seqlen-q 99999999999 is not allowed (1..16777216)"},
+           {"--heads-kv 5x", "--heads-kv '5x' is not allowed (a whole number, 1..65536)"},
+           {"--fp8-block-rows 99999999999", "--fp8-block-rows 99999999999 is not allowed (32..16777216"},
+           {"--dtype bf16,bf16", "--dtype 'bf16,bf16' names a value twice"},
+           {"--head-dim 64,64", "--head-dim '64,64' names a value twice"},
+           {"--seqlen 128,128", "--seqlen '128,128' names a value twice"},
+           {"--csv ''", "--csv '' is empty"},
+           {"--check-only --runs 25", "--runs sets the timed runs; --check-only times nothing"},
+           {"--compile-space --warmup 3", "--warmup sets the timed runs; --compile-space times nothing"},
+           {"--launch-once --runs 25", "--runs sets the timed runs; --launch-once times nothing"}}) {
+    check_refused(args);
+    CHECK_THAT(run(args).output, Catch::Contains(named));
+  }
 }

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "common/npy.hpp"
 #include "numerics/input_families.hpp"
@@ -247,4 +249,30 @@ TEST_CASE("fa-check --json writes through a symlink and into a FIFO without repl
   REQUIRE(std::system(reader.c_str()) == 0);
   CHECK(fl::test::run_tool(base + " --json " + (c.dir / "fifo").string()).exit_code == 0);
   CHECK(std::filesystem::is_fifo(c.dir / "fifo"));  // was replaced by a regular file
+}
+
+TEST_CASE("fa-check: counts beyond int name their range, --causal-align needs --causal, a value is not empty",
+          "[numerics][fa-check]") {
+  Case c("counts", false);
+  // Each was "the argument ('99999999999') for option '--threads' is invalid" without the range, or exit 0
+  // with the option ignored (--causal-align without --causal, --json '').
+  for (auto const& [args, named] : std::vector<std::pair<std::string, std::string>>{
+           {"--causal --threads 99999999999", "--threads 99999999999 is not allowed (0..1024"},
+           {"--causal --threads 2x", "--threads '2x' is not allowed (a whole number, 0..1024"},
+           {"--causal --block-n 99999999999", "--block-n 99999999999 is not allowed (1..1024; a tile size)"},
+           {"--causal --block-n 48,x", "--block-n 'x' is not allowed (a whole number, 1..1024; a tile size)"},
+           {"--causal --warps-n 9", "--warps-n 9 is not allowed (1..8; warp columns)"},
+           {"--causal --scale 1x", "--scale '1x' is not allowed (a positive finite number)"},
+           {"--causal --scale inf", "--scale 'inf' is not allowed (a positive finite number)"},
+           {"--causal-align top-left", "--causal-align top-left aligns the causal mask; give --causal too"},
+           {"--causal --json ''", "--json '' is empty"}}) {
+    auto const r = fl::test::run_tool(fa_check_binary().string() + c.args + " --dtype bf16 " + args);
+    INFO(args << " -> " << r.exit_code << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.error_lines() == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("fa-check: ") && Catch::Contains(named));
+    CHECK(r.out.empty());
+  }
+  // Both spellings of a list and the ends of the ranges are taken.
+  CHECK(run(c.args + " --dtype bf16 --causal --block-n 48 1024 --warps-n 1,8 --threads 1") == 0);
 }

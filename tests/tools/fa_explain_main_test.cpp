@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/tool_process.hpp"
 
@@ -53,4 +55,50 @@ TEST_CASE("fa-explain refuses bad input with one line and exit code 2", "[explai
     CHECK(r.rc == 2);
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
   }
+}
+
+TEST_CASE("fa-explain is as strict as every other command: strays, control bytes, wraps, ranges stated",
+          "[explain][cli]") {
+  std::string const scores = "--scores 1,3,2,5 --values 10,20,30,40 ";
+  std::string const family = "--family normal ";
+  // Each of these exited 0 (ignored, wrapped or shown twice), crashed (--keys 100000000: bad_alloc),
+  // ran for minutes (--keys 20000000), broke the complaint over two lines (the newline) or said
+  // "the argument ('99999999999') for option '--block' is invalid" without the range.
+  for (auto const& [args, named] : std::vector<std::pair<std::string, std::string>>{
+           {scores + "stray", "unexpected argument 'stray'"},
+           {scores + "--key-order \"$(printf 'a\\nb')\"", "'a\\x0ab' holds a control byte"},
+           {family + "--seed -1", "--seed -1 is not allowed (0..9223372036854775807)"},
+           {family + "--seed 99999999999999999999", "--seed 99999999999999999999 is not allowed (0.."},
+           {family + "--keys 100000000", "--keys 100000000 is not allowed (1..65536)"},
+           {family + "--keys 20000000", "--keys 20000000 is not allowed (1..65536)"},
+           {family + "--keys 0", "--keys 0 is not allowed (1..65536)"},
+           {family + "--keys 64x", "--keys '64x' is not allowed (a whole number, 1..65536)"},
+           {family + "--keys 8 --row 8", "--row 8 is not allowed (0..7"},
+           {family + "--row -2", "--row -2 is not allowed (0..65535)"},
+           {family + "--head-dim 1", "--head-dim 1 is not allowed (2..1024"},
+           {family + "--head-dim 5000", "--head-dim 5000 is not allowed (1..1024)"},
+           {scores + "--head-dim 0", "--head-dim 0 is not allowed (1..1024)"},
+           {scores + "--block 99999999999", "--block 99999999999 is not allowed (1..1024)"},
+           {scores + "--block 0", "--block 0 is not allowed (1..1024)"},
+           {scores + "--show-dims 0", "--show-dims 0 is not allowed (1..1024)"},
+           {scores + "--show-dims 999999999", "--show-dims 999999999 is not allowed (1..1024)"},
+           {scores + "--softmax-scale 1x", "--softmax-scale '1x' is not allowed (a positive finite number)"},
+           {scores + "--softmax-scale 0", "--softmax-scale '0' is not allowed (a positive finite number)"},
+           {scores + "--mutant unrescaled-o,unrescaled-o", "--mutant unrescaled-o is named twice"},
+           {scores + "--mutant all --mutant unrescaled-o", "--mutant unrescaled-o is named twice"},
+           {scores + "--seed 5", "--seed is for a --family draw"},
+           {scores + "--keys 5", "--keys is for a --family draw"},
+           {scores + "--causal", "--causal is for a --family draw"},
+           {family + "--softmax-scale 2", "--softmax-scale is for given --scores"}}) {
+    Run const r = run(args);
+    INFO("args: " << args << "\n" << r.output);
+    CHECK(r.rc == 2);
+    CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+    CHECK_THAT(r.output, Catch::StartsWith("fa-explain: ") && Catch::Contains(named));
+  }
+  // The ranges' ends are allowed.
+  CHECK(run(family + "--keys 1 --block 1 --row 0 --head-dim 2 --show-dims 1").rc == 0);
+  CHECK(run(scores + "--block 1024 --show-dims 1024 --softmax-scale 0.5").rc == 0);
+  Run const help = run("--help");
+  CHECK_THAT(help.output, Catch::Contains("(1..65536)") && Catch::Contains("0..keys-1"));
 }

@@ -34,6 +34,14 @@ TEST_CASE("fa-fp8-report refuses bad values before the study, in one line", "[nu
   refused("--head-dims 64 --fp8-variants two_term_k", "--fp8-variants two_term_k: expected");
   refused("--head-dims 64 --fp8-variants two_term_q+two_term_q", "--fp8-variants two_term_q+two_term_q");
   refused("--head-dims 64 --full-rows-up-to 999999", "--full-rows-up-to 999999 is not allowed");
+  // Beyond int the range was not named ("expected comma-separated positive integers", "the argument
+  // ('99999999999') for option '--full-rows-up-to' is invalid"); a head dim named twice ran twice.
+  refused("--head-dims 99999999999", "--head-dims 99999999999 is not allowed (1..1024)");
+  refused("--head-dims 64,64", "--head-dims 64,64: 64 is named twice");
+  refused("--head-dims 64 --full-rows-up-to 99999999999",
+          "--full-rows-up-to 99999999999 is not allowed (0..65536)");
+  refused("--head-dims 64 --threads 1x", "--threads '1x' is not allowed (a whole number, 0..1024");
+  refused("--head-dims 64 --gnuplot ''", "--gnuplot '' is empty");
   // Was an uncaught std::filesystem error (abort) after the study.
   auto const under_file = fl::test::run_tool(fl::test::sibling_binary("fa-fp8-report").string() + " --out " +
                                              (dir / "afile" / "sub").string());

@@ -207,3 +207,28 @@ TEST_CASE(
   CHECK_THAT(r.err, Catch::Contains("--compile-db") && Catch::Contains("is not a folder"));
   fs::remove_all(dir);
 }
+
+TEST_CASE(
+    "fa-mutate: counts beyond int name their range, a list item named twice and an empty value are "
+    "refused",
+    "[mutants][cli]") {
+  // Each was "the argument ('99999999999') for option '--block-m' is invalid" (no range), ran its rows
+  // twice (bf16,bf16), or stored nothing (--db '' opened an unnamed temporary database).
+  for (auto const& [args, named] : std::vector<std::pair<std::string, std::string>>{
+           {"--block-m 99999999999", "--block-m 99999999999 is not allowed (1..1024)"},
+           {"--block-n 0", "--block-n 0 is not allowed (1..1024)"},
+           {"--seqlen 99999999999", "--seqlen 99999999999 is not allowed (1..16777216)"},
+           {"--heads-q 2x", "--heads-q '2x' is not allowed (a whole number, 1..65536)"},
+           {"--threads 99999999999", "--threads 99999999999 is not allowed (0..1024"},
+           {"--dtype bf16,bf16", "--dtype bf16 is named twice"},
+           {"--mutant unrescaled-o,unrescaled-o", "--mutant unrescaled-o is named twice"},
+           {"--inputs normal,normal", "--inputs normal is named twice"},
+           {"--db ''", "--db '' is empty"}}) {
+    auto const r = fl::test::run_tool(fa_mutate().string() + " " + args);
+    INFO(args << " -> " << r.exit_code << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.error_lines() == 1);
+    CHECK_THAT(r.err, Catch::StartsWith("fa-mutate: ") && Catch::Contains(named));
+    CHECK(r.out.empty());
+  }
+}

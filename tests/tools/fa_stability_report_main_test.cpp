@@ -35,9 +35,11 @@ TEST_CASE("fa-stability-report: --help explains and exits 0", "[tools][cli]") {
 TEST_CASE("fa-stability-report: each bad value is one line and exit code 2, before any work",
           "[tools][cli]") {
   // "stray", "--threads -1", "--threads 5000" and "--seed -3" ran the whole study (the seed as 2^64 - 3).
-  for (char const* args : {"stray", "--threads -1", "--threads 5000", "--seed -3", "--seed 1e3",
-                           "--seqlens 0", "--block-n x", "--precisions fp8_e4m3", "--precisions fp64",
-                           "--families nope", "--head-dim 1", "--no-such-option"}) {
+  for (char const* args :
+       {"stray", "--threads -1", "--threads 5000", "--seed -3", "--seed 1e3", "--seqlens 0", "--block-n x",
+        "--precisions fp8_e4m3", "--precisions fp64", "--families nope", "--head-dim 1", "--no-such-option",
+        // Beyond int, with junk, or beyond what any problem allows; an empty --out.
+        "--head-dim 99999999999", "--head-dim 2x", "--head-dim 2000", "--out ''"}) {
     INFO(args);
     auto const r = stability_report(std::string(args) + " --out " + scratch_dir().string());
     INFO(r.err);

@@ -183,3 +183,24 @@ TEST_CASE("fa-tune --help documents each stage, and the progress names problem, 
                              "5/168, run 5/5") &&
                  Catch::Contains("ETA"));
 }
+
+TEST_CASE("fa-tune --replay reads only a regular file of a recording's size, refusing anything else at once",
+          "[tuner][cli]") {
+  Scratch scratch;
+  // --replay /dev/zero grew one line to 16 GB before it was killed (the limits here end a regression at
+  // 2 GB and 30 s instead); a folder was "no header line".
+  for (auto const& [path, named] :
+       {std::pair{std::string("/dev/zero"), std::string("/dev/zero is not a regular file")},
+        {scratch.dir.string(), scratch.dir.string() + " is a folder, not a recording"}}) {
+    auto const outcome =
+        fl::test::run_tool("ulimit -v 2000000; timeout 30 " + fl::test::sibling_binary("fa-tune").string() +
+                           " --db " + (scratch.dir / "db.sqlite").string() +
+                           " --family fa2_sm80 --head-dim 128 --seqlen 4096 --causal no "
+                           "--replay " +
+                           path);
+    INFO(path << " -> " << outcome.exit_code << ": " << outcome.err);
+    CHECK(outcome.exit_code == 2);
+    CHECK(outcome.error_lines() == 1);
+    CHECK_THAT(outcome.err, Catch::Contains("fa-tune: --replay: " + named));
+  }
+}

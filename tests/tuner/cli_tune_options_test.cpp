@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <string>
 #include <vector>
 
 #include "tuner/cli/tune_options.hpp"
@@ -90,4 +91,43 @@ TEST_CASE("fa-tune options: --gpus names GPUs or all, once each, and what it can
   auto const help = parse({"--help"}).help_text;
   CHECK(help.find("--gpus") != std::string::npos);
   CHECK(help.find("--gpu-worker") == std::string::npos);  // written by the coordinator, not for users
+}
+
+TEST_CASE("fa-tune options: a number beyond int, trailing junk, a repeat or an empty value names the option",
+          "[tuner][cli]") {
+  // Each of the first was "the argument ('99999999999') for option '--budget' is invalid", no range given.
+  CHECK_THROWS_WITH(parse({"--budget", "99999999999"}),
+                    Catch::Contains("--budget 99999999999 is outside 1..1000000"));
+  CHECK_THROWS_WITH(parse({"--budget", "5x"}),
+                    Catch::Contains("--budget '5x' is not a whole number (1..1000000)"));
+  CHECK_THROWS_WITH(parse({"--noise-runs", "99999999999"}),
+                    Catch::Contains("--noise-runs 99999999999 is outside 1..10"));
+  CHECK_THROWS_WITH(parse({"--batch", "99999999999", "--heads", "1"}),
+                    Catch::Contains("--batch 99999999999 is not allowed (1..65536)"));
+  CHECK_THROWS_WITH(parse({"--batch", "12abc", "--heads", "1"}),
+                    Catch::Contains("--batch '12abc' is not allowed (a whole number, 1..65536)"));
+  CHECK_THROWS_WITH(parse({"--jobs", "1x"}),
+                    Catch::Contains("--jobs '1x' is not allowed (a whole number, 0..256"));
+  CHECK_THROWS_WITH(parse({"--gpu-worker", "99999999999"}),
+                    Catch::Contains("--gpu-worker 99999999999 is outside 0..63"));
+  CHECK_THROWS_WITH(parse({"--seqlen", "99999999999"}),
+                    Catch::Contains("--seqlen 99999999999 is outside 1..16777216"));
+  // --time-limit inf was taken, and 1e10 overflowed the deadline (nanoseconds of steady_clock): the run
+  // stopped at once.
+  for (char const* bad : {"inf", "1e10", "5s", "0", "nan"})
+    CHECK_THROWS_WITH(parse({"--time-limit", bad}),
+                      Catch::Contains(std::string("--time-limit '") + bad +
+                                      "' is not allowed (a positive finite number up to 2592000)"));
+  CHECK(*parse({"--time-limit", "2592000"}).time_limit_s == 2592000.0);
+  // A value named twice was tuned twice (--family naive --family naive compiled every config twice).
+  CHECK_THROWS_WITH(parse({"--family", "naive", "--family", "naive"}),
+                    Catch::Contains("--family names naive twice"));
+  CHECK_THROWS_WITH(parse({"--dtype", "bf16,bf16"}), Catch::Contains("--dtype names bf16 twice"));
+  CHECK_THROWS_WITH(parse({"--head-dim", "64,64"}), Catch::Contains("--head-dim names 64 twice"));
+  CHECK_THROWS_WITH(parse({"--seqlen", "128,128"}), Catch::Contains("--seqlen names 128 twice"));
+  // An empty value read as "not given": --db '' tuned into the default database, --replay '' and
+  // --merge '' ran without what they name and exited 0.
+  for (char const* option :
+       {"--db", "--replay", "--merge", "--json", "--report", "--family", "--kernels-dir"})
+    CHECK_THROWS_WITH(parse({option, ""}), Catch::Contains(std::string(option) + " '' is empty"));
 }

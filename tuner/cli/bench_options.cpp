@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 #include <iostream>
-#include <tuple>
+#include <utility>
 
 #include "common/atomic_file.hpp"
 #include "common/cli_lists.hpp"
@@ -20,10 +20,23 @@ namespace po = boost::program_options;
 namespace fl::tuner {
 
 namespace {
-constexpr int kMinRuns = 20;  // the protocol's minimum of timed runs
+// Timed runs per shape: the protocol's minimum is 20; past 10^5 the median and p20/p80 no longer move and a
+// headline sweep would run for days.
+constexpr common::CountRange kRuns{"--runs", 20, 100000, "the protocol's minimum is 20"};
+constexpr common::CountRange kWarmup{"--warmup", 0, 10000};
+// The FP8 kernels' per-block scales cover whole 32-row slabs; a block is at most a whole sequence.
 constexpr int kFp8BlockRowsMultiple = 32;
-constexpr double kMaxCountedBytes = 0x1p60;  // far beyond any GPU, far below 2^64  // the FP8 kernels'
-                                             // per-block scales cover whole 32-row slabs
+constexpr common::CountRange kFp8BlockRows{"--fp8-block-rows", kFp8BlockRowsMultiple, common::kSeqlen.max,
+                                           "a multiple of 32"};
+constexpr double kMaxCountedBytes = 0x1p60;  // far beyond any GPU, far below 2^64
+
+// A list naming a value twice would check and time it twice: refused.
+template <class T>
+void refuse_repeats(std::vector<T> const& values, std::string const& option, std::string const& text) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (values[i] == values[j]) bench_bad_input(option + " '" + text + "' names a value twice (each once)");
+}
 }  // namespace
 
 void bench_bad_input(std::string const& line) {
@@ -38,6 +51,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   std::string family, config, dtypes, head_dims, seqlens, causal, arch, kernels_dir, mutants, direction;
   std::string fp8_scaling;
   int runs = 30, warmup = 5, fp8_block_rows = numerics::kDefaultFp8BlockRows;
+  int batch = 0, heads = 0, heads_kv = 0, seqlen_q = 0;
   desc.add_options()("help", "print this help")("family", po::value(&family)->default_value("fa2_sm80"),
                                                 ("kernel family: " + family_names()).c_str())(
       "config", po::value(&config), "tunables, e.g. kBlockM=128,kBlockN=64 (unset ones: the family default)")(
@@ -47,11 +61,13 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "head dims, comma-separated (64, 128, 256)")(
       "seqlen", po::value(&seqlens)->default_value("512,1024,2048,4096,8192,16384"), "sequence lengths n")(
       "causal", po::value(&causal)->default_value("both"), "yes, no or both (bottom-right aligned masks)")(
-      "batch", po::value<int>(),
-      "batch size instead of the headline 16384/n (e.g. tiny problems under compute-sanitizer)")(
-      "heads", po::value<int>(), "query = key/value heads instead of the headline 2048/d")(
-      "heads-kv", po::value<int>(), "key/value heads (GQA: a divisor of the query heads); default: as many")(
-      "seqlen-q", po::value<int>(),
+      "batch", common::count_value(common::as_option(common::kBatch, "--batch"), &batch),
+      "batch size (1..65536) instead of the headline 16384/n (e.g. tiny problems under compute-sanitizer)")(
+      "heads", common::count_value(common::as_option(common::kHeads, "--heads"), &heads),
+      "query = key/value heads (1..65536) instead of the headline 2048/d")(
+      "heads-kv", common::count_value(common::as_option(common::kHeads, "--heads-kv"), &heads_kv),
+      "key/value heads (GQA: a divisor of the query heads); default: as many")(
+      "seqlen-q", common::count_value(common::as_option(common::kSeqlen, "--seqlen-q"), &seqlen_q),
       "query rows n_q, with --seqlen giving the key lengths n_k (decode: --seqlen-q 1); default n_q = n_k")(
       "direction", po::value(&direction)->default_value("fwd"),
       "fwd or bwd (bwd: a backward family such as fa2_sm80_bwd; O and LSE come from fa2_sm80's forward)")(
@@ -60,8 +76,9 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "kernels_src folder (default: FA_KERNELS_DIR or next to the binary)")(
       "mutant", po::value(&mutants),
       "comma-separated mutant switches to compile in, e.g. FA_MUTANT_UNRESCALED_O")(
-      "runs", po::value(&runs)->default_value(30), "timed runs per shape (>= 20); median, p20, p80 reported")(
-      "warmup", po::value(&warmup)->default_value(5), "untimed runs first")(
+      "runs", common::count_value(kRuns, &runs)->default_value("30"),
+      "timed runs per shape (20..100000); median, p20, p80 reported")(
+      "warmup", common::count_value(kWarmup, &warmup)->default_value("5"), "untimed runs first (0..10000)")(
       "csv", po::value<std::string>(), "write the table as CSV to this file")(
       "json", po::value<std::string>(), "write the table as JSON to this file")(
       "check-only", "verify every shape, time nothing")(
@@ -70,7 +87,9 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "counts the DRAM bytes of exactly one forward; forward families only)")(
       "fp8-scaling", po::value(&fp8_scaling)->default_value("per_tensor"),
       "FP8 dtypes: per_tensor or per_block scaling of Q, K, V (numerics' quantize_fp8)")(
-      "fp8-block-rows", po::value(&fp8_block_rows)->default_value(numerics::kDefaultFp8BlockRows),
+      "fp8-block-rows",
+      common::count_value(kFp8BlockRows, &fp8_block_rows)
+          ->default_value(std::to_string(numerics::kDefaultFp8BlockRows)),
       "FP8 per-block scaling: rows per block of each (batch, head) matrix (a multiple of 32)")(
       "incoherent",
       "FP8 dtypes: rotate Q and K by the random Hadamard transform before quantising (host side)")(
@@ -110,10 +129,11 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       bench_bad_input("--dtype '" + w + "' is not one of fp16, bf16, fp8_e4m3, fp8_e5m2");
     o.dtypes.push_back(*p);
   }
+  refuse_repeats(o.dtypes, "--dtype", dtypes);
   auto const scaling = numerics::parse_fp8_scaling(fp8_scaling);
   if (!scaling) bench_bad_input("--fp8-scaling '" + fp8_scaling + "' is not one of per_tensor, per_block");
   o.fp8.scaling = *scaling;
-  if (fp8_block_rows <= 0 || fp8_block_rows % kFp8BlockRowsMultiple != 0)
+  if (fp8_block_rows % kFp8BlockRowsMultiple != 0)
     bench_bad_input("--fp8-block-rows " + std::to_string(fp8_block_rows) + " is not a positive multiple of " +
                     std::to_string(kFp8BlockRowsMultiple));
   o.fp8.block_rows = fp8_block_rows;
@@ -123,9 +143,11 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   auto const dims = common::parse_positive_int_list(head_dims);
   if (!dims) bench_bad_input("--head-dim '" + head_dims + "' is not a list of positive integers");
   o.head_dims = *dims;
+  refuse_repeats(o.head_dims, "--head-dim", head_dims);
   auto const ns = common::parse_positive_int_list(seqlens);
   if (!ns) bench_bad_input("--seqlen '" + seqlens + "' is not a list of positive integers");
   o.seqlens = *ns;
+  refuse_repeats(o.seqlens, "--seqlen", seqlens);
   if (causal == "both") {
     o.causal = {false, true};
   } else if (causal == "yes" || causal == "no") {
@@ -154,24 +176,14 @@ BenchOptions parse_bench_options(int argc, char** argv) {
     }
     o.mutants = *m;
   }
-  if (runs < kMinRuns)
-    bench_bad_input("--runs " + std::to_string(runs) + " is below the protocol's minimum of 20");
-  if (warmup < 0) bench_bad_input("--warmup " + std::to_string(warmup) + " is negative");
-  o.runs = runs;
+  o.runs = runs;  // in range (common::count_value)
   o.warmup = warmup;
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
   if (vm.count("json")) o.json = vm["json"].as<std::string>();
-  for (auto [option, range, field] : {std::tuple{"batch", common::kBatch, &o.batch},
-                                      {"heads", common::kHeads, &o.heads},
-                                      {"heads-kv", common::kHeads, &o.heads_kv},
-                                      {"seqlen-q", common::kSeqlen, &o.seqlen_q}}) {
-    if (!vm.count(option)) continue;
-    int const v = vm[option].as<int>();
-    std::string const flag = std::string("--") + option;
-    range.what = flag;
-    if (auto complaint = common::out_of_range(range, v)) bench_bad_input(*complaint);
-    *field = v;
-  }
+  o.batch = batch;  // each 0 (not given) or in range (common::count_value)
+  o.heads = heads;
+  o.heads_kv = heads_kv;
+  o.seqlen_q = seqlen_q;
   if (o.heads_kv > 0 && o.heads > 0 && o.heads % o.heads_kv != 0)
     bench_bad_input("--heads-kv " + std::to_string(o.heads_kv) + " does not divide --heads " +
                     std::to_string(o.heads) + " (GQA: every key/value head serves h_q / h_kv query heads)");
@@ -183,6 +195,15 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   if (o.launch_once && (o.check_only || o.direction == Direction::backward))
     bench_bad_input("--launch-once runs forward families only and excludes --check-only");
   o.compile_space = vm.count("compile-space") > 0;
+  // --runs and --warmup set the timing; a mode that times nothing ignored them.
+  for (auto const& [mode, given] : {std::pair{"--check-only", o.check_only},
+                                    {"--launch-once", o.launch_once},
+                                    {"--compile-space", o.compile_space},
+                                    {"--error-study", vm.count("error-study") > 0},
+                                    {"--stability-study", vm.count("stability-study") > 0}})
+    for (char const* timing : {"runs", "warmup"})
+      if (given && !vm[timing].defaulted())
+        bench_bad_input(std::string("--") + timing + " sets the timed runs; " + mode + " times nothing");
   return o;
 }
 

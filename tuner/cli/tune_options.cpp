@@ -39,6 +39,24 @@ reset does not bring the GPU back, the run ends there (exit 1; a rerun resumes a
 
 // More repeats than this say nothing new about noise and cost as much as that many tuning runs.
 constexpr int kMaxNoiseRuns = 10;
+// Evaluations in all: every family's whole space over every headline shape is a few tens of thousands.
+constexpr int kMaxBudget = 1000000;
+// Seconds in all: 30 days. The deadline is a steady_clock time point in nanoseconds, which --time-limit
+// 1e10 overflowed (a deadline in the past: the run stopped at once).
+constexpr double kMaxTimeLimitSeconds = 30.0 * 24 * 3600;
+
+// A list option's item named twice would be tuned twice (fa-tune --family naive --family naive compiled
+// every config twice): refused.
+template <class T>
+void refuse_repeats(std::vector<T> const& values, std::string const& option) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (values[i] == values[j]) {
+        std::ostringstream text;
+        text << "--" << option << " names " << values[i] << " twice (each value once)";
+        throw UsageError(text.str());
+      }
+}
 
 std::vector<std::string> split_commas(std::vector<std::string> const& items) {
   std::vector<std::string> out;
@@ -77,12 +95,7 @@ void parse_gpu_options(TuneOptions& o, std::string const* gpus, int const* worke
     if (o.all_gpus && !o.replay_path.empty())
       throw UsageError("--gpus all counts the GPUs present; with --replay name the workers, e.g. --gpus 0,1");
   }
-  if (worker_gpu) {
-    if (*worker_gpu < 0 || *worker_gpu >= kMaxGpus)
-      throw UsageError("--gpu-worker " + std::to_string(*worker_gpu) + " is outside 0.." +
-                       std::to_string(kMaxGpus - 1));
-    o.worker_gpu = *worker_gpu;
-  }
+  if (worker_gpu) o.worker_gpu = *worker_gpu;  // in 0..kMaxGpus-1 (parse_whole_number)
   if (shard) {
     int k = 0, n = 0;
     char tail = 0;
@@ -96,18 +109,22 @@ void parse_gpu_options(TuneOptions& o, std::string const* gpus, int const* worke
 
 }  // namespace
 
+int parse_whole_number(std::string const& text, std::string const& option, int min, int max) {
+  std::string const range = std::to_string(min) + ".." + std::to_string(max);
+  int value = 0;
+  auto const* const end = text.data() + text.size();
+  auto const [stop, ec] = std::from_chars(text.data(), end, value);
+  if (ec == std::errc::result_out_of_range && stop == end)  // beyond int: out of range, not "invalid"
+    throw UsageError("--" + option + " " + text + " is outside " + range);
+  if (text.empty() || ec != std::errc() || stop != end)
+    throw UsageError("--" + option + " '" + text + "' is not a whole number (" + range + ")");
+  if (value < min || value > max) throw UsageError("--" + option + " " + text + " is outside " + range);
+  return value;
+}
+
 std::vector<int> parse_int_list(std::string const& text, std::string const& option, int min, int max) {
   std::vector<int> values;
-  for (auto const& part : split_commas({text})) {
-    int value = 0;
-    auto const [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
-    if (ec != std::errc() || end != part.data() + part.size())
-      throw UsageError("--" + option + " '" + part + "' is not a whole number");
-    if (value < min || value > max)
-      throw UsageError("--" + option + " " + part + " is outside " + std::to_string(min) + ".." +
-                       std::to_string(max));
-    values.push_back(value);
-  }
+  for (auto const& part : split_commas({text})) values.push_back(parse_whole_number(part, option, min, max));
   if (values.empty()) throw UsageError("--" + option + " needs at least one value");
   return values;
 }
@@ -117,11 +134,13 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   std::vector<std::string> families, dtypes;
   std::string head_dims, seqlens, causal = "both", direction = "fwd";
   std::int64_t tokens = 0;
-  int batch = 0, heads = 0, budget = 0, noise_runs = 1;
+  int batch = 0, heads = 0;
+  // Read as text and judged below (or by common::count_value): boost's own int reading said only "the
+  // argument ('99999999999') for option '--budget' is invalid", with no range.
+  std::string budget, noise_runs = "1", worker_gpu;
   std::string seed = "1";
   double time_limit = 0.0;
   std::string gpus, shard;
-  int worker_gpu = -1;
 
   po::options_description desc(
       "fa-tune: JIT-compile attention kernel configs with NVRTC, verify each, time each on the GPU,\n"
@@ -140,18 +159,22 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "fp16, bf16, fp8_e4m3, fp8_e5m2 (comma-separated); default: bf16")(
       "head-dim", po::value(&head_dims), "head dims, e.g. 64,128,256; default: 128")(
       "seqlen", po::value(&seqlens), "sequence lengths n (n_q = n_k), e.g. 512,4096; default: 4096")(
-      "batch", po::value(&batch), "batch size (with --heads); default: tokens / n")(
-      "heads", po::value(&heads), "query heads (with --batch); default: 2048 / head dim")(
-      "tokens", po::value(&tokens),
-      "batch = tokens / n (the FlashAttention papers' convention); default 16384")(
+      "batch", common::count_value(common::as_option(common::kBatch, "--batch"), &batch),
+      "batch size, 1..65536 (with --heads); default: tokens / n")(
+      "heads", common::count_value(common::as_option(common::kHeads, "--heads"), &heads),
+      "query heads, 1..65536 (with --batch); default: 2048 / head dim")(
+      "tokens", common::count_value(common::kTokens, &tokens),
+      "batch = tokens / n (the FlashAttention papers' convention), 1..2^30; default 16384")(
       "causal", po::value(&causal)->default_value("both"), "causal mask: both, yes or no")(
       "direction", po::value(&direction)->default_value("fwd"), "fwd, bwd or both")(
       "strategy", po::value(&o.strategy)->default_value("exhaustive"), "exhaustive, random, anneal or bayes")(
       "budget", po::value(&budget),
-      "at most N evaluations in all, split evenly over the problems (family x shape): each problem's default "
+      "at most N evaluations in all (1..1000000), split evenly over the problems (family x shape): each "
+      "problem's default "
       "first, then each problem's search gets the evaluations left divided by the problems left")(
-      "time-limit", po::value(&time_limit),
-      "at most S seconds in all, split the same way: defaults first, then each problem's search gets the "
+      "time-limit", common::positive_number_value("--time-limit", &time_limit, kMaxTimeLimitSeconds),
+      "at most S seconds in all (up to 30 days), split the same way: defaults first, then each problem's "
+      "search gets the "
       "time "
       "left divided by the problems left (the candidate in flight is finished)")(
       "pace", po::value(&o.pace)->default_value("fast"),
@@ -180,17 +203,19 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "export-measurements", po::value(&o.export_measurements_path),
       "after tuning, write every candidate of the (first) run as TSV: family, problem, config, verdict, "
       "median/p20/p80 ms, TFLOP/s, diagnosis (the strategy tests' recorded fixture format)")(
-      "noise-runs", po::value(&noise_runs)->default_value(1),
-      "run the same tuning N times (N >= 2: runs 2..N re-measure every candidate, nothing answered from the "
+      "noise-runs", po::value(&noise_runs)->default_value("1"),
+      "run the same tuning N times (1..10; N >= 2: runs 2..N re-measure every candidate, nothing answered "
+      "from the "
       "database) and report per problem whether the winner changed, by how much, and how many candidates "
       "changed rank")(
       "warm-start", po::bool_switch(&o.warm_start),
       "evaluate first the best configs this database holds for the same family and direction at the 4 "
       "nearest other shapes that accept them (nearness as for a problem not tuned: head dim, then mask, "
       "dtype, n), what a small --budget with bayes or anneal then refines")(
-      "jobs,j", po::value(&o.jobs)->default_value(0),
-      "compile workers, compiling ahead while the GPU times (0: one per core)")(
-      "seed", po::value(&seed)->default_value("1"), "seed for the random, anneal and bayes strategies")(
+      "jobs,j", common::count_value(common::kJobs, &o.jobs)->default_value("0"),
+      "compile workers, compiling ahead while the GPU times (0: one per core; at most 256)")(
+      "seed", po::value(&seed)->default_value("1"),
+      "seed for the random, anneal and bayes strategies (0..2^63-1)")(
       "gpus", po::value(&gpus),
       "all, or GPU ordinals (PCI bus order) e.g. 0,1: one worker process per GPU, each with its own CUDA "
       "context; the (problem, family) pairs are dealt out to the workers in turn, or, when there are fewer "
@@ -223,16 +248,20 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
 
   require_one_of(o.arch, {"sm80", "sm89", "sm90"}, "arch");
   o.families = split_commas(families);
+  refuse_repeats(o.families, "family");
   o.dtypes = split_commas(dtypes);
   if (o.dtypes.empty()) o.dtypes = {"bf16"};
   for (auto const& d : o.dtypes) require_one_of(d, {"fp16", "bf16", "fp8_e4m3", "fp8_e5m2"}, "dtype");
+  refuse_repeats(o.dtypes, "dtype");
   o.head_dims = head_dims.empty() ? std::vector<int>{128} : parse_int_list(head_dims, "head-dim", 1, 1 << 30);
   for (int d : o.head_dims)
     if (d != 64 && d != 128 && d != 256)
       throw UsageError("--head-dim " + std::to_string(d) + " is not one of: 64, 128, 256");
+  refuse_repeats(o.head_dims, "head-dim");
   o.seqlens = seqlens.empty()
                   ? std::vector<int>{4096}
                   : parse_int_list(seqlens, "seqlen", int(common::kSeqlen.min), int(common::kSeqlen.max));
+  refuse_repeats(o.seqlens, "seqlen");
   require_one_of(causal, {"both", "yes", "no"}, "causal");
   o.causal = causal == "yes" ? CausalChoice::yes : causal == "no" ? CausalChoice::no : CausalChoice::both;
   require_one_of(direction, {"fwd", "bwd", "both"}, "direction");
@@ -245,31 +274,18 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   if (vm.count("batch") != vm.count("heads")) throw UsageError("--batch and --heads go together");
   if (vm.count("batch") && vm.count("tokens"))
     throw UsageError("--tokens cannot be combined with --batch/--heads");
-  if (vm.count("batch")) {
-    for (auto [range, value] : {std::pair{common::kBatch, batch}, std::pair{common::kHeads, heads}}) {
-      range.what = range.what == common::kBatch.what ? "--batch" : "--heads";
-      if (auto complaint = common::out_of_range(range, value)) throw UsageError(*complaint);
-    }
+  if (vm.count("batch")) {  // each in range already (common::count_value)
     o.batch = batch;
     o.heads = heads;
   }
-  if (vm.count("tokens")) {
-    if (auto complaint = common::out_of_range(common::kTokens, tokens)) throw UsageError(*complaint);
-    o.tokens = tokens;
-  }
+  if (vm.count("tokens")) o.tokens = tokens;
   if (vm.count("budget")) {
-    if (budget <= 0) throw UsageError("--budget " + std::to_string(budget) + " must be positive");
-    o.budget = budget;
+    if (budget.starts_with('-') || budget == "0")
+      throw UsageError("--budget " + budget + " must be positive (1.." + std::to_string(kMaxBudget) + ")");
+    o.budget = parse_whole_number(budget, "budget", 1, kMaxBudget);
   }
-  if (vm.count("time-limit")) {
-    if (!(time_limit > 0.0)) throw UsageError("--time-limit must be a positive number of seconds");
-    o.time_limit_s = time_limit;
-  }
-  if (noise_runs < 1 || noise_runs > kMaxNoiseRuns)
-    throw UsageError("--noise-runs " + std::to_string(noise_runs) + " is outside 1.." +
-                     std::to_string(kMaxNoiseRuns));
-  o.noise_runs = noise_runs;
-  if (auto complaint = common::out_of_range(common::kJobs, o.jobs)) throw UsageError(*complaint);
+  if (vm.count("time-limit")) o.time_limit_s = time_limit;
+  o.noise_runs = parse_whole_number(noise_runs, "noise-runs", 1, kMaxNoiseRuns);
   auto const parsed_seed = common::parse_count(common::kSeed, seed);
   if (!parsed_seed.ok()) throw UsageError(parsed_seed.error);
   o.seed = std::uint64_t(parsed_seed.value);
@@ -283,7 +299,10 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
         throw UsageError(
             "--merge writes only the database; run fa-tune again for --json, --report or an export");
   }
-  parse_gpu_options(o, vm.count("gpus") ? &gpus : nullptr, vm.count("gpu-worker") ? &worker_gpu : nullptr,
+  std::optional<int> const worker =
+      vm.count("gpu-worker") ? std::optional(parse_whole_number(worker_gpu, "gpu-worker", 0, kMaxGpus - 1))
+                             : std::nullopt;
+  parse_gpu_options(o, vm.count("gpus") ? &gpus : nullptr, worker ? &*worker : nullptr,
                     vm.count("shard") ? &shard : nullptr);
   return o;
 }

@@ -1,5 +1,6 @@
 #include "tuner/tune/recorded_measurements.hpp"
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -8,6 +9,9 @@
 namespace fl::tuner {
 
 namespace {
+
+// A whole family's space over every headline shape is a few MB of TSV; 256 MiB is far beyond any.
+constexpr std::uintmax_t kMaxRecordingBytes = std::uintmax_t(256) << 20;
 
 std::vector<std::string> split_tabs(std::string const& line) {
   std::vector<std::string> fields;
@@ -33,6 +37,16 @@ std::optional<double> number(std::string const& text, std::string const& where) 
 }  // namespace
 
 Recording read_recording(std::filesystem::path const& path) {
+  // A recording is a regular file of a size fa-tune writes: --replay /dev/zero grew one line to 16 GB.
+  std::error_code error;
+  auto const status = std::filesystem::status(path, error);
+  if (status.type() == std::filesystem::file_type::directory)
+    throw std::runtime_error(path.string() + " is a folder, not a recording");
+  if (std::filesystem::exists(status) && status.type() != std::filesystem::file_type::regular)
+    throw std::runtime_error(path.string() + " is not a regular file (a recording is a TSV file)");
+  if (std::filesystem::exists(status) && std::filesystem::file_size(path, error) > kMaxRecordingBytes)
+    throw std::runtime_error(path.string() + " is larger than any recording (" +
+                             std::to_string(kMaxRecordingBytes) + " bytes at most)");
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read the recording " + path.string());
   Recording recording;
