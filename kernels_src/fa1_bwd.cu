@@ -13,27 +13,31 @@
 // rows that see no key) and the later steps may skip blocks the causal mask hides from key block j.
 // The products per (query block, key block) pair are those of fa2_sm80_bwd (dkdv_block, dq_block in
 // fa_backward.cuh): only the loop order and the memory traffic differ.
-#include "fa_backward.cuh"
+#include "fa_arch.h"
+#include "fa_block_range.cuh"
+#include "fa_bwd_blocks.cuh"
 #include "fa_copy.cuh"
 #include "fa_mask.cuh"
 #include "fa_params.h"
 #include "fa_softmax.cuh"
+#include "fa_tile_coords.cuh"
 #include "fa_warp_mma.cuh"
 
 // Grid (H_kv, B), block 32 * kNWarps; dynamic shared memory (2 kBlockN + 2 kBlockM) * kHeadDim * 2
 // + kBlockN * kBlockM * 2 + 2 * kBlockM * 4 bytes.
 template <typename Element, int kHeadDim, int kBlockM, int kBlockN, int kNWarps, bool Is_causal>
-__global__ void __launch_bounds__(32 * kNWarps) fa1_bwd_step(const __grid_constant__ fa::AttentionParams p) {
-  constexpr int kThreads = 32 * kNWarps, kMT = kBlockN / kNWarps / 16, kDT = kHeadDim / 8;
+__global__ void __launch_bounds__(fa::kWarpSize* kNWarps)
+    fa1_bwd_step(const __grid_constant__ fa::AttentionParams p) {
+  constexpr int kThreads = fa::kWarpSize * kNWarps, kMT = kBlockN / kNWarps / 16, kDT = kHeadDim / 8;
   constexpr int kRowBytes = kHeadDim * 2;
   static_assert(kHeadDim == 64 || kHeadDim == 128, "head dim 64 or 128");
   static_assert(kBlockN % (16 * kNWarps) == 0 && kMT <= 2, "each warp owns 1 or 2 whole 16-key tiles");
   static_assert(kBlockM % 32 == 0 && kBlockM <= kThreads, "query blocks of 32k rows, one thread per row");
   static_assert((kBlockN * kHeadDim / 8) % kThreads == 0 && (kBlockM * kHeadDim / 8) % kThreads == 0,
                 "tile copies split evenly over the threads");
-  static_assert(
-      (2 * kBlockN + 2 * kBlockM) * kRowBytes + kBlockN * kBlockM * 2 + 2 * kBlockM * 4 <= 227 * 1024,
-      "shared memory per block");
+  static_assert((2 * kBlockN + 2 * kBlockM) * kRowBytes + kBlockN * kBlockM * 2 + 2 * kBlockM * 4 <=
+                    fa::kMaxSharedBytesPerBlock,
+                "shared memory per block");
   using Dq = fa::DqSplit<kBlockM, kHeadDim, kNWarps>;
   extern __shared__ __align__(128) unsigned char smem[];
 
@@ -50,8 +54,8 @@ __global__ void __launch_bounds__(32 * kNWarps) fa1_bwd_step(const __grid_consta
       reinterpret_cast<float*>(smem + (2 * kBlockN + 2 * kBlockM) * kRowBytes + kBlockN * kBlockM * 2);
   float* s_delta = s_lse + kBlockM;
 
-  const Element* k = static_cast<const Element*>(p.k) + batch * p.k_batch_stride + kv_head * p.k_head_stride;
-  const Element* v = static_cast<const Element*>(p.v) + batch * p.v_batch_stride + kv_head * p.v_head_stride;
+  const Element* k = fa::k_slice<Element>(p, batch, kv_head);
+  const Element* v = fa::v_slice<Element>(p, batch, kv_head);
   fa::load_tile_async<kBlockN, kHeadDim, kThreads>(s_k, k + n0 * p.k_row_stride, p.k_row_stride,
                                                    p.seqlen_k - n0, tid);
   fa::load_tile_async<kBlockN, kHeadDim, kThreads>(s_v, v + n0 * p.v_row_stride, p.v_row_stride,
@@ -60,15 +64,11 @@ __global__ void __launch_bounds__(32 * kNWarps) fa1_bwd_step(const __grid_consta
 
   const fa::LaneOffsets lo(lane);
   float dk[kMT][kDT][4], dv[kMT][kDT][4];
-#pragma unroll
-  for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-    for (int dt = 0; dt < kDT; ++dt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) dk[mt][dt][e] = dv[mt][dt][e] = 0.f;
+  fa::clear_accumulators(dk);
+  fa::clear_accumulators(dv);
 
   // Step 0 initialises every dQ row; later steps start at the first query block that sees key block j.
-  const int m_begin = (Is_causal && j > 0) ? max(0, (n0 - causal_offset) / kBlockM) : 0;
+  const int m_begin = j > 0 ? fa::first_query_block<Is_causal, kBlockM>(n0, causal_offset) : 0;
   const int m_blocks = (p.seqlen_q + kBlockM - 1) / kBlockM;
   const int key_row0 = n0 + warp * 16 * kMT + lane / 4;
   const int warp_m = warp % Dq::kWarpsM, warp_d = warp / Dq::kWarpsM;
@@ -81,9 +81,9 @@ __global__ void __launch_bounds__(32 * kNWarps) fa1_bwd_step(const __grid_consta
 #endif
 
   for (int h = kv_head * group; h < (kv_head + 1) * group; ++h) {
-    const Element* q = static_cast<const Element*>(p.q) + batch * p.q_batch_stride + h * p.q_head_stride;
-    const Element* d_o = static_cast<const Element*>(p.d_o) + batch * p.o_batch_stride + h * p.o_head_stride;
-    const long long stats = (static_cast<long long>(batch) * p.heads_q + h) * p.seqlen_q;
+    const Element* q = fa::q_slice<Element>(p, batch, h);
+    const Element* d_o = fa::d_o_slice<Element>(p, batch, h);
+    const long long stats = fa::row_index0(p, batch, h);
     float* dq_rows = p.dq_accum + stats * kHeadDim;  // (N_q, D) fp32 of this head
     for (int mb = m_begin; mb < m_blocks; ++mb) {
       const int m0 = mb * kBlockM;
@@ -135,22 +135,5 @@ __global__ void __launch_bounds__(32 * kNWarps) fa1_bwd_step(const __grid_consta
   }
   fa::cp_async_wait<0>();  // K/V copies of a block no query sees must land before the CTA exits
 
-  const float dk_scale = fa::dk_scale_of(scale_log2);
-  Element* dk_out = static_cast<Element*>(p.d_k) + batch * p.k_batch_stride + kv_head * p.k_head_stride;
-  Element* dv_out = static_cast<Element*>(p.d_v) + batch * p.v_batch_stride + kv_head * p.v_head_stride;
-#pragma unroll
-  for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-    for (int hh = 0; hh < 2; ++hh) {
-      const int key = key_row0 + 16 * mt + 8 * hh;
-      if (key >= p.seqlen_k) continue;
-#pragma unroll
-      for (int dt = 0; dt < kDT; ++dt) {
-        const int col = 8 * dt + 2 * (lane % 4);
-        *reinterpret_cast<unsigned*>(dk_out + key * p.k_row_stride + col) = fa::ElementTraits<Element>::pack(
-            dk[mt][dt][2 * hh] * dk_scale, dk[mt][dt][2 * hh + 1] * dk_scale);
-        *reinterpret_cast<unsigned*>(dv_out + key * p.v_row_stride + col) =
-            fa::ElementTraits<Element>::pack(dv[mt][dt][2 * hh], dv[mt][dt][2 * hh + 1]);
-      }
-    }
+  fa::store_dk_dv<Element>(dk, dv, fa::dk_scale_of(scale_log2), p, batch, kv_head, key_row0, lane);
 }

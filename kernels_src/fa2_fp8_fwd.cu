@@ -1,10 +1,10 @@
 // fa2_fp8 forward: FlashAttention-2 with FP8 (e4m3 or e5m2) Q, K, V on mma.sync m16n8k32 (sm_89 and
 // later), fp32 accumulation, bf16 O and fp32 LSE in fa2_sm80's layout.
 //
-// The design is fa2_sm80_fwd.cu's (one CTA per (query block, head, batch), K/V through a cp.async ring of
-// kStages buffers, key blocks walked last to first, online softmax in registers with fa_softmax.cuh,
-// masks of fa_mask.cuh, LSE of fa_epilogue.cuh), with the rows split among the warps (FlashAttention-2's
-// layout only). What FP8 changes:
+// Composed of fa2_sm80_fwd.cu's parts (one CTA per (query block, head, batch) of fa_tile_coords.cuh, the
+// key blocks of fa_block_range.cuh walked last to first through fa_kv_ring.cuh's cp.async ring of byte
+// tiles, online softmax in registers with fa_softmax.cuh, masks of fa_mask.cuh, LSE and O store of
+// fa_epilogue.cuh), with the rows split among the warps (FlashAttention-2's layout only). What FP8 changes:
 //
 // - Tiles are byte rows (kHeadDim bytes). One m16n8k32 k-step covers 32 bytes, as one m16n8k16 step of
 //   16-bit elements does, so Q (A) and K (B) fragments come from the same ldmatrix.b16 loads as in
@@ -43,14 +43,14 @@
 // shared memory (K/V tiles of kHeadDim bytes per row). It would need wgmma (an fa3_sm90 family). On sm_89
 // the FP8 mma.sync is native and 2x the f16 rate. scripts/device-fp8.sh measures the ratio and counts the
 // SASS instructions (HMMA / QMMA / F2FP) of the kernel to confirm the lowering.
-#include "fa_copy.cuh"
+#include "fa_arch.h"
+#include "fa_block_range.cuh"
 #include "fa_epilogue.cuh"
 #include "fa_fp8.cuh"
+#include "fa_kv_ring.cuh"
 #include "fa_mask.cuh"
-#include "fa_mma.cuh"
-#include "fa_params.h"
 #include "fa_softmax.cuh"
-#include "fa_types.cuh"
+#include "fa_tile_coords.cuh"
 
 namespace fa2_fp8 {
 
@@ -64,7 +64,7 @@ struct FwdConfig {
   static constexpr int kStages = kStages_;
   static constexpr bool kQInRegs = kQInRegs_;
 
-  static constexpr int kThreads = 32 * kNWarps;
+  static constexpr int kThreads = fa::kWarpSize * kNWarps;
   static constexpr int kWarpRows = kBlockM / kNWarps;
   static constexpr int kMT = kWarpRows / 16;     // 16-row MMA tiles per warp
   static constexpr int kNT = kBlockN / 8;        // 8-key score tiles
@@ -89,20 +89,20 @@ struct FwdConfig {
   static_assert((kBlockN * kChunks) % kThreads == 0 && (kBlockM * kChunks) % kThreads == 0,
                 "tile copies split evenly over the threads");
   static_assert(kAccumulatorRegisters <= 192, "accumulators within 192 registers per thread");
-  static_assert(kSmemBytes <= 227 * 1024, "within the sm_90 opt-in shared memory per block");
+  static_assert(kSmemBytes <= fa::kMaxSharedBytesPerBlock, "within the opt-in shared memory per block");
 };
 
 template <typename Element, typename Cfg, bool kBlockDescale, bool Is_causal>
 __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned char* smem) {
-  constexpr int kMT = Cfg::kMT, kNT = Cfg::kNT, kDT = Cfg::kDT, kStages = Cfg::kStages;
+  constexpr int kMT = Cfg::kMT, kNT = Cfg::kNT, kStages = Cfg::kStages;
   constexpr int kBlockM = Cfg::kBlockM, kBlockN = Cfg::kBlockN, kHeadDim = Cfg::kHeadDim;
   constexpr int kRowBytes = Cfg::kRowBytes, kChunks = Cfg::kChunks, kKSteps = Cfg::kKSteps;
   using Traits = fa::Fp8Traits<Element>;
+  using Byte = unsigned char;
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const int m_block = blockIdx.x, head = blockIdx.y, batch = blockIdx.z;
-  const int kv_head = head / (p.heads_q / p.heads_kv);
-  const int m0 = m_block * kBlockM;
+  const fa::QueryTile tile = fa::query_tile<kBlockM>(p);
+  const int m0 = tile.m0;
   const int causal_offset = p.seqlen_k - p.seqlen_q;
   const float p_scale = fa::p_scale_of<Element>(p);
 
@@ -111,48 +111,16 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
   const float scale_log2 = kBlockDescale
                                ? fa::scale_log2_of(p)
                                : fa::scale_log2_of(p) * (p.q_descale * fa::k_descale_factor(p.k_descale));
-
-  int n_blocks = (p.seqlen_k + kBlockN - 1) / kBlockN;
-  if (Is_causal) {
-    const int last_visible = m0 + kBlockM - 1 + causal_offset;  // may be negative: no block at all
-    n_blocks = min(n_blocks, last_visible < 0 ? 0 : last_visible / kBlockN + 1);
-  }
-
-  const unsigned char* q = static_cast<const unsigned char*>(p.q) + batch * p.q_batch_stride +
-                           head * p.q_head_stride + m0 * p.q_row_stride;
-  const unsigned char* k =
-      static_cast<const unsigned char*>(p.k) + batch * p.k_batch_stride + kv_head * p.k_head_stride;
-  const unsigned char* v =
-      static_cast<const unsigned char*>(p.v) + batch * p.v_batch_stride + kv_head * p.v_head_stride;
-
+  const int n_blocks = fa::key_block_count<Is_causal, kBlockM, kBlockN>(m0, {p.seqlen_k, causal_offset});
+  const Byte* q = fa::q_slice<Byte>(p, tile.batch, tile.head) + m0 * p.q_row_stride;
+  const Byte* k = fa::k_slice<Byte>(p, tile.batch, tile.kv_head);
+  const Byte* v = fa::v_slice<Byte>(p, tile.batch, tile.kv_head);
   const unsigned s_q = fa::smem_addr(smem);
   const unsigned s_k = s_q + Cfg::kQBytes;
-  const unsigned s_v = s_k + kStages * Cfg::kKVTileBytes;
-
-  auto load_k = [&](int j) {
-    const int nb = n_blocks - 1 - j;
-    fa::load_fp8_tile_async<kBlockN, kRowBytes, Cfg::kThreads>(
-        s_k + (j % kStages) * Cfg::kKVTileBytes, k + nb * kBlockN * p.k_row_stride, p.k_row_stride,
-        p.seqlen_k - nb * kBlockN, tid);
-  };
-  auto load_v = [&](int j) {
-    const int nb = n_blocks - 1 - j;
-    fa::load_fp8_tile_async<kBlockN, kRowBytes, Cfg::kThreads>(
-        s_v + (j % kStages) * Cfg::kKVTileBytes, v + nb * kBlockN * p.v_row_stride, p.v_row_stride,
-        p.seqlen_k - nb * kBlockN, tid);
-  };
-
-  // Prologue, as fa2_sm80: groups {Q, K_0}, V_0, K_1, ..., V_{S-2}, K_{S-1}.
   fa::load_fp8_tile_async<kBlockM, kRowBytes, Cfg::kThreads>(s_q, q, p.q_row_stride, p.seqlen_q - m0, tid);
-  if (n_blocks > 0) load_k(0);
-  fa::cp_async_commit();
-#pragma unroll
-  for (int s = 1; s < kStages; ++s) {
-    if (s - 1 < n_blocks) load_v(s - 1);
-    fa::cp_async_commit();
-    if (s < n_blocks) load_k(s);
-    fa::cp_async_commit();
-  }
+  const fa::KvRingLastToFirst<Byte, kBlockN, kRowBytes, Cfg::kThreads, kStages> ring{
+      p, k, v, s_k, s_k + kStages * Cfg::kKVTileBytes, n_blocks, tid};
+  ring.prologue();  // the Q copies join K_0's group
 
   // ldmatrix addressing (fa2_sm80's): every fragment row base is a multiple of 8, so a lane's row is
   // lane % 8 modulo 8. A (Q): row (l%8) + 8((l/8)%2), chunk 2kk + l/16. B (K): row (l%8) + 8(l/16),
@@ -166,19 +134,14 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
 
   unsigned q_regs[Cfg::kQInRegs ? kMT : 1][Cfg::kQInRegs ? kKSteps : 1][4];
 
-  float o[kMT][kDT][4];
-#pragma unroll
-  for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-    for (int dt = 0; dt < kDT; ++dt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o[mt][dt][e] = 0.f;
+  float o[kMT][Cfg::kDT][4];
+  fa::clear_accumulators(o);
   fa::OnlineSoftmax<kMT> softmax;
   softmax.init();
 
   const int row0 = m0 + warp * Cfg::kWarpRows + lane / 4;  // this thread's first query row
   const int col0_in_block = 2 * (lane % 4);
-  const int first_row_limit = Is_causal ? min(p.seqlen_k, m0 + causal_offset + 1) : p.seqlen_k;
+  const int unmasked_limit = fa::unmasked_key_limit<Is_causal>(m0, {p.seqlen_k, causal_offset});
 
   // Per-block descale: the Q factor of each of this thread's rows; the V factor O is currently in.
   float q_descale_rows[2 * kMT];
@@ -187,18 +150,15 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
 #pragma unroll
     for (int r = 0; r < 2 * kMT; ++r)
       q_descale_rows[r] =
-          fa::block_descale(p.q_descale_blocks, batch * p.heads_q + head, row0 + 16 * (r / 2) + 8 * (r % 2),
-                            p.seqlen_q, p.descale_block_rows);
+          fa::block_descale(p.q_descale_blocks, tile.batch * p.heads_q + tile.head,
+                            row0 + 16 * (r / 2) + 8 * (r % 2), p.seqlen_q, p.descale_block_rows);
     v_descale_now = 0.f;  // set by the first k-step (O is still zero)
   }
-  const int kv_matrix = batch * p.heads_kv + kv_head;
+  const int kv_matrix = tile.batch * p.heads_kv + tile.kv_head;
 
   for (int j = 0; j < n_blocks; ++j) {
-    const int nb = n_blocks - 1 - j;
-    fa::cp_async_wait<2 * (kStages - 1)>();  // K_j landed (this thread's copies) ...
-    __syncthreads();                         // ... and everyone's; V_{j-1}'s slot is free again
-    if (j + kStages - 1 < n_blocks) load_v(j + kStages - 1);
-    fa::cp_async_commit();
+    const int nb = ring.block_of(j);
+    ring.wait_k_issue_v(j);
 
     if (Cfg::kQInRegs && j == 0) {
 #pragma unroll
@@ -212,13 +172,8 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
 
     // S = Q_codes K_codes^T: m16n8k32, 32 head-dim bytes per k-step.
     float s[kMT][kNT][4];
-#pragma unroll
-    for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-      for (int nt = 0; nt < kNT; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.f;
-    const unsigned k_tile = s_k + (j % kStages) * Cfg::kKVTileBytes + k_frag_row;
+    fa::clear_accumulators(s);
+    const unsigned k_tile = ring.k_slot(j) + k_frag_row;
 #pragma unroll
     for (int kk = 0; kk < kKSteps; ++kk) {
       unsigned a[kMT][4];
@@ -244,50 +199,20 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
         }
       }
     }
-    if constexpr (kBlockDescale) {
-      // S *= q_descale(row) * k_descale(col); one K factor per 32 keys (descale_block_rows % 32 == 0).
-#pragma unroll
-      for (int g32 = 0; g32 < kBlockN / 32; ++g32) {
-        const float kd = fa::k_descale_factor(fa::block_descale(
-            p.k_descale_blocks, kv_matrix, nb * kBlockN + 32 * g32, p.seqlen_k, p.descale_block_rows));
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-          for (int nt = 4 * g32; nt < 4 * g32 + 4; ++nt)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) s[mt][nt][e] *= q_descale_rows[2 * mt + e / 2] * kd;
-      }
-    }
-    if ((nb + 1) * kBlockN > first_row_limit) {
+    if constexpr (kBlockDescale) fa::descale_scores_by_block(s, q_descale_rows, p, kv_matrix, nb * kBlockN);
+    if (fa::key_block_needs_mask(nb, kBlockN, unmasked_limit))
       fa::apply_mask<Is_causal>(s, row0, nb * kBlockN + col0_in_block, p.seqlen_k, causal_offset);
-    }
 
-    fa::cp_async_wait<2 * (kStages - 1)>();  // V_j landed ...
-    __syncthreads();                         // ... and every warp is done with K_j's slot
-    if (j + kStages < n_blocks) load_k(j + kStages);
-    fa::cp_async_commit();
-
+    ring.wait_v_issue_k(j);
     softmax.step(s, o, scale_log2);
 
     // O += P V. P (the C fragments, <= 1) times p_scale, rounded to FP8 and packed as A fragments in the
     // permuted k order (see the header): a0 = row g, keys 2c, 2c+1, 8+2c, 9+2c of the k-step.
-    const unsigned v_tile = s_v + (j % kStages) * Cfg::kKVTileBytes + v_frag_row;
+    const unsigned v_tile = ring.v_slot(j) + v_frag_row;
 #pragma unroll
     for (int kk = 0; kk < kBlockN / 32; ++kk) {
-      if constexpr (kBlockDescale) {
-        const float vd = fa::block_descale(p.v_descale_blocks, kv_matrix, nb * kBlockN + 32 * kk, p.seqlen_k,
-                                           p.descale_block_rows);
-        if (vd != v_descale_now) {  // uniform over the CTA: O moves to the units of the new V factor
-          const float ratio = v_descale_now / vd;
-#pragma unroll
-          for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-            for (int dt = 0; dt < kDT; ++dt)
-#pragma unroll
-              for (int e = 0; e < 4; ++e) o[mt][dt][e] *= ratio;
-          v_descale_now = vd;
-        }
-      }
+      if constexpr (kBlockDescale)
+        fa::enter_v_descale_block(o, v_descale_now, p, kv_matrix, nb * kBlockN + 32 * kk);
       unsigned a[kMT][4];
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
@@ -319,46 +244,24 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
         }
       }
     }
-    if constexpr (fa::kNormalizeInLoop) {
-      // As the emulator: O divided by l after every block; its l carries p_scale, ours does not.
-      fa::divide_by_row_sums(o, softmax.row_sum, p_scale);
-    }
+    fa::after_key_block(o, softmax.row_sum, p_scale);  // the emulator's l carries p_scale, ours does not
   }
   fa::cp_async_wait<0>();
 
-  // O = acc * v_descale / p_scale (the normalised-in-loop mutant already divided by l p_scale), then / l.
-  const float out_factor = v_descale_now * (fa::kNormalizeInLoop ? 1.f : 1.f / p_scale);
+  // O = acc * v_descale / p_scale, then / l (fa_epilogue.cuh).
+  const float out_factor = fa::fp8_output_factor(v_descale_now, p_scale);
 #pragma unroll
   for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
-    for (int dt = 0; dt < kDT; ++dt)
+    for (int dt = 0; dt < Cfg::kDT; ++dt)
 #pragma unroll
       for (int e = 0; e < 4; ++e) o[mt][dt][e] *= out_factor;
 
-  float* lse = p.lse + (static_cast<long long>(batch) * p.heads_q + head) * p.seqlen_q;
-  fa::normalise_and_write_lse(o, softmax, true, !fa::kNormalizeInLoop, scale_log2, lse + row0,
-                              p.seqlen_q - row0, lane);
-
-  // bf16 O: this lane owns columns 16 dp + 4c .. 4c+3 of rows g and g+8 of each row tile: even tile 2dp
-  // holds columns 4c and 4c+2, odd tile 2dp+1 columns 4c+1 and 4c+3.
-  __nv_bfloat16* o_row0 = static_cast<__nv_bfloat16*>(p.o) + batch * p.o_batch_stride +
-                          head * p.o_head_stride + row0 * p.o_row_stride + 4 * (lane % 4);
-  const int rows_valid = p.seqlen_q - row0;
-#pragma unroll
-  for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = 16 * mt + 8 * h;
-      if (row >= rows_valid) continue;
-#pragma unroll
-      for (int dp = 0; dp < kHeadDim / 16; ++dp) {
-        uint2 packed;
-        packed.x = fa::ElementTraits<__nv_bfloat16>::pack(o[mt][2 * dp][2 * h], o[mt][2 * dp + 1][2 * h]);
-        packed.y =
-            fa::ElementTraits<__nv_bfloat16>::pack(o[mt][2 * dp][2 * h + 1], o[mt][2 * dp + 1][2 * h + 1]);
-        *reinterpret_cast<uint2*>(o_row0 + row * p.o_row_stride + 16 * dp) = packed;
-      }
-    }
+  float* lse = p.lse + fa::row_index0(p, tile.batch, tile.head);
+  fa::normalise_and_write_lse(o, softmax, true, scale_log2, lse + row0, p.seqlen_q - row0, lane);
+  fa::store_o_column_quads(
+      o, fa::o_slice<__nv_bfloat16>(p, tile.batch, tile.head) + row0 * p.o_row_stride + 4 * (lane % 4), p,
+      p.seqlen_q - row0);
 }
 
 }  // namespace fa2_fp8
@@ -368,7 +271,7 @@ __device__ __forceinline__ void forward(const fa::AttentionParams& p, unsigned c
 // (Element, kHeadDim, kBlockM, kBlockN, kNWarps, kStages, kQInRegs, kBlockDescale, Is_causal).
 template <typename Element, int kHeadDim, int kBlockM, int kBlockN, int kNWarps, int kStages, bool kQInRegs,
           bool kBlockDescale, bool Is_causal>
-__global__ void __launch_bounds__(32 * kNWarps)
+__global__ void __launch_bounds__(fa::kWarpSize* kNWarps)
     fa2_fp8_fwd(const __grid_constant__ fa::AttentionParams params) {
   extern __shared__ __align__(128) unsigned char smem[];
   using Cfg = fa2_fp8::FwdConfig<kHeadDim, kBlockM, kBlockN, kNWarps, kStages, kQInRegs>;

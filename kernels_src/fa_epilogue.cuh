@@ -6,6 +6,7 @@
 // the warp's own rows of a swizzled shared tile and written back as 16-byte, fully coalesced stores.
 // Both are warp-local: each warp owns its rows, so no block-wide barrier is needed.
 #include "fa_copy.cuh"
+#include "fa_params.h"
 #include "fa_softmax.cuh"
 #include "fa_types.cuh"
 
@@ -21,7 +22,8 @@ constexpr bool kNormalizeInLoop = false;
 
 // [normalize-in-loop]'s effect, for every family: o divided by the current row sums (quad-partial, times
 // `sum_factor`: FP8's p_scale) after a block's P V, as the CPU emulator does. Called only under
-// kNormalizeInLoop; the end then no longer divides (normalise_and_write_lse's divide_by_sum).
+// kNormalizeInLoop (after_key_block; fa3_sm90 calls it itself); the end then no longer divides
+// (normalise_and_write_lse's divide_by_sum, epilogue_inverse_sum, fp8_output_factor).
 template <int kMT, int kDT>
 __device__ __forceinline__ void divide_by_row_sums(float (&o)[kMT][kDT][4], const float (&row_sum)[2 * kMT],
                                                    float sum_factor = 1.f) {
@@ -37,6 +39,25 @@ __device__ __forceinline__ void divide_by_row_sums(float (&o)[kMT][kDT][4], cons
         o[mt][dt][2 * h + 1] *= inv;
       }
     }
+}
+
+// What the mainloop does to O after a key block's P V: nothing, except under [normalize-in-loop].
+template <int kMT, int kDT>
+__device__ __forceinline__ void after_key_block(float (&o)[kMT][kDT][4], const float (&row_sum)[2 * kMT],
+                                                float sum_factor = 1.f) {
+  if constexpr (kNormalizeInLoop) divide_by_row_sums(o, row_sum, sum_factor);
+}
+
+// 1/l for the epilogue of a row with the full sum l: 0 for a fully masked row (l = 0), 1 when the loop
+// divided already ([normalize-in-loop]).
+__device__ __forceinline__ float epilogue_inverse_sum(float l) {
+  return l == 0.f ? 0.f : (kNormalizeInLoop ? 1.f : 1.f / l);
+}
+
+// FP8: the factor O is multiplied by before the epilogue's 1/l: v_descale / p_scale (O = P V v_descale /
+// (l p_scale)); [normalize-in-loop] already divided by l p_scale in the loop.
+__device__ __forceinline__ float fp8_output_factor(float v_descale, float p_scale) {
+  return v_descale * (kNormalizeInLoop ? 1.f : 1.f / p_scale);
 }
 
 // Natural-log LSE of one row from its running max (raw units) and full row sum. A fully masked row
@@ -78,6 +99,15 @@ __device__ __forceinline__ void normalise_and_write_lse(float (&o)[kMT][kDT][4],
         lse_row0[row] = row_lse(sm.row_max[r], sum, scale_log2);
     }
   }
+}
+
+// normalise_and_write_lse as every sm80-era family calls it: divided by the sum unless the loop did.
+template <int kMT, int kDT>
+__device__ __forceinline__ void normalise_and_write_lse(float (&o)[kMT][kDT][4], const OnlineSoftmax<kMT>& sm,
+                                                        bool sums_are_partial, float scale_log2,
+                                                        float* lse_row0, int rows_valid_from_row0, int lane) {
+  normalise_and_write_lse(o, sm, sums_are_partial, !kNormalizeInLoop, scale_log2, lse_row0,
+                          rows_valid_from_row0, lane);
 }
 
 // O straight from registers. o_row0: this thread's row0 (…+ g) and column 2c; rows past rows_valid skipped.
@@ -135,6 +165,47 @@ __device__ __forceinline__ void store_o_through_shared(const float (&o)[kMT][kDT
     if (row < rows_valid_from_warp_row0)
       *reinterpret_cast<uint4*>(o_warp_row0 + row * row_stride + 8 * chunk) = v;
   }
+}
+
+// FP8's O layout (fa2_fp8_fwd.cu: V transposed in registers): this lane owns columns 16 dp + 4c .. 4c+3 of
+// rows g and g+8 of each row tile, the even C tile 2dp columns 4c and 4c+2, the odd tile 2dp+1 columns
+// 4c+1 and 4c+3; stored as 8-byte runs (a quad writes 32 contiguous bytes of a row). o_row0: this thread's
+// row0 (… + g), column 4c. (The row stride is read from p at each store, as the kernel's own loop did: a
+// stride argument changed the address arithmetic ptxas was given.)
+template <typename Element, int kMT, int kDT>
+__device__ __forceinline__ void store_o_column_quads(const float (&o)[kMT][kDT][4], Element* o_row0,
+                                                     const AttentionParams& p, int rows_valid_from_row0) {
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = 16 * mt + 8 * h;
+      if (row >= rows_valid_from_row0) continue;
+#pragma unroll
+      for (int dp = 0; dp < kDT / 2; ++dp) {
+        uint2 packed;
+        packed.x = ElementTraits<Element>::pack(o[mt][2 * dp][2 * h], o[mt][2 * dp + 1][2 * h]);
+        packed.y = ElementTraits<Element>::pack(o[mt][2 * dp][2 * h + 1], o[mt][2 * dp + 1][2 * h + 1]);
+        *reinterpret_cast<uint2*>(o_row0 + row * p.o_row_stride + 16 * dp) = packed;
+      }
+    }
+}
+
+// One row (tile mt, half h) of this thread's online-softmax state to the fp32 scratch rows at index idx
+// (fa1's running state between launches, flash_decode's partials): m, the row's full sum (quad-reduced by
+// the caller, on all 32 lanes before any branch), and this thread's O columns, unnormalised.
+template <int kHeadDim, int kMT, int kDT>
+__device__ __forceinline__ void store_row_state(const AttentionParams& p, long long idx,
+                                                const float (&o)[kMT][kDT][4], int mt, int h, float row_max,
+                                                float sum, int lane) {
+  if (lane % 4 == 0) {
+    p.scratch_m[idx] = row_max;
+    p.scratch_l[idx] = sum;
+  }
+#pragma unroll
+  for (int dt = 0; dt < kDT; ++dt)
+    *reinterpret_cast<float2*>(p.scratch_o + idx * kHeadDim + 8 * dt + 2 * (lane % 4)) =
+        make_float2(o[mt][dt][2 * h], o[mt][dt][2 * h + 1]);
 }
 
 }  // namespace fa

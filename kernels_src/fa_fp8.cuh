@@ -1,61 +1,13 @@
 #pragma once
-// FP8 pieces of the forward kernels (fa2_fp8_fwd.cu): byte tiles in shared memory, mma.sync m16n8k32
-// dispatch on the element type, P quantised with saturation, V fragments transposed in registers, and
-// the descale factors (fa_params.h).
-//
-// Byte tiles: a row of D FP8 values is D / 16 chunks of 16 bytes. D >= 128 uses fa_copy.cuh's swizzle
-// (chunk ^ row within 128-byte groups). D = 64 has 4 chunks per row, so two rows share a 128-byte line:
-// chunk c of row r goes to chunk c ^ ((r >> 1) & 3); 8 consecutive rows at one logical chunk then land
-// in 8 different 16-byte bank groups ((r & 1) picks the half line, (r >> 1) & 3 the chunk), so every
-// ldmatrix 8x8 matrix is still one conflict-free wavefront.
-#include "fa_copy.cuh"
+// FP8 pieces of the forward kernels (fa2_fp8_fwd.cu, fa3_sm90): byte tiles in shared memory
+// (fa_fp8_tiles.cuh), mma.sync m16n8k32 dispatch on the element type, P quantised with saturation, V
+// fragments transposed in registers, and the descale factors (fa_params.h).
+#include "fa_fp8_tiles.cuh"
 #include "fa_mma.cuh"
 #include "fa_params.h"
 #include "fa_types.cuh"
 
 namespace fa {
-
-template <int kChunks>
-__device__ __forceinline__ int fp8_swizzled_offset(int row, int chunk) {
-  static_assert(kChunks == 4 || kChunks % 8 == 0, "64-byte rows or whole 128-byte groups");
-  if constexpr (kChunks == 4) {
-    return row * 64 + ((chunk ^ ((row >> 1) & 3)) * 16);
-  } else {
-    return swizzled_offset<kChunks>(row, chunk);
-  }
-}
-
-// Byte offset of logical chunk `chunk` (a compile-time constant in the unrolled loops) inside a row r of
-// a swizzled byte tile, for a lane whose row satisfies r % 8 = row_mod8 (every fragment row base is a
-// multiple of 8).
-template <int kChunks>
-__device__ __forceinline__ int fp8_chunk_offset(int row_mod8, int chunk) {
-  if constexpr (kChunks == 4) {
-    return (chunk ^ (row_mod8 >> 1)) * 16;
-  } else {
-    return ((chunk & ~7) | ((chunk ^ row_mod8) & 7)) * 16;
-  }
-}
-
-// fa_copy.cuh's load_tile_async for byte rows: rows [0, kRows) x kRowBytes of a (N, D) FP8 slice into a
-// swizzled shared tile, rows at or past rows_valid zero-filled (zero codes: zero scores that the mask
-// removes, zero values that add nothing to P.V).
-template <int kRows, int kRowBytes, int kThreads>
-__device__ __forceinline__ void load_fp8_tile_async(unsigned smem_tile, const unsigned char* gmem,
-                                                    long long row_stride, int rows_valid, int tid) {
-  constexpr int kChunks = kRowBytes / 16;
-  constexpr int kTotal = kRows * kChunks;
-  static_assert(kTotal % kThreads == 0, "every thread copies the same number of chunks");
-#pragma unroll
-  for (int i = 0; i < kTotal / kThreads; ++i) {
-    const int idx = i * kThreads + tid;
-    const int row = idx / kChunks;
-    const int chunk = idx % kChunks;
-    const bool valid = row < rows_valid;
-    const unsigned char* src = gmem + (valid ? row * row_stride : 0) + chunk * 16;
-    cp_async_16(smem_tile + fp8_swizzled_offset<kChunks>(row, chunk), src, valid ? 16 : 0);
-  }
-}
 
 template <typename Element>
 struct Fp8Traits;
@@ -139,6 +91,43 @@ __device__ __forceinline__ float p_scale_of(const AttentionParams& p) {
 #else
   return p.p_scale;
 #endif
+}
+
+// Per-block descale of one key block's scores (fa2_fp8's mma.sync C fragments, kNT 8-key tiles from key
+// n0): S *= q_descale(row) * k_descale(col), one K factor per 32 keys (descale_block_rows % 32 == 0).
+template <int kMT, int kNT>
+__device__ __forceinline__ void descale_scores_by_block(float (&s)[kMT][kNT][4],
+                                                        const float (&q_descale_rows)[2 * kMT],
+                                                        const AttentionParams& p, int kv_matrix, int n0) {
+#pragma unroll
+  for (int g32 = 0; g32 < kNT / 4; ++g32) {
+    const float kd = k_descale_factor(
+        block_descale(p.k_descale_blocks, kv_matrix, n0 + 32 * g32, p.seqlen_k, p.descale_block_rows));
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int nt = 4 * g32; nt < 4 * g32 + 4; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) s[mt][nt][e] *= q_descale_rows[2 * mt + e / 2] * kd;
+  }
+}
+
+// Per-block V descale inside P V: O is accumulated in units of the current V factor; when the 32-key
+// k-step from `key` enters a block with another factor (uniform over the CTA, rare), O moves to its units.
+template <int kMT, int kDT>
+__device__ __forceinline__ void enter_v_descale_block(float (&o)[kMT][kDT][4], float& v_descale_now,
+                                                      const AttentionParams& p, int kv_matrix, int key) {
+  const float vd = block_descale(p.v_descale_blocks, kv_matrix, key, p.seqlen_k, p.descale_block_rows);
+  if (vd != v_descale_now) {
+    const float ratio = v_descale_now / vd;
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+      for (int dt = 0; dt < kDT; ++dt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[mt][dt][e] *= ratio;
+    v_descale_now = vd;
+  }
 }
 
 }  // namespace fa

@@ -69,4 +69,15 @@ __device__ __forceinline__ void mma_16832_e5m2(float (&d)[4], const unsigned (&a
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// Zero C fragments (accumulators of kRows x kCols tiles) before a product accumulates into them.
+template <int kRows, int kCols>
+__device__ __forceinline__ void clear_accumulators(float (&c)[kRows][kCols][4]) {
+#pragma unroll
+  for (int r = 0; r < kRows; ++r)
+#pragma unroll
+    for (int t = 0; t < kCols; ++t)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) c[r][t][e] = 0.f;
+}
+
 }  // namespace fa

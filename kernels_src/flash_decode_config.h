@@ -3,7 +3,8 @@
 // shared-memory arithmetic and the grid, in ONE place that both compilers read (as fa3_sm90_config.h): the
 // kernels (NVRTC) static_assert `violation(...) == nullptr` and lay out shared memory with these functions;
 // the host (g++, tuner/families/flash_decode.cpp) prunes with the same `violation` and launches with the
-// same `shared_bytes` and grid. Plain constexpr C++, no headers.
+// same `shared_bytes` and grid. Plain constexpr C++; its one header (fa_arch.h) is the same.
+#include "fa_arch.h"
 
 // Called by both compilers: NVRTC accepts no unannotated (host) function, g++ knows no annotation.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -14,9 +15,9 @@
 
 namespace fdec {
 
-constexpr int kWarpThreads = 32;
-constexpr int kMaxSharedBytes = 227 * 1024;  // sm_90's opt-in shared memory per block
-constexpr int kStages = 2;                   // each warp's K/V ring: the next block loads while this one runs
+constexpr int kWarpThreads = fa::kWarpSize;
+constexpr int kMaxSharedBytes = fa::kMaxSharedBytesPerBlock;
+constexpr int kStages = 2;  // each warp's K/V ring: the next block loads while this one runs
 constexpr int kMaxSplits = 128;
 // fp32 accumulators a thread may hold (O: kBlockM/16 x D/2, S: kBlockM/16 x kBlockN/2) below the 255
 // registers of a thread, with room for addresses and the softmax state (d256 needs 128 for O alone).

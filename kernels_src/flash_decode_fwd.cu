@@ -14,12 +14,14 @@
 //
 // Causal masks are bottom-right aligned (query row i sees key j <= i + n_k - n_q); only the key blocks that
 // query row 0 cannot see in full are masked (fa_block_range.cuh), with each packed row's own query row.
+#include "fa_arch.h"
 #include "fa_block_range.cuh"
 #include "fa_copy.cuh"
 #include "fa_epilogue.cuh"
 #include "fa_mask.cuh"
 #include "fa_params.h"
 #include "fa_softmax.cuh"
+#include "fa_tile_coords.cuh"
 #include "fa_types.cuh"
 #include "fa_warp_mma.cuh"
 #include "flash_decode_config.h"
@@ -28,7 +30,7 @@
 // Writes partial p = split x kNWarps + warp of row R (R = (batch x h_q + head) x n_q + i, the LSE's index)
 // at scratch_m/l[p x rows + R] and scratch_o[(p x rows + R) x D ...], rows = B x h_q x n_q.
 template <typename Element, int kHeadDim, int kBlockM, int kBlockN, int kNWarps, int kSplits, bool Is_causal>
-__global__ void __launch_bounds__(32 * kNWarps)
+__global__ void __launch_bounds__(fa::kWarpSize* kNWarps)
     flash_decode_split(const __grid_constant__ fa::AttentionParams p) {
   constexpr fdec::Tunables kT{kHeadDim, 2, kBlockM, kBlockN, kNWarps, kSplits};
   static_assert(fdec::violation(kT) == nullptr, "flash_decode config breaks a rule of flash_decode_config.h");
@@ -66,8 +68,8 @@ __global__ void __launch_bounds__(32 * kNWarps)
   const int count = max(0, min(key_blocks, first + per_partial) - first);
   const int unmasked_limit = fa::unmasked_key_limit<Is_causal>(0, p.seqlen_q, p.seqlen_k);
 
-  const Element* k = static_cast<const Element*>(p.k) + batch * p.k_batch_stride + kv_head * p.k_head_stride;
-  const Element* v = static_cast<const Element*>(p.v) + batch * p.v_batch_stride + kv_head * p.v_head_stride;
+  const Element* k = fa::k_slice<Element>(p, batch, kv_head);
+  const Element* v = fa::v_slice<Element>(p, batch, kv_head);
   const unsigned s_ring = s_q + fdec::q_tile_bytes(kT) + warp * fdec::warp_ring_bytes(kT);
   auto slot = [&](int it) { return s_ring + (it % fdec::kStages) * 2 * kKVBytes; };  // K, then V
   auto load_kv = [&](int it) {
@@ -89,12 +91,7 @@ __global__ void __launch_bounds__(32 * kNWarps)
 
   const fa::LaneOffsets lo(lane);
   float o[kMT][kDT][4];
-#pragma unroll
-  for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-    for (int dt = 0; dt < kDT; ++dt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o[mt][dt][e] = 0.f;
+  fa::clear_accumulators(o);
   fa::OnlineSoftmax<kMT> softmax;
   softmax.init();
 
@@ -105,12 +102,7 @@ __global__ void __launch_bounds__(32 * kNWarps)
     __syncwarp();            // ... and every lane's
     const int nb = first + it;
     float s[kMT][kNT][4];
-#pragma unroll
-    for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-      for (int nt = 0; nt < kNT; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) s[mt][nt][e] = 0.f;
+    fa::clear_accumulators(s);
     fa::warp_qk<Element, kMT, kNT, kHeadDim>(s, s_q + lo.row_a * kRowBytes, slot(it) + lo.row_b * kRowBytes,
                                              lo);
     if (fa::key_block_needs_mask(nb, kBlockN, unmasked_limit))
@@ -118,9 +110,7 @@ __global__ void __launch_bounds__(32 * kNWarps)
                                         causal_offset);
     softmax.step(s, o, scale_log2);
     fa::warp_pv<Element, kMT, kNT, kDT>(o, s, slot(it) + kKVBytes + lo.row_a * kRowBytes, lo);
-    if constexpr (fa::kNormalizeInLoop) {
-      fa::divide_by_row_sums(o, softmax.row_sum);
-    }
+    fa::after_key_block(o, softmax.row_sum);
     __syncwarp();  // every lane is done with this slot before block it + 2 is copied into it
   }
 
@@ -136,15 +126,8 @@ __global__ void __launch_bounds__(32 * kNWarps)
       const int head = kv_head * group + packed / p.seqlen_q;
       const long long row =
           (static_cast<long long>(batch) * p.heads_q + head) * p.seqlen_q + packed % p.seqlen_q;
-      const long long idx = partial * rows + row;
-      if (lane % 4 == 0) {
-        p.scratch_m[idx] = softmax.row_max[2 * mt + h];
-        p.scratch_l[idx] = sum;
-      }
-#pragma unroll
-      for (int dt = 0; dt < kDT; ++dt)
-        *reinterpret_cast<float2*>(p.scratch_o + idx * kHeadDim + 8 * dt + 2 * (lane % 4)) =
-            make_float2(o[mt][dt][2 * h], o[mt][dt][2 * h + 1]);
+      fa::store_row_state<kHeadDim>(p, partial * rows + row, o, mt, h, softmax.row_max[2 * mt + h], sum,
+                                    lane);
     }
 }
 
@@ -172,12 +155,11 @@ __global__ void __launch_bounds__(fdec::combine_threads(kHeadDim))
     o1 = fmaf(partial_o.y, w, o1);
   }
   // Under [normalize-in-loop] every partial was divided in its loop already, as the other families' O.
-  const float inv = l == 0.f ? 0.f : (fa::kNormalizeInLoop ? 1.f : 1.f / l);
+  const float inv = fa::epilogue_inverse_sum(l);
   if (threadIdx.x == 0) p.lse[row] = fa::row_lse(m_all, l, scale_log2);
   const int i = static_cast<int>(row % p.seqlen_q);
   const int head = static_cast<int>(row / p.seqlen_q % p.heads_q);
   const int batch = static_cast<int>(row / p.seqlen_q / p.heads_q);
-  Element* out = static_cast<Element*>(p.o) + batch * p.o_batch_stride + head * p.o_head_stride +
-                 i * p.o_row_stride + col;
+  Element* out = fa::o_slice<Element>(p, batch, head) + i * p.o_row_stride + col;
   *reinterpret_cast<unsigned*>(out) = fa::ElementTraits<Element>::pack(o0 * inv, o1 * inv);
 }

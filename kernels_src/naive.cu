@@ -7,11 +7,13 @@
 // that the comparison with the fused kernels measures the memory traffic of S and P, not SIMT arithmetic
 // (the SIMT version measured 6.1 TFLOP/s at d 128 on the H200, 2026-11-29). What keeps it "standard
 // attention" is that S and P make the round trip through device memory.
+#include "fa_arch.h"
 #include "fa_epilogue.cuh"
 #include "fa_mask.cuh"
 #include "fa_mma.cuh"
 #include "fa_params.h"
 #include "fa_softmax.cuh"
+#include "fa_tile_coords.cuh"
 #include "fa_types.cuh"
 
 namespace naive {
@@ -73,12 +75,12 @@ __device__ __forceinline__ void mma_gemm_tile(int kdim, LoadA&& load_a, LoadB&& 
 
 // Step 0: grid (ceil(N_q / kTile), ceil(N_k / kTile), B * H_q), kTile / 16 warps.
 template <typename Element, int kTile, bool Is_causal>
-__global__ void __launch_bounds__(kTile / 16 * 32)
+__global__ void __launch_bounds__(kTile / 16 * fa::kWarpSize)
     naive_scores(const __grid_constant__ fa::AttentionParams p) {
   const int bh = blockIdx.z, batch = bh / p.heads_q, head = bh % p.heads_q;
-  const int kv_head = head / (p.heads_q / p.heads_kv);
-  const Element* q = static_cast<const Element*>(p.q) + batch * p.q_batch_stride + head * p.q_head_stride;
-  const Element* k = static_cast<const Element*>(p.k) + batch * p.k_batch_stride + kv_head * p.k_head_stride;
+  const int kv_head = fa::kv_head_of(p, head);
+  const Element* q = fa::q_slice<Element>(p, batch, head);
+  const Element* k = fa::k_slice<Element>(p, batch, kv_head);
   float* s = p.scratch_s + static_cast<long long>(bh) * p.seqlen_q * p.seqlen_k;
   const float scale = fa::scale_log2_of(p) * fa::kLn2;  // softmax_scale, through the shared switch
   const int offset = p.seqlen_k - p.seqlen_q;
@@ -148,13 +150,13 @@ __global__ void __launch_bounds__(kThreads) naive_softmax(const __grid_constant_
 // Step 2: grid (ceil(N_q / kTile), ceil(D / kTile), B * H_q), kTile / 16 warps. P holds values of the input
 // type (step 1 rounded them), so converting it back to Element for the tensor cores is exact.
 template <typename Element, int kTile>
-__global__ void __launch_bounds__(kTile / 16 * 32)
+__global__ void __launch_bounds__(kTile / 16 * fa::kWarpSize)
     naive_output(const __grid_constant__ fa::AttentionParams p) {
   const int bh = blockIdx.z, batch = bh / p.heads_q, head = bh % p.heads_q;
-  const int kv_head = head / (p.heads_q / p.heads_kv);
+  const int kv_head = fa::kv_head_of(p, head);
   const float* prob = p.scratch_p + static_cast<long long>(bh) * p.seqlen_q * p.seqlen_k;
-  const Element* v = static_cast<const Element*>(p.v) + batch * p.v_batch_stride + kv_head * p.v_head_stride;
-  Element* o = static_cast<Element*>(p.o) + batch * p.o_batch_stride + head * p.o_head_stride;
+  const Element* v = fa::v_slice<Element>(p, batch, kv_head);
+  Element* o = fa::o_slice<Element>(p, batch, head);
   const int r0 = blockIdx.x * kTile, d0 = blockIdx.y * kTile;
   const Element zero = naive::to_element<Element>(0.f);
   naive::mma_gemm_tile<kTile, Element>(

@@ -92,11 +92,21 @@ TEST_CASE("backward configs the host rejects do not compile either", "[kernels][
 }
 
 TEST_CASE("backward mutant switches: one line per kernel path, all compile", "[kernels][nvrtc]") {
-  // fa_backward.cuh: ds_of and dk_scale_of serve every path. fa2_sm80_bwd.cu: dq-overwrite in the dQ pass
-  // and in the atomic accumulation; bwd-race at the reuse barrier of kStages 1 and of kStages 2.
-  // fa1_bwd.cu: dq-overwrite in the dQ read-modify-write, bwd-race at its reuse barrier.
+  // fa_backward.cuh: ds_of and dk_scale_of serve every path. fa2_sm80_bwd.cu: dq-overwrite in the atomic
+  // accumulation, bwd-race at the reuse barrier of kStages 1 and of kStages 2; fa2_sm80_bwd_dq.cuh:
+  // dq-overwrite in the dQ pass. fa1_bwd.cu: dq-overwrite in the dQ read-modify-write, bwd-race at its
+  // reuse barrier. fa_bwd_blocks.cuh (the block steps both families share) holds none.
   auto const shared = test::kernel_file_text("fa_backward.cuh"),
-             fa2 = test::kernel_file_text("fa2_sm80_bwd.cu"), fa1 = test::kernel_file_text("fa1_bwd.cu");
+             blocks = test::kernel_file_text("fa_bwd_blocks.cuh"),
+             fa2_dkdv = test::kernel_file_text("fa2_sm80_bwd.cu"),
+             fa2_dq = test::kernel_file_text("fa2_sm80_bwd_dq.cuh"),
+             fa1 = test::kernel_file_text("fa1_bwd.cu");
+  CHECK(test::mutant_switch_lines(fa2_dkdv, "BWD_DQ_OVERWRITE") == 1);
+  CHECK(test::mutant_switch_lines(fa2_dq, "BWD_DQ_OVERWRITE") == 1);
+  CHECK(test::mutant_switch_lines(fa2_dq, "BWD_RACE") == 0);
+  for (std::string id : {"BWD_MISSING_DELTA", "BWD_DK_MISSING_SCALE", "BWD_DQ_OVERWRITE", "BWD_RACE"})
+    CHECK(test::mutant_switch_lines(blocks, id) == 0);
+  auto const fa2 = fa2_dkdv + fa2_dq;
   CHECK(test::mutant_switch_lines(shared, "BWD_MISSING_DELTA") == 1);
   CHECK(test::mutant_switch_lines(shared, "BWD_DK_MISSING_SCALE") == 1);
   CHECK(test::mutant_switch_lines(shared, "BWD_DQ_OVERWRITE") +

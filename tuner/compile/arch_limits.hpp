@@ -4,6 +4,7 @@
 // two that every family's host side computes with (the warp and the shared memory its kernels assert).
 #include <cstddef>
 
+#include "kernels_src/fa_arch.h"
 #include "runtime/device.hpp"
 #include "runtime/target_arch.hpp"
 
@@ -16,8 +17,8 @@ struct ArchLimits {
   int max_threads_per_block = 1024;
 };
 
-// Threads per warp, on every architecture FlashLab targets.
-inline constexpr int kWarpSize = 32;
+// Threads per warp, on every architecture FlashLab targets (kernels_src/fa_arch.h, which the kernels use).
+inline constexpr int kWarpSize = fa::kWarpSize;
 
 // Opt-in shared memory per block (CUDA Programming Guide, compute capability tables): 8.0: 163 KiB,
 // 8.9: 99 KiB, 9.0: 227 KiB; the other limits are the same on all four targets.
@@ -40,11 +41,12 @@ constexpr ArchLimits limits_for(runtime::TargetArch arch) {
 }
 ArchLimits limits_for(runtime::DeviceInfo const& device);
 
-// The shared memory every family's kernels assert they fit (kernels_src: `<= 227 * 1024`): sm_90's opt-in,
-// the largest target's. A family refuses a config over it before compiling, on any target; on a smaller
-// chip the device's own limit prunes it after compiling.
-inline constexpr std::size_t kFamilyMaxSharedBytes =
-    limits_for(runtime::TargetArch::sm_90).max_shared_per_block_optin;
+// The shared memory every family's kernels assert they fit (kernels_src/fa_arch.h): sm_90's opt-in, the
+// largest target's. A family refuses a config over it before compiling, on any target; on a smaller chip
+// the device's own limit prunes it after compiling.
+inline constexpr std::size_t kFamilyMaxSharedBytes = fa::kMaxSharedBytesPerBlock;
+static_assert(kFamilyMaxSharedBytes == limits_for(runtime::TargetArch::sm_90).max_shared_per_block_optin,
+              "the kernels' limit is sm_90's opt-in shared memory");
 // What a family says of a config over it.
 inline constexpr char kFamilySharedRefusal[] = "shared memory over 227 KiB";
 static_assert(kFamilyMaxSharedBytes == 227 * 1024, "kFamilySharedRefusal names the limit");

@@ -2,6 +2,7 @@
 // outer loop), the query blocks in the grid; O (fp32), m and l live in device scratch between launches.
 #include "tuner/compile/arch_limits.hpp"
 #include "tuner/families/families.hpp"
+#include "tuner/families/name_expression.hpp"
 
 namespace fl::tuner::fa1 {
 
@@ -46,11 +47,12 @@ Config default_config(Problem const& problem) {
 }
 
 std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
-  return {"fa1_fwd_step<" + element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim) +
-          ", " + std::to_string(value_or(config, "kBlockM", 0)) + ", " +
-          std::to_string(value_or(config, "kBlockN", 0)) + ", " +
-          std::to_string(value_or(config, "kNWarps", 0)) + ", " + (problem.shape.causal ? "true" : "false") +
-          ">"};
+  Config const values{{"kHeadDim", problem.shape.head_dim},
+                      {"kBlockM", value_or(config, "kBlockM", 0)},
+                      {"kBlockN", value_or(config, "kBlockN", 0)},
+                      {"kNWarps", value_or(config, "kNWarps", 0)},
+                      {"Is_causal", problem.shape.causal}};
+  return {name_expression(fa::signature::kFa1FwdStep, problem.dtype, values)};
 }
 
 std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {

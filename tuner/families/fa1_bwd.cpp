@@ -5,6 +5,7 @@
 // per launch and a dQ round trip per outer step.
 #include "tuner/compile/arch_limits.hpp"
 #include "tuner/families/families.hpp"
+#include "tuner/families/name_expression.hpp"
 
 #include <algorithm>
 
@@ -60,13 +61,16 @@ Config default_config(Problem const& problem) {
 }
 
 std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
-  auto const type_d = element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim);
-  return {"fa_bwd_preprocess<" + type_d + ", " + std::to_string(kPreprocessWarps) + ", false>",
-          "fa1_bwd_step<" + type_d + ", " + std::to_string(value_or(config, "kBlockM", 0)) + ", " +
-              std::to_string(value_or(config, "kBlockN", 0)) + ", " +
-              std::to_string(value_or(config, "kNWarps", 0)) + ", " +
-              (problem.shape.causal ? "true" : "false") + ">",
-          "fa_bwd_dq_convert<" + type_d + ">"};
+  int const d = problem.shape.head_dim;
+  Config const step{{"kHeadDim", d},
+                    {"kBlockM", value_or(config, "kBlockM", 0)},
+                    {"kBlockN", value_or(config, "kBlockN", 0)},
+                    {"kNWarps", value_or(config, "kNWarps", 0)},
+                    {"Is_causal", problem.shape.causal}};
+  return {name_expression(fa::signature::kBwdPreprocess, problem.dtype,
+                          {{"kHeadDim", d}, {"kNWarps", kPreprocessWarps}, {"kClearDqAccum", 0}}),
+          name_expression(fa::signature::kFa1BwdStep, problem.dtype, step),
+          name_expression(fa::signature::kBwdDqConvert, problem.dtype, {{"kHeadDim", d}})};
 }
 
 std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {

@@ -3,6 +3,7 @@
 // static_asserts one for one; the FP8 scaling mode (Problem::fp8) picks the kernel's kBlockDescale.
 #include "tuner/compile/arch_limits.hpp"
 #include "tuner/families/families.hpp"
+#include "tuner/families/name_expression.hpp"
 
 namespace fl::tuner::fa2_fp8 {
 
@@ -101,11 +102,15 @@ Config default_config(Problem const& problem) {
 
 std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   Fp8Config const c(config);
-  auto const b = [](bool v) { return v ? std::string("true") : std::string("false"); };
-  return {"fa2_fp8_fwd<" + element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim) +
-          ", " + std::to_string(c.block_m) + ", " + std::to_string(c.block_n) + ", " +
-          std::to_string(c.warps) + ", " + std::to_string(c.stages) + ", " + b(c.q_in_regs != 0) + ", " +
-          b(per_block(problem)) + ", " + b(problem.shape.causal) + ">"};
+  Config const values{{"kHeadDim", problem.shape.head_dim},
+                      {"kBlockM", c.block_m},
+                      {"kBlockN", c.block_n},
+                      {"kNWarps", c.warps},
+                      {"kStages", c.stages},
+                      {"kQInRegs", c.q_in_regs != 0},
+                      {"kBlockDescale", per_block(problem)},
+                      {"Is_causal", problem.shape.causal}};
+  return {name_expression(fa::signature::kFa2Fp8Fwd, problem.dtype, values)};
 }
 
 std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {

@@ -2,6 +2,7 @@
 // constraints mirror fa2::FwdConfig's static_asserts one for one.
 #include "tuner/compile/arch_limits.hpp"
 #include "tuner/families/families.hpp"
+#include "tuner/families/name_expression.hpp"
 
 #include <algorithm>
 
@@ -105,11 +106,16 @@ Config default_config(Problem const& problem) {
 
 std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   Fa2Config const c(config);
-  auto const b = [](int v) { return v ? std::string("true") : std::string("false"); };
-  return {"fa2_sm80_fwd<" + element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim) +
-          ", " + std::to_string(c.block_m) + ", " + std::to_string(c.block_n) + ", " +
-          std::to_string(c.warps) + ", " + std::to_string(c.stages) + ", " + std::to_string(c.warps_n) +
-          ", " + b(c.q_in_regs) + ", " + b(c.epilogue_smem) + ", " + b(problem.shape.causal) + ">"};
+  Config const values{{"kHeadDim", problem.shape.head_dim},
+                      {"kBlockM", c.block_m},
+                      {"kBlockN", c.block_n},
+                      {"kNWarps", c.warps},
+                      {"kStages", c.stages},
+                      {"kWarpsN", c.warps_n},
+                      {"kQInRegs", c.q_in_regs},
+                      {"kEpilogueSmem", c.epilogue_smem},
+                      {"Is_causal", problem.shape.causal}};
+  return {name_expression(fa::signature::kFa2Sm80Fwd, problem.dtype, values)};
 }
 
 std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {

@@ -8,6 +8,7 @@
 // register file of this design.
 #include "tuner/compile/arch_limits.hpp"
 #include "tuner/families/families.hpp"
+#include "tuner/families/name_expression.hpp"
 
 #include <algorithm>
 
@@ -87,7 +88,7 @@ std::optional<std::string> violates(Config const& config, Problem const& problem
       if ((rows * d / 8) % threads != 0) return "tile copies must split evenly over the threads";
   }
   if (c.dq_atomic == 1) {
-    // fa_backward.cuh: the dS^T tile's rows are 32 queries or a multiple of 64 (swizzle), and DqSplit
+    // fa_bwd_blocks.cuh: the dS^T tile's rows are 32 queries or a multiple of 64 (swizzle), and DqSplit
     // gives each warp whole 16-row query tiles and an even number of 8-column head-dim tiles.
     if (c.block_m != 32 && c.block_m % 64 != 0) return "kDqAtomic=1: kBlockM is 32 or a multiple of 64";
     int const warps_m = std::min(c.warps, c.block_m / 16), warps_d = c.warps / warps_m;
@@ -115,20 +116,28 @@ Config default_config(Problem const& problem) {
 
 std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   BwdConfig const c(config);
-  auto const head = element_type_name(problem.dtype) + ", " + std::to_string(problem.shape.head_dim) + ", ";
-  auto const causal = problem.shape.causal ? std::string("true") : std::string("false");
-  auto const atomic = c.dq_atomic == 1;
-  std::vector<std::string> names{"fa_bwd_preprocess<" + head + std::to_string(kPreprocessWarps) + ", " +
-                                     (atomic ? "true" : "false") + ">",
-                                 "fa2_sm80_bwd_dkdv<" + head + std::to_string(c.block_m) + ", " +
-                                     std::to_string(c.block_n) + ", " + std::to_string(c.warps) + ", " +
-                                     std::to_string(c.stages) + ", " + std::to_string(c.dq_atomic) + ", " +
-                                     causal + ">"};
+  int const d = problem.shape.head_dim;
+  bool const atomic = c.dq_atomic == 1;
+  Config const dkdv{{"kHeadDim", d},
+                    {"kBlockM", c.block_m},
+                    {"kBlockN", c.block_n},
+                    {"kNWarps", c.warps},
+                    {"kStages", c.stages},
+                    {"kDqAtomic", c.dq_atomic},
+                    {"Is_causal", problem.shape.causal}};
+  std::vector<std::string> names{
+      name_expression(fa::signature::kBwdPreprocess, problem.dtype,
+                      {{"kHeadDim", d}, {"kNWarps", kPreprocessWarps}, {"kClearDqAccum", atomic}}),
+      name_expression(fa::signature::kFa2Sm80Dkdv, problem.dtype, dkdv)};
   if (atomic)
-    names.push_back("fa_bwd_dq_convert<" + head.substr(0, head.size() - 2) + ">");
+    names.push_back(name_expression(fa::signature::kBwdDqConvert, problem.dtype, {{"kHeadDim", d}}));
   else
-    names.push_back("fa2_sm80_bwd_dq<" + head + std::to_string(c.q_block_m) + ", " +
-                    std::to_string(c.q_block_n) + ", " + std::to_string(c.warps) + ", " + causal + ">");
+    names.push_back(name_expression(fa::signature::kFa2Sm80Dq, problem.dtype,
+                                    {{"kHeadDim", d},
+                                     {"kBlockM", c.q_block_m},
+                                     {"kBlockN", c.q_block_n},
+                                     {"kNWarps", c.warps},
+                                     {"Is_causal", problem.shape.causal}}));
   return names;
 }
 

@@ -4,6 +4,7 @@
 // kernels_src/flash_decode_config.h, which this file and the kernels both compile: nothing here restates a
 // rule.
 #include "tuner/families/families.hpp"
+#include "tuner/families/name_expression.hpp"
 
 #include "kernels_src/flash_decode_config.h"
 
@@ -97,11 +98,11 @@ Config default_config(Problem const& problem) {
 
 std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   auto const t = tunables_of(config, problem);
-  auto const i = [](int v) { return std::to_string(v); };
-  auto const el = element_type_name(problem.dtype);
-  return {"flash_decode_split<" + el + ", " + i(t.head_dim) + ", " + i(t.block_m) + ", " + i(t.block_n) +
-              ", " + i(t.warps) + ", " + i(t.splits) + ", " + (problem.shape.causal ? "true" : "false") + ">",
-          "flash_decode_combine<" + el + ", " + i(t.head_dim) + ", " + i(fdec::partials(t)) + ">"};
+  Config const split{{"kHeadDim", t.head_dim}, {"kBlockM", t.block_m}, {"kBlockN", t.block_n},
+                     {"kNWarps", t.warps},     {"kSplits", t.splits},  {"Is_causal", problem.shape.causal}};
+  return {name_expression(fa::signature::kFlashDecodeSplit, problem.dtype, split),
+          name_expression(fa::signature::kFlashDecodeCombine, problem.dtype,
+                          {{"kHeadDim", t.head_dim}, {"kPartials", fdec::partials(t)}})};
 }
 
 std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {

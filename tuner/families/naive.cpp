@@ -2,13 +2,11 @@
 // need 2 * B * H_q * N_q * N_k floats of scratch: time_config refuses a problem that does not fit.
 #include "tuner/compile/arch_limits.hpp"
 #include "tuner/families/families.hpp"
+#include "tuner/families/name_expression.hpp"
 
 namespace fl::tuner::naive {
 
 namespace {
-std::string bool_text(bool b) {
-  return b ? "true" : "false";
-}
 
 std::vector<ParamSpec> parameters() {
   return {{"kTile", {32, 64}, "square GEMM tile on tensor cores (kTile / 16 warps, 16 rows each)"},
@@ -37,11 +35,12 @@ Config default_config(Problem const&) {
 }
 
 std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
-  auto const el = element_type_name(problem.dtype);
-  auto const tile = std::to_string(value_or(config, "kTile", 64));
-  return {"naive_scores<" + el + ", " + tile + ", " + bool_text(problem.shape.causal) + ">",
-          "naive_softmax<" + el + ", " + std::to_string(value_or(config, "kSoftmaxThreads", 256)) + ">",
-          "naive_output<" + el + ", " + tile + ">"};
+  int const tile = value_or(config, "kTile", 64);
+  return {name_expression(fa::signature::kNaiveScores, problem.dtype,
+                          {{"kTile", tile}, {"Is_causal", problem.shape.causal}}),
+          name_expression(fa::signature::kNaiveSoftmax, problem.dtype,
+                          {{"kThreads", value_or(config, "kSoftmaxThreads", 256)}}),
+          name_expression(fa::signature::kNaiveOutput, problem.dtype, {{"kTile", tile}})};
 }
 
 std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
