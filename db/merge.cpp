@@ -3,6 +3,7 @@
 #include "db/integrity.hpp"
 #include "db/schema.hpp"
 #include "db/transaction.hpp"
+#include "db/tuning_runs.hpp"
 #include "db/tuning_store.hpp"
 
 namespace fl::db {

@@ -163,19 +163,6 @@ std::int64_t store_measurement(Database& database, MeasurementKey const& key, Me
   return row;
 }
 
-std::int64_t begin_tuning_run(Database& database, std::string const& command,
-                              std::optional<std::int64_t> repeat_of, int repeat_index) {
-  Transaction transaction(database);
-  auto s = database.prepare(
-      "INSERT INTO tuning_runs (started_at, command, repeat_of, repeat_index) VALUES (?, ?, ?, ?)");
-  s.bind_text(1, utc_timestamp()).bind_text(2, command);
-  bind_optional_int(s, 3, repeat_of);
-  s.bind_int64(4, repeat_index).run();
-  auto const id = database.last_insert_rowid();
-  transaction.commit();
-  return id;
-}
-
 void store_remeasurement(Database& database, MeasurementKey const& key, std::int64_t run_id,
                          Measurement const& m) {
   Transaction transaction(database);

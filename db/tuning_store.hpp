@@ -71,11 +71,6 @@ std::int64_t store_measurement(Database& database, MeasurementKey const& key, Me
 std::vector<std::pair<std::string, Measurement>> measurements_for(Database& database,
                                                                   MeasurementKey const& prefix);
 
-// A tuning run (schema v5): one fa-tune invocation, or one repeat of a --noise-runs series (repeat_of = the
-// series' first run, repeat_index 2, 3, ...). Returns its run id.
-std::int64_t begin_tuning_run(Database& database, std::string const& command,
-                              std::optional<std::int64_t> repeat_of = {}, int repeat_index = 1);
-
 // A repeat's measurement of `key`, in its own transaction. Stored beside the measurement of `key` (which it
 // never replaces: the first answer stays the one resume and the best config use); when `key` has no stored
 // measurement yet, this one becomes it.

@@ -1,9 +1,9 @@
 # Sourced by every experiments/<question>/run.sh: where the binaries are, where the output goes, the run's
 # header (GPU, driver, date, command), and resumable steps each under a timeout. Not run on its own.
 #
-#   binaries   $CARRY/bin when CARRY is set (the carried build, scripts/build-portable.sh), else the
-#              folder's ../../bin (experiments/ copied next to bin/ in the carried folder), else build/bin
-#   kernels    $CARRY/kernels_src, ../../kernels_src or the repository's kernels_src (NVRTC compiles them)
+#   binaries   $CARRY/bin when CARRY is set (the carried build, scripts/build-portable.sh; scripts/gpu.sh
+#              sets it), else the repository's build/bin
+#   kernels    $CARRY/kernels_src, else the repository's kernels_src (NVRTC compiles them)
 #   output     steps run in $FL_WORK/<question> (default /tmp/flashlab-experiments, kept while the machine
 #              stays warm); after every step the folder is packed into $OUT/<question>.tgz and the step's
 #              line appended to $OUT/<question>.summary.txt: two files, whatever the step count (a device
@@ -21,9 +21,6 @@ fl_init() {
   if [ -n "${CARRY:-}" ]; then
     fl_bin=$(cd "$CARRY" && pwd)/bin
     fl_kernels=$(cd "$CARRY" && pwd)/kernels_src
-  elif [ -d "$root/bin" ]; then
-    fl_bin=$root/bin
-    fl_kernels=$root/kernels_src
   else
     fl_bin=$root/build/bin
     fl_kernels=$root/kernels_src

@@ -15,7 +15,8 @@
 #   bwd         the backward: [gpu] backward tests, checks, both dQ modes timed beside PyTorch's backward
 #   fp8         fa2_fp8: SASS of one FP8 mma, [fp8] tests, checks per scaling, timing beside bf16, error study
 #   peers       our defaults beside PyTorch's FlashAttention-2 and cuDNN backends, one run, one table
-#   traffic     ncu DRAM bytes and device memory of one forward of naive, fa1, fa2_sm80
+#   traffic     the io_traffic question: ncu DRAM bytes and device memory of one forward per family and n,
+#               the roofline's ceilings and timed forwards (experiments/io_traffic/run.sh)
 #   tuning      fa-tune on fa2_sm80 (d 64 and 128, causal and not), a rerun from the database, the best
 #               configs exported
 #   fixture     the exhaustive fa-tune record that tests/tuner/strategy/recorded_fixture_test.cpp reads
@@ -96,9 +97,7 @@ if [ "$1" = experiment ]; then
   question=${2:?experiment QUESTION}
   shift 2
   script="$repo/experiments/$question/run.sh"
-  # An older folder has one run_<gpu>.sh instead.
-  [ -f "$script" ] || script=$(ls "$repo/experiments/$question"/run_*.sh 2>/dev/null | head -n 1)
-  [ -n "$script" ] && [ -f "$script" ] || { echo "gpu.sh: no experiments/$question/run.sh" >&2; exit 2; }
+  [ -f "$script" ] || { echo "gpu.sh: no experiments/$question/run.sh" >&2; exit 2; }
   (cd "$repo" && bash "$script" "$@")
   status=$?
 else

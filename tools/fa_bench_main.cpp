@@ -14,7 +14,6 @@
 #include <thread>
 #include <vector>
 
-#include "common/atomic_file.hpp"
 #include "common/cli_lists.hpp"
 #include "common/exit_codes.hpp"
 #include "common/temporary_files.hpp"
@@ -22,18 +21,16 @@
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/target_arch.hpp"
+#include "tools/fa_bench_modes.hpp"
 #include "tuner/bench_table.hpp"
 #include "tuner/cli/bench_options.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/compile/space_compile.hpp"
 #include "tuner/families/families.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/device_problem.hpp"
 #include "tuner/run/family_runner.hpp"
-#include "tuner/run/fp8_error_study.hpp"
 #include "tuner/run/run_once.hpp"
-#include "tuner/run/stability_gpu_study.hpp"
 
 namespace po = boost::program_options;
 using namespace fl;
@@ -41,16 +38,8 @@ using namespace fl::tuner;
 
 namespace {
 
-// numerics' writer (temporary name, then rename) reports failure by exception; fa-bench turns it into
-// its one-line bad-input message.
-bool write_or_false(std::filesystem::path const& path, std::string const& text) {
-  try {
-    common::write_file_atomically(path, text);
-    return true;
-  } catch (std::exception const&) {
-    return false;
-  }
-}
+using tools::fa_bench::today;
+using tools::fa_bench::write_or_false;
 
 constexpr std::size_t kCheckRows = 256;  // sampled query rows on the timed shape (plus numerics' own)
 constexpr std::uint64_t kCheckSeed = 7;
@@ -58,13 +47,6 @@ constexpr std::uint64_t kCheckSeed = 7;
 // score): checked on the timed shape up to this n; larger n are timed after the edge-problem checks only.
 constexpr int kMaxCheckedBackwardSeqlen = 2048;
 constexpr std::uint64_t kTimedInputSeed = 99;
-
-std::string today() {
-  auto const t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
-}
 
 // Small problems that exercise every edge: tails in both sequences, n_q != n_k both ways (causal rows
 // fully masked when n_q > n_k), GQA, a single partial block.
@@ -88,92 +70,12 @@ std::vector<Problem> edge_problems(Problem const& base) {
 
 }  // namespace
 
-// --compile-space: every config, NVRTC only. Exit 1 when a config the host-side constraints allow fails to
-// compile (the mirror of the kernel's static_asserts is wrong).
-int compile_space_main(BenchOptions const& opt, Family const& family) {
-  auto const kernels_dir = runtime::resolve_kernels_dir(opt.kernels_dir);
-  if (!kernels_dir) bench_bad_input(kernels_dir.error().one_line());
-  CompileSpec const spec{opt.arch.value_or(runtime::TargetArch::sm_90a), kernels_dir.value(), opt.mutants};
-  unsigned const threads = std::max(1u, std::thread::hardware_concurrency());
-  bool all_compiled = true;
-  for (auto const dtype : opt.dtypes)
-    for (int const d : opt.head_dims)
-      for (bool const causal : opt.causal) {
-        Problem const p = timed_problem(opt, opt.seqlens.front(), d, causal, dtype);
-        if (auto why = family.unsupported(p)) bench_bad_input(*why);
-        auto const t0 = std::chrono::steady_clock::now();
-        auto const entries = compile_space(family, p, spec, threads);
-        double const s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        int spilling = 0, failed = 0;
-        for (auto const& e : entries) {
-          std::printf("  %-90s %s\n", to_string(e.config).c_str(),
-                      e.compiled ? ("regs " + std::to_string(e.max_registers) + " spills " +
-                                    std::to_string(e.spill_bytes))
-                                       .c_str()
-                                 : ("FAILED: " + e.error).c_str());
-          spilling += e.compiled && e.spill_bytes > 0;
-          failed += !e.compiled;
-        }
-        std::printf("%s %s d%d %s: %zu configs, %d failed, %d spill, %.1f s on %u threads\n",
-                    std::string(family.name()).c_str(), std::string(numerics::name(dtype)).c_str(), d,
-                    causal ? "causal" : "full", entries.size(), failed, spilling, s, threads);
-        all_compiled = all_compiled && failed == 0;
-      }
-  return all_compiled ? common::kExitOk : common::kExitCheckFailed;
-}
-
-// --error-study PATH: the FP8 error analysis's forward rows measured on this GPU (tuner/run/fp8_error_study).
-int error_study_main(BenchOptions const& opt, Family const& family, CompileSpec const& spec,
-                     runtime::DeviceInfo const& device, runtime::TargetArch arch) {
-  Problem probe = headline_problem(1024, 128, false, numerics::Precision::fp8_e4m3, Direction::forward);
-  if (family.unsupported(probe))
-    bench_bad_input("--error-study needs an FP8 family (fa2_fp8), not " + opt.family);
-  Fp8ErrorStudyOptions options;
-  options.head_dims = opt.head_dims;
-  options.seqlens = opt.seqlens;
-  options.source =
-      device.name + " " + std::string(runtime::arch_name(arch)) + " " + opt.family + " " + today();
-  auto csv = run_fp8_error_study(family, spec, options, [](std::string const& line) {
-    std::printf("  %s", line.c_str());
-    std::fflush(stdout);
-  });
-  if (!csv) {
-    std::fprintf(stderr, "%s\n%s\n", csv.error().one_line().c_str(), csv.error().log.c_str());
-    return common::kExitCheckFailed;
-  }
-  if (!write_or_false(opt.error_study, csv.value()))
-    bench_bad_input("cannot write --error-study " + opt.error_study);
-  std::printf("wrote %s\n", opt.error_study.c_str());
-  return common::kExitOk;
-}
-
-// --stability-study PATH: experiments/stability's rows measured on this GPU (tuner/run/stability_gpu_study).
-int stability_study_main(BenchOptions const& opt, Family const& family, CompileSpec const& spec,
-                         runtime::DeviceInfo const& device, runtime::TargetArch arch) {
-  numerics::StabilityOptions options;
-  options.precisions = opt.dtypes;  // fp16 and bf16: validate_bench_plan
-  std::string const source =
-      device.name + " " + std::string(runtime::arch_name(arch)) + " " + opt.family + " " + today();
-  auto csv = run_stability_gpu_study(family, spec, options, source, [](std::string const& line) {
-    std::printf("  %s", line.c_str());
-    std::fflush(stdout);
-  });
-  if (!csv) {
-    std::fprintf(stderr, "%s\n%s\n", csv.error().one_line().c_str(), csv.error().log.c_str());
-    return common::kExitCheckFailed;
-  }
-  if (!write_or_false(opt.stability_study, csv.value()))
-    bench_bad_input("cannot write --stability-study " + opt.stability_study);
-  std::printf("wrote %s\n", opt.stability_study.c_str());
-  return common::kExitOk;
-}
-
 int main(int argc, char** argv) {
   common::exit_on_signals();
   BenchOptions const opt = parse_bench_options(argc, argv);
   auto const family = find_family(opt.family);
   validate_bench_plan(opt, *family);  // before the device: bad input is exit 2 with or without a GPU
-  if (opt.compile_space) return compile_space_main(opt, *family);
+  if (opt.compile_space) return tools::fa_bench::compile_space_main(opt, *family);
   auto const kernels_dir = runtime::resolve_kernels_dir(opt.kernels_dir);
   if (!kernels_dir) bench_bad_input(kernels_dir.error().one_line());
   auto context = runtime::PrimaryContext::retain(0);
@@ -192,8 +94,9 @@ int main(int argc, char** argv) {
   CompileSpec const spec{arch, kernels_dir.value(), opt.mutants};
   std::printf("device %s, sm %d, driver %d, arch %s, %s\n", device.name.c_str(), device.sm_count,
               device.driver_version, std::string(runtime::arch_name(arch)).c_str(), today().c_str());
-  if (!opt.error_study.empty()) return error_study_main(opt, *family, spec, device, arch);
-  if (!opt.stability_study.empty()) return stability_study_main(opt, *family, spec, device, arch);
+  if (!opt.error_study.empty()) return tools::fa_bench::error_study_main(opt, *family, spec, device, arch);
+  if (!opt.stability_study.empty())
+    return tools::fa_bench::stability_study_main(opt, *family, spec, device, arch);
 
   std::vector<BenchRow> rows;
   bool all_pass = true;

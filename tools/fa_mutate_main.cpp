@@ -32,9 +32,9 @@
 #include "numerics/campaign/verifier_judge.hpp"
 #include "tools/fa_mutate_options.hpp"
 #ifdef FL_FA_MUTATE_WITH_GPU  // fa-mutate links fl_tuner (tools/CMakeLists.txt); fl_numerics never does
-#include "tuner/mutants/gpu_mutant_target.hpp"
-#include "tuner/mutants/racecheck.hpp"
-#include "tuner/mutants/racecheck_probe.hpp"
+#include "tools/fa_mutate/gpu_mutant_target.hpp"
+#include "tools/fa_mutate/racecheck.hpp"
+#include "tools/fa_mutate/racecheck_probe.hpp"
 #include "tuner/tune/gpu_backend.hpp"
 #endif
 
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
       throw BadInput("--heads-q " + std::to_string(options.shape.heads_q) +
                      " is not a multiple of --heads-kv " + std::to_string(options.shape.heads_kv));
 #ifdef FL_FA_MUTATE_WITH_GPU
-    fl::tuner::RacecheckSetup racecheck = fl::tuner::discover_racecheck();
+    RacecheckSetup racecheck = discover_racecheck();
     if (vm.count("compute-sanitizer")) {
       std::string const given = vm["compute-sanitizer"].as<std::string>();
       if (given == "none") {
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
                                                     : std::vector<std::string>{};
       if (ids.size() != 1 || dtypes.size() != 1 || families.size() != 1)
         throw BadInput("--racecheck-probe runs one mutant of one --family in one --dtype");
-      fl::tuner::RacecheckProbe probe;
+      RacecheckProbe probe;
       probe.request.families = families;
       probe.request.precisions = dtypes;
       probe.request.head_dim = options.shape.head_dim;
@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
       probe.mutant = ids.front();
       probe.control = vm.count("racecheck-control") > 0;
       probe.seed = options.seed;
-      return fl::tuner::run_racecheck_probe(probe);
+      return run_racecheck_probe(probe);
     }
 #endif
     int const threads = int(limits::count_of(vm, limits::kThreads));
@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
 
 #ifdef FL_FA_MUTATE_WITH_GPU
     // Holds the device's context: declared before the runners so that it outlives them.
-    std::unique_ptr<fl::tuner::GpuMutantTarget> gpu;
+    std::unique_ptr<GpuMutantTarget> gpu;
 #endif
     std::vector<std::unique_ptr<mut::MutantRunner>> runners;  // of the chosen target
     std::vector<std::vector<Precision>> runner_precisions;    // per runner (gpu: those its family runs)
@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
     std::optional<fl::db::GpuKey> gpu_key;                    // the GPU, recorded with the runs (--db)
     if (target == "gpu") {
 #ifdef FL_FA_MUTATE_WITH_GPU
-      fl::tuner::GpuTargetRequest request;
+      GpuTargetRequest request;
       if (vm.count("family")) request.families = split_list(vm["family"].as<std::vector<std::string>>());
       request.precisions = dtypes;
       request.head_dim = options.shape.head_dim;
@@ -183,12 +183,12 @@ int main(int argc, char** argv) {
       if (vm.count("compile-db")) request.compile_db = vm["compile-db"].as<std::string>();
       if (vm.count("kernels-dir")) request.kernels_dir = vm["kernels-dir"].as<std::string>();
       request.racecheck = racecheck;
-      auto opened = fl::tuner::open_gpu_mutant_target(request);
-      if (auto const* failure = std::get_if<fl::tuner::GpuTargetFailure>(&opened)) {
+      auto opened = open_gpu_mutant_target(request);
+      if (auto const* failure = std::get_if<GpuTargetFailure>(&opened)) {
         std::cerr << "fa-mutate: " << failure->message << "\n";
         return failure->exit_code;
       }
-      gpu = std::move(std::get<std::unique_ptr<fl::tuner::GpuMutantTarget>>(opened));
+      gpu = std::move(std::get<std::unique_ptr<GpuMutantTarget>>(opened));
       device = gpu->device().name;
       gpu_key = fl::tuner::gpu_key(gpu->device());
       std::cout << "fa-mutate --target gpu on " << device << "\n";

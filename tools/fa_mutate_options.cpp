@@ -6,7 +6,7 @@
 
 #include "numerics/input_families.hpp"
 #ifdef FL_FA_MUTATE_WITH_GPU
-#include "tuner/mutants/racecheck.hpp"
+#include "tools/fa_mutate/racecheck.hpp"
 #endif
 
 namespace fl::tools::fa_mutate {
@@ -19,7 +19,7 @@ using numerics::Precision;
 namespace {
 
 #ifdef FL_FA_MUTATE_WITH_GPU
-constexpr int kDefaultRacecheckSeconds = int(fl::tuner::kDefaultRacecheckLimit.count());
+constexpr int kDefaultRacecheckSeconds = int(kDefaultRacecheckLimit.count());
 #else
 constexpr int kDefaultRacecheckSeconds = 0;  // no GPU target, nothing to racecheck
 #endif
@@ -59,7 +59,7 @@ po::options_description fa_mutate_options() {
 }
 
 po::options_description fa_mutate_hidden_options() {
-  // The child side of the racecheck (tuner/mutants/racecheck_probe.hpp): fa-mutate runs itself under
+  // The child side of the racecheck (tools/fa_mutate/racecheck_probe.hpp): fa-mutate runs itself under
   // compute-sanitizer with these; not for users, so not in --help.
   po::options_description hidden;
   // clang-format off

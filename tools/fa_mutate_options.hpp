@@ -22,7 +22,7 @@ struct BadInput : std::runtime_error {
 };
 
 boost::program_options::options_description fa_mutate_options();
-// The child side of the racecheck (tuner/mutants/racecheck_probe.hpp): fa-mutate runs itself under
+// The child side of the racecheck (tools/fa_mutate/racecheck_probe.hpp): fa-mutate runs itself under
 // compute-sanitizer with these; not for users, so not in --help.
 boost::program_options::options_description fa_mutate_hidden_options();
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fa3_sm90 on the H200, one device call: SASS of the default configs, the [gpu] correctness tests, the
-# default configs beside PyTorch's FlashAttention-2 and cuDNN (peers/run_h200.sh, same protocol, same
+# default configs beside PyTorch's FlashAttention-2 and cuDNN (peers/run.sh, same protocol, same
 # run), the mechanism ablation at d128, and compute-sanitizer on one config per head dim.
 # Runs from the repository root with the carried binaries (scripts/build-portable.sh makes .carry/gpu):
 #   device call: bash scripts/gpu.sh experiment fa3_sm90   (or CARRY=$PWD/.carry/gpu bash experiments/fa3_sm90/run.sh)
@@ -39,7 +39,7 @@ for step in $steps; do
       grep -B2 -A12 "FAILED\|failed" "$out/gpu_tests.txt" | head -60 ;;
     bench)
       OUT="$out" CARRY="$here" FWD_FAMILY=fa3_sm90 DIRECTIONS=fwd DTYPES=$dtypes HEAD_DIMS=$dims SEQLENS=$seqlens \
-        timeout 420 bash "$repo/experiments/peers/run_h200.sh" >"$out/peers_log.txt" 2>&1
+        timeout 420 bash "$repo/experiments/peers/run.sh" >"$out/peers_log.txt" 2>&1
       echo "peers rc=$?"; cat "$out/peers/table.md" 2>/dev/null | tail -40 ;;
     ablation)
       base="kConsumers=2,kBlockN=128,kStages=2,kPingPong=1,kIntraWgOverlap=1,kPersistent=1"

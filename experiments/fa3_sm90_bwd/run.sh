@@ -2,7 +2,7 @@
 # fa3_sm90_bwd on the H200, one device call (issue 16): a smoke check of the defaults (fa-bench
 # --check-only, small problems: a wrong or hanging kernel shows here first, in seconds), the [gpu] tests
 # (every input family, the deterministic mode's 20 reruns, the mutants), the defaults beside PyTorch's
-# FlashAttention-2 and cuDNN backward (peers/run_h200.sh, same protocol, same run), the dQ-mode and
+# FlashAttention-2 and cuDNN backward (peers/run.sh, same protocol, same run), the dQ-mode and
 # mechanism ablation at d128, compute-sanitizer on one config per head dim, fa-mutate on fa3_sm90 (whose
 # backward is this family).
 # Runs from the repository root with the carried binaries (scripts/build-portable.sh makes .carry/gpu):
@@ -42,7 +42,7 @@ for step in ${STEPS:-smoke tests bench ablation sanitize}; do
     bench)
       # Ours and the sm80 backward, then PyTorch's backends, one table (experiments/peers/compare.py).
       fl_step bench 480 env OUT="$fl_work" CARRY="$(dirname "$fl_bin")" DIRECTIONS=bwd BWD_FAMILY=fa3_sm90_bwd \
-        DTYPES="$dtypes" HEAD_DIMS="$dims" SEQLENS="$seqlens" bash "$fl_here/../peers/run_h200.sh" ;;
+        DTYPES="$dtypes" HEAD_DIMS="$dims" SEQLENS="$seqlens" bash "$fl_here/../peers/run.sh" ;;
     ablation)
       # Each mechanism against the d128 default (kBlockM=64, kBlockN=128, kConsumers=2, kStages=2, kDqMode=0:
       # REDs; 1: deterministic REDs; 2: TMA bulk reduce-add).

@@ -15,6 +15,7 @@
 
 #include "db/integrity.hpp"
 #include "db/schema.hpp"
+#include "db/tuning_runs.hpp"
 #include "db/tuning_store.hpp"
 #include "tests/db/temp_dir.hpp"
 

@@ -11,6 +11,7 @@
 #include "db/integrity.hpp"
 #include "db/schema.hpp"
 #include "db/transaction.hpp"
+#include "db/tuning_runs.hpp"
 #include "db/tuning_store.hpp"
 #include "tests/db/compile_cache_fixture.hpp"
 #include "tests/db/temp_dir.hpp"

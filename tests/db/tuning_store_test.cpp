@@ -4,6 +4,7 @@
 
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
+#include "db/tuning_runs.hpp"
 
 using namespace fl::db;
 

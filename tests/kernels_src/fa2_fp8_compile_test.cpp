@@ -13,13 +13,14 @@
 #include "runtime/kernel_source.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
+#include "tools/fa_mutate/gpu_mutant_runner.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/space_compile.hpp"
 #include "tuner/families/families.hpp"
-#include "tuner/mutants/gpu_mutant_runner.hpp"
 
 using namespace fl;
 using namespace fl::tuner;
+using namespace fl::tools::fa_mutate;
 using numerics::Fp8Scaling;
 using numerics::Precision;
 using runtime::TargetArch;

@@ -66,7 +66,7 @@ TEST_CASE("fa-mutate refuses bad options with exit code 2", "[mutants][cli]") {
   CHECK(exit_code("--mutant no-such-bug", out) == 2);
   CHECK(exit_code("--target tpu", out) == 2);
   CHECK(slurp(out).find("--target tpu: allowed cpu, gpu") != std::string::npos);
-  // --target gpu itself is tested with the GPU target, in tests/tuner/mutants/fa_mutate_gpu_cli_test.cpp.
+  // --target gpu itself is tested with the GPU target, in tests/tools/fa_mutate/fa_mutate_gpu_cli_test.cpp.
   fs::remove(out);
 }
 

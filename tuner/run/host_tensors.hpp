@@ -23,7 +23,8 @@ struct HostInputs {
 
 // The 16-bit encodings of a problem's inputs, made once per input set: converting Q, K, V of the H200 tuning
 // shape takes 0.44 s on one core here, and every candidate uploads them to three input sets (verification
-// and two rotated timing sets): 1.32 s of each candidate's host time before (tuner/README.md).
+// and two rotated timing sets): 1.32 s of each candidate's host time before (experiments/tuner/README.md,
+// "Notes").
 struct EncodedInputs {
   numerics::Precision dtype;  // the storage precision encoded (bf16 for FP8 dtypes)
   std::vector<std::uint16_t> q, k, v, d_o;

@@ -5,7 +5,9 @@
 #include <map>
 #include <stdexcept>
 
+#include "db/tuning_runs.hpp"
 #include "tuner/families/registry.hpp"
+#include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/source_hash.hpp"
 #include "tuner/tune/tune_command.hpp"
 #include "tuner/tune/tune_loop.hpp"
@@ -15,10 +17,9 @@ namespace fl::tuner {
 namespace {
 // "... [GPU 3 GPU-uuid]" or "... [GPU 3, replay]" -> 3; -1 when the run is not a worker's.
 int worker_gpu_of_run(db::Database& database, std::int64_t run_id) {
-  auto s = database.prepare("SELECT command FROM tuning_runs WHERE run_id = ?");
-  s.bind_int64(1, run_id);
-  if (!s.step()) return -1;
-  auto const command = s.column_text(0);
+  auto const stored = db::tuning_run_command(database, run_id);
+  if (!stored) return -1;
+  std::string const& command = *stored;
   auto const at = command.rfind("[GPU ");
   int gpu = -1;
   if (at == std::string::npos || std::sscanf(command.c_str() + at, "[GPU %d", &gpu) != 1) return -1;

@@ -9,6 +9,7 @@
 #include "common/exit_codes.hpp"
 #include "common/stop_signals.hpp"
 #include "db/schema.hpp"
+#include "db/tuning_runs.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/nvrtc_compiler.hpp"

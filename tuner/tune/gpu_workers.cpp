@@ -16,6 +16,7 @@
 #include "db/schema.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/strategy/family_space.hpp"
+#include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/source_hash.hpp"
 #include "tuner/tune/tune_loop.hpp"
 

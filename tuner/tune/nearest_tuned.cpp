@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "numerics/precision.hpp"
+#include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/tune_loop.hpp"
 
 namespace fl::tuner {

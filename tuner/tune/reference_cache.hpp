@@ -2,7 +2,8 @@
 // The verification inputs of a tuning run and their float64 reference, computed once per
 // (problem shape, input family, seed, dtype, direction, sample size) and shared by every candidate (and by
 // the default config and every noise run). Before this cache each candidate regenerated its inputs and
-// recomputed the reference on the CPU (tuner/README.md has the measured cost before and after).
+// recomputed the reference on the CPU (experiments/tuner/README.md, "Notes", has the measured cost before and
+// after).
 #include <cstdint>
 #include <map>
 #include <memory>

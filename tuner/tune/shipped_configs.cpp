@@ -9,6 +9,7 @@
 #include "tuner/compile/compile_service.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/report/table.hpp"
+#include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/nearest_tuned.hpp"
 #include "tuner/tune/replay_backend.hpp"
 #include "tuner/tune/tune_loop.hpp"

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "db/schema.hpp"
+#include "db/tuning_runs.hpp"
 #include "numerics/precision.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/report/table.hpp"

@@ -3,56 +3,9 @@
 #include <chrono>
 #include <map>
 
-#include "numerics/precision.hpp"
+#include "tuner/tune/db_rows.hpp"
 
 namespace fl::tuner {
-
-db::ProblemKey problem_key(Problem const& problem) {
-  auto const& s = problem.shape;
-  return {s.batch,
-          s.heads_q,
-          s.heads_kv,
-          s.seqlen_q,
-          s.seqlen_k,
-          s.head_dim,
-          std::string(numerics::name(problem.dtype)),
-          s.causal,
-          direction_name(problem.direction)};
-}
-
-Problem problem_from_key(db::ProblemKey const& key) {
-  Problem p;
-  p.shape.batch = key.batch;
-  p.shape.heads_q = key.heads_q;
-  p.shape.heads_kv = key.heads_kv;
-  p.shape.seqlen_q = key.seqlen_q;
-  p.shape.seqlen_k = key.seqlen_k;
-  p.shape.head_dim = key.head_dim;
-  p.shape.causal = key.causal;
-  p.dtype = numerics::parse_precision(key.dtype).value_or(numerics::Precision::bf16);
-  p.direction =
-      key.direction == direction_name(Direction::backward) ? Direction::backward : Direction::forward;
-  return p;
-}
-
-db::Measurement measurement_of(Evaluation const& e) {
-  db::Measurement m;
-  m.verdict = e.verdict;
-  m.diagnosis = e.diagnosis;
-  if (e.stats) {
-    m.median_ms = e.stats->median_ms;
-    m.p20_ms = e.stats->p20_ms;
-    m.p80_ms = e.stats->p80_ms;
-    m.min_ms = e.stats->min_ms;
-    m.max_ms = e.stats->max_ms;
-    m.runs = e.stats->runs;
-    m.tflops = e.tflops;
-  }
-  m.clock_mhz = e.clock_mhz;
-  m.temperature_c = e.temperature_c;
-  m.compile_cache_key = e.compile_cache_key;
-  return m;
-}
 
 namespace {
 

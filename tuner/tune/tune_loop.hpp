@@ -87,12 +87,6 @@ struct TuneOutcome {
   double compile_wait_s = 0.0, verify_s = 0.0, timing_s = 0.0, compile_cpu_s = 0.0, wall_s = 0.0;
 };
 
-db::ProblemKey problem_key(Problem const& problem);
-// The row an evaluation is stored as.
-db::Measurement measurement_of(Evaluation const& evaluation);
-// The inverse: the problem a stored row was measured on (scale and FP8 options at their defaults).
-Problem problem_from_key(db::ProblemKey const& key);
-
 // One problem's tuning, in steps that a run over many problems interleaves: first every problem's first
 // configs (the default: each problem gets its baseline before any problem searches), then each problem's
 // search under its share of the budget and time. The strategy, the store's answers and the counts persist

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "db/schema.hpp"
+#include "db/tuning_runs.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/strategy/family_space.hpp"

@@ -11,6 +11,7 @@
 
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
+#include "db/tuning_runs.hpp"
 #include "runtime/kernel_source.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tests/tool_process.hpp"

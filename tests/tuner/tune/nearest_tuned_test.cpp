@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "tuner/families/registry.hpp"
+#include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/nearest_tuned.hpp"
 #include "tuner/tune/tune_loop.hpp"
 

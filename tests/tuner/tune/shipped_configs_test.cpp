@@ -7,6 +7,7 @@
 #include "runtime/kernel_source.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tuner/families/registry.hpp"
+#include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/shipped_configs.hpp"
 #include "tuner/tune/tune_loop.hpp"
 

@@ -9,10 +9,12 @@
 
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
+#include "db/tuning_runs.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/strategy/strategies.hpp"
+#include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/replay_evaluator.hpp"
 #include "tuner/tune/tune_loop.hpp"
 

@@ -13,9 +13,9 @@
 
 #include "numerics/precision.hpp"
 #include "runtime/device.hpp"
-#include "tuner/mutants/gpu_mutant_runner.hpp"
+#include "tools/fa_mutate/gpu_mutant_runner.hpp"
 
-namespace fl::tuner {
+namespace fl::tools::fa_mutate {
 
 // The registered forward families that fa-mutate can run on the GPU: every family (not a "_bwd" one) whose
 // kernels_src file or included headers carry at least one FA_MUTANT_ switch on a preprocessor line, in
@@ -71,4 +71,4 @@ std::variant<std::vector<GpuFamilyRun>, GpuTargetFailure> plan_gpu_mutant_runs(
 std::variant<std::unique_ptr<GpuMutantTarget>, GpuTargetFailure> open_gpu_mutant_target(
     GpuTargetRequest const& request);
 
-}  // namespace fl::tuner
+}  // namespace fl::tools::fa_mutate

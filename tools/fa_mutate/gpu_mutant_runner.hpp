@@ -27,12 +27,12 @@
 #include "runtime/nvrtc_compiler.hpp"
 #include "runtime/result.hpp"
 #include "runtime/target_arch.hpp"
+#include "tools/fa_mutate/mutant_sources.hpp"
+#include "tools/fa_mutate/racecheck.hpp"
 #include "tuner/compile/compile_service.hpp"
 #include "tuner/family.hpp"
-#include "tuner/mutants/mutant_sources.hpp"
-#include "tuner/mutants/racecheck.hpp"
 
-namespace fl::tuner {
+namespace fl::tools::fa_mutate {
 
 struct GpuMutantOptions {
   std::string family = "fa2_sm80";
@@ -96,34 +96,34 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   static bool runs_backward(numerics::mutants::MutantId mutant);
   // The config of the problem's direction: the forward family's default with the requested tiles, or the
   // backward family's default. A broken constraint is reported by config_violation().
-  Config config_for(Problem const& problem) const;
-  std::optional<std::string> config_violation(Problem const& problem) const;
+  tuner::Config config_for(tuner::Problem const& problem) const;
+  std::optional<std::string> config_violation(tuner::Problem const& problem) const;
   // The NVRTC request of `mutant` (nullopt: the correct kernel) for `problem` (forward or backward): the
   // switch is its only -D beyond the family's own.
   runtime::Result<runtime::CompileRequest> compile_request(std::optional<numerics::mutants::MutantId> mutant,
-                                                           Problem const& problem) const;
+                                                           tuner::Problem const& problem) const;
   // The program of (mutant, problem class), compiled on first use and kept.
   runtime::Result<runtime::CompiledProgram const*> program(std::optional<numerics::mutants::MutantId> mutant,
-                                                           Problem const& problem);
+                                                           tuner::Problem const& problem);
   std::size_t programs_held() const { return programs_.size(); }
   // One direction of `mutant` (nullopt: the correct kernel), as run() does it: fa-mutate --racecheck-probe
   // runs the correct kernel of a backward mutant's direction alone.
   numerics::AttentionOutputs run_direction(std::optional<numerics::mutants::MutantId> mutant,
                                            numerics::AttentionInputs const& inputs,
-                                           numerics::Precision precision, Direction direction);
+                                           numerics::Precision precision, tuner::Direction direction);
 
  private:
   GpuMutantRunner(GpuMutantOptions options, FamilySource forward, std::optional<FamilySource> backward);
-  Family const& family_for(Problem const& problem) const;
+  tuner::Family const& family_for(tuner::Problem const& problem) const;
 
   GpuMutantOptions options_;
   FamilySource forward_;
   std::optional<FamilySource> backward_;  // <family>_bwd, when registered
-  CompileService compiler_;
+  tuner::CompileService compiler_;
   // (mutant index or -1, name expressions) -> program
   std::map<std::pair<int, std::string>, runtime::CompiledProgram> programs_;
   // (precision, backward?) -> the correct kernel's racecheck run
   std::map<std::pair<numerics::Precision, bool>, RacecheckRun> racecheck_controls_;
 };
 
-}  // namespace fl::tuner
+}  // namespace fl::tools::fa_mutate

@@ -16,7 +16,7 @@
 
 #include "numerics/campaign/mutant_runner.hpp"
 
-namespace fl::tuner {
+namespace fl::tools::fa_mutate {
 
 // The probe's problem: racecheck slows a kernel by orders of magnitude, so it stays tiny; n = 300 still
 // walks 5 query tiles of 64 per key block, enough for a barrier missing between tiles to act.
@@ -70,4 +70,4 @@ numerics::mutants::RaceToolReport racecheck_report(RacecheckRun const& mutant,
                                                    std::optional<RacecheckRun> const& control,
                                                    std::string const& problem);
 
-}  // namespace fl::tuner
+}  // namespace fl::tools::fa_mutate

@@ -1,4 +1,4 @@
-#include "tuner/mutants/timed_child.hpp"
+#include "tools/fa_mutate/timed_child.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace fl::tuner {
+namespace fl::tools::fa_mutate {
 
 namespace {
 
@@ -121,4 +121,4 @@ TimedChild run_timed_child(std::vector<std::string> const& argv, std::chrono::mi
   return child;
 }
 
-}  // namespace fl::tuner
+}  // namespace fl::tools::fa_mutate

@@ -1,4 +1,4 @@
-#include "tuner/mutants/racecheck_probe.hpp"
+#include "tools/fa_mutate/racecheck_probe.hpp"
 
 #include <iostream>
 #include <stdexcept>
@@ -6,9 +6,11 @@
 
 #include "common/exit_codes.hpp"
 #include "numerics/input_families.hpp"
-#include "tuner/mutants/racecheck.hpp"
+#include "tools/fa_mutate/racecheck.hpp"
 
-namespace fl::tuner {
+namespace fl::tools::fa_mutate {
+
+using namespace fl::tuner;
 
 namespace mut = numerics::mutants;
 
@@ -78,4 +80,4 @@ int run_racecheck_probe(RacecheckProbe const& probe) {
   return common::kExitOk;
 }
 
-}  // namespace fl::tuner
+}  // namespace fl::tools::fa_mutate

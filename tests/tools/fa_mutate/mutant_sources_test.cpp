@@ -1,10 +1,11 @@
-#include "tuner/mutants/mutant_sources.hpp"
+#include "tools/fa_mutate/mutant_sources.hpp"
 
 #include <catch2/catch.hpp>
 
 #include "tuner/families/registry.hpp"
 
 using namespace fl::tuner;
+using namespace fl::tools::fa_mutate;
 
 TEST_CASE("source_has_switch counts only whole names on preprocessor lines", "[tuner][mutants]") {
   CHECK(source_has_switch("x\n#ifdef FA_MUTANT_STALE_MAX\ny", "FA_MUTANT_STALE_MAX"));

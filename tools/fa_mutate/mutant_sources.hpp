@@ -10,24 +10,25 @@
 #include "runtime/result.hpp"
 #include "tuner/family.hpp"
 
-namespace fl::tuner {
+namespace fl::tools::fa_mutate {
 
 struct FamilySource {
-  std::unique_ptr<Family> family;
+  std::unique_ptr<tuner::Family> family;
   std::string text;
   std::string files;  // "fa2_sm80_fwd.cu and the 7 kernels_src headers it includes", for reasons
 };
 
 // The problem a family is asked about before any input exists (its source file, whether it runs a dtype):
 // bf16 at the default shape, in `direction`.
-Problem representative_problem(Direction direction = Direction::forward);
+tuner::Problem representative_problem(tuner::Direction direction = tuner::Direction::forward);
 
 // `family`'s sources for `direction`, from kernels_dir.
-runtime::Result<FamilySource> load_family_source(std::unique_ptr<Family> family, Direction direction,
+runtime::Result<FamilySource> load_family_source(std::unique_ptr<tuner::Family> family,
+                                                 tuner::Direction direction,
                                                  std::filesystem::path const& kernels_dir);
 
 // Whether `text` holds `switch_name` as a whole token on a preprocessor line (#ifdef, #ifndef, #if
 // defined(...)): a mention in a comment or a longer name does not count.
 bool source_has_switch(std::string_view text, std::string_view switch_name);
 
-}  // namespace fl::tuner
+}  // namespace fl::tools::fa_mutate

@@ -1,15 +1,17 @@
-#include "tuner/mutants/gpu_mutant_runner.hpp"
+#include "tools/fa_mutate/gpu_mutant_runner.hpp"
 
 #include <stdexcept>
 
+#include "tools/fa_mutate/racecheck_probe.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/families/registry.hpp"
-#include "tuner/mutants/racecheck_probe.hpp"
 #include "tuner/run/attention_io.hpp"
 #include "tuner/run/numerics_check.hpp"
 #include "tuner/run/run_once.hpp"
 
-namespace fl::tuner {
+namespace fl::tools::fa_mutate {
+
+using namespace fl::tuner;
 
 namespace mut = numerics::mutants;
 using numerics::Precision;
@@ -292,4 +294,4 @@ numerics::AttentionOutputs GpuMutantRunner::run(std::optional<mut::MutantId> mut
   return out;
 }
 
-}  // namespace fl::tuner
+}  // namespace fl::tools::fa_mutate

@@ -16,10 +16,11 @@
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
-#include "tuner/mutants/gpu_mutant_runner.hpp"
+#include "tools/fa_mutate/gpu_mutant_runner.hpp"
 
 using namespace fl;
 using namespace fl::tuner;
+using namespace fl::tools::fa_mutate;
 namespace mut = fl::numerics::mutants;
 using numerics::Precision;
 

@@ -1,4 +1,4 @@
-#include "tuner/mutants/gpu_mutant_target.hpp"
+#include "tools/fa_mutate/gpu_mutant_target.hpp"
 
 #include <algorithm>
 
@@ -8,7 +8,9 @@
 #include "runtime/target_arch.hpp"
 #include "tuner/families/registry.hpp"
 
-namespace fl::tuner {
+namespace fl::tools::fa_mutate {
+
+using namespace fl::tuner;
 
 namespace {
 
@@ -114,4 +116,4 @@ std::variant<std::unique_ptr<GpuMutantTarget>, GpuTargetFailure> open_gpu_mutant
                                            std::move(std::get<std::vector<GpuFamilyRun>>(planned)));
 }
 
-}  // namespace fl::tuner
+}  // namespace fl::tools::fa_mutate

@@ -40,7 +40,7 @@ day=$(date -u +%Y-%m-%d)
 db_a=/tmp/flashlab-bench/space.sqlite
 db_b=/tmp/flashlab-bench/headline.sqlite
 mkdir -p /tmp/flashlab-bench
-log="$out/run_h200_$day.log"
+log="$out/run_$day.log"
 note() { echo "$*" | tee -a "$log"; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee -a "$log"

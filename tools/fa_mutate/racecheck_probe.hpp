@@ -10,9 +10,9 @@
 
 #include "numerics/mutants/catalogue.hpp"
 #include "numerics/precision.hpp"
-#include "tuner/mutants/gpu_mutant_target.hpp"
+#include "tools/fa_mutate/gpu_mutant_target.hpp"
 
-namespace fl::tuner {
+namespace fl::tools::fa_mutate {
 
 struct RacecheckProbe {
   GpuTargetRequest request;  // one family, one dtype
@@ -33,4 +33,4 @@ numerics::AttentionShape racecheck_shape(int head_dim);
 // 2 or 3 as open_gpu_mutant_target says (a bad request, no GPU), each with one line on stderr.
 int run_racecheck_probe(RacecheckProbe const& probe);
 
-}  // namespace fl::tuner
+}  // namespace fl::tools::fa_mutate

@@ -22,41 +22,23 @@
 #include "runtime/kernel_source.hpp"
 #include "tests/support/gpu_probe.hpp"
 #include "tests/tool_process.hpp"
-#include "tuner/mutants/gpu_mutant_runner.hpp"
-#include "tuner/mutants/racecheck.hpp"
-#include "tuner/mutants/racecheck_probe.hpp"
-#include "tuner/mutants/timed_child.hpp"
+#include "tests/tools/fa_mutate/script_dir.hpp"
+#include "tools/fa_mutate/gpu_mutant_runner.hpp"
+#include "tools/fa_mutate/racecheck.hpp"
+#include "tools/fa_mutate/racecheck_probe.hpp"
+#include "tools/fa_mutate/timed_child.hpp"
 
 using namespace fl;
 using namespace fl::tuner;
+using namespace fl::tools::fa_mutate;
 namespace fs = std::filesystem;
 namespace mut = fl::numerics::mutants;
+using fl::test::ScriptDir;
 using numerics::Precision;
 
 namespace {
 
 fs::path const kKernelsDir = fs::path(FA_SOURCE_DIR) / "kernels_src";
-
-// A folder of stand-in executables, removed at the end of the test.
-class ScriptDir {
- public:
-  ScriptDir() : path_(fs::temp_directory_path() / ("fl_racecheck_" + std::to_string(::getpid()))) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScriptDir() { fs::remove_all(path_); }
-  fs::path write(std::string const& name, std::string const& body) const {
-    fs::path const p = path_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << "#!/bin/sh\n" << body << "\n";
-    fs::permissions(p, fs::perms::owner_all);
-    return p;
-  }
-  fs::path const& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // compute-sanitizer's lines for `hazards` hazards that are all errors, as CUDA 13's racecheck prints them.
 std::string summary(int hazards) {
@@ -136,37 +118,6 @@ TEST_CASE("parse_racecheck_summary reads compute-sanitizer's last summary line",
   CHECK(last->hazards == 0);
   CHECK_FALSE(parse_racecheck_summary("========= ERROR SUMMARY: 0 errors\n"));
   CHECK_FALSE(parse_racecheck_summary(""));
-}
-
-TEST_CASE("run_timed_child reports the exit, the signal and the time limit, and kills the child's group",
-          "[tuner][mutants][racecheck]") {
-  ScriptDir dir;
-  TimedChild const ok =
-      run_timed_child({"sh", "-c", "echo out; echo err >&2; exit 4"}, std::chrono::seconds(10));
-  CHECK(ok.exit_code == 4);
-  CHECK(ok.output == "out\nerr\n");
-  TimedChild const crashed = run_timed_child({"sh", "-c", "kill -SEGV $$"}, std::chrono::seconds(10));
-  CHECK(crashed.signal == SIGSEGV);
-  CHECK(crashed.how_it_ended() == "ended by signal 11 (SIGSEGV)");
-  // A hang, with a grandchild (a sanitizer's target): both are killed at the limit.
-  fs::path const pid_file = dir.path() / "grandchild.pid";
-  auto const start = std::chrono::steady_clock::now();
-  TimedChild const hung = run_timed_child(
-      {"sh", "-c", "sleep 60 & echo $! > " + pid_file.string() + "; wait"}, std::chrono::milliseconds(300));
-  double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  CHECK(hung.timed_out);
-  CHECK_FALSE(hung.exit_code);
-  CHECK(seconds < 5.0);
-  pid_t const grandchild = std::stoi(fl::test::read_text(pid_file));
-  bool gone = false;
-  for (int i = 0; i < 100 && !gone; ++i) {  // reaped by init shortly after the SIGKILL
-    gone = ::kill(grandchild, 0) != 0;
-    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  CHECK(gone);
-  TimedChild const missing =
-      run_timed_child({(dir.path() / "no-such-tool").string()}, std::chrono::seconds(1));
-  CHECK_FALSE(missing.start_error.empty());
 }
 
 TEST_CASE("a racecheck that reports hazards the correct kernel lacks kills bwd-race",

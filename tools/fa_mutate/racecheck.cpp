@@ -1,4 +1,4 @@
-#include "tuner/mutants/racecheck.hpp"
+#include "tools/fa_mutate/racecheck.hpp"
 
 #include <unistd.h>
 
@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "runtime/cuda_paths.hpp"
-#include "tuner/mutants/timed_child.hpp"
+#include "tools/fa_mutate/timed_child.hpp"
 
-namespace fl::tuner {
+namespace fl::tools::fa_mutate {
 
 namespace {
 
@@ -152,4 +152,4 @@ numerics::mutants::RaceToolReport racecheck_report(RacecheckRun const& mutant,
   return report;
 }
 
-}  // namespace fl::tuner
+}  // namespace fl::tools::fa_mutate

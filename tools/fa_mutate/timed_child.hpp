@@ -1,7 +1,7 @@
 #pragma once
 // One command run as a child process within a time limit, its stdout and stderr captured together: for
 // tools whose own crash or hang must cost the caller one answer, never the run (compute-sanitizer's
-// racecheck of a mutant, tuner/mutants/racecheck.hpp). The child runs in its own process group (the
+// racecheck of a mutant, tools/fa_mutate/racecheck.hpp). The child runs in its own process group (the
 // terminal's Ctrl-C reaches fa-mutate, not the child; a timeout kills the whole group, so a sanitizer's
 // target dies with it), with stdin from /dev/null and its output in an unlinked temporary file (no pipe a
 // chatty child could fill and block on).
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace fl::tuner {
+namespace fl::tools::fa_mutate {
 
 struct TimedChild {
   std::string start_error;       // non-empty: the command could not be started (the reason)
@@ -26,4 +26,4 @@ struct TimedChild {
 // has been killed with SIGKILL and reaped; never throws for the child's behaviour.
 TimedChild run_timed_child(std::vector<std::string> const& argv, std::chrono::milliseconds limit);
 
-}  // namespace fl::tuner
+}  // namespace fl::tools::fa_mutate

@@ -1,8 +1,10 @@
-#include "tuner/mutants/mutant_sources.hpp"
+#include "tools/fa_mutate/mutant_sources.hpp"
 
 #include "runtime/kernel_source.hpp"
 
-namespace fl::tuner {
+namespace fl::tools::fa_mutate {
+
+using namespace fl::tuner;
 
 namespace {
 
@@ -54,4 +56,4 @@ bool source_has_switch(std::string_view text, std::string_view switch_name) {
   return false;
 }
 
-}  // namespace fl::tuner
+}  // namespace fl::tools::fa_mutate
