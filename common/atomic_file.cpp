@@ -97,6 +97,14 @@ std::optional<std::string> output_folder_problem(fs::path const& dir) {
   return create_problem(existing);
 }
 
+std::optional<std::string> output_files_problem(fs::path const& dir, std::vector<std::string> const& files) {
+  std::error_code error;
+  if (!fs::is_directory(fs::status(dir, error))) return std::nullopt;
+  for (std::string const& file : files)
+    if (auto problem = output_file_problem(dir / file)) return file + " " + *problem;
+  return std::nullopt;
+}
+
 void write_file_atomically(fs::path const& path, std::string_view content) {
   if (auto problem = output_file_problem(path)) throw std::runtime_error(path.string() + ": " + *problem);
   fs::path const target = follow_symlinks(path);

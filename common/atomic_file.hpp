@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fl::common {
 
@@ -26,5 +27,12 @@ std::optional<std::string> output_file_problem(std::filesystem::path const& path
 
 // Likewise for an output folder (created with its parents when missing): nullopt when it can be used.
 std::optional<std::string> output_folder_problem(std::filesystem::path const& dir);
+
+// Why one of `files` (names inside the output folder `dir`) cannot be written, naming it ("report.md is a
+// folder, not a file"), or nullopt: a command that writes several files into a folder asks this with
+// output_folder_problem, so that a file that is a folder fails before the work, not after it. A folder that
+// does not exist yet holds none of them.
+std::optional<std::string> output_files_problem(std::filesystem::path const& dir,
+                                                std::vector<std::string> const& files);
 
 }  // namespace fl::common

@@ -5,6 +5,7 @@
 // only by the commands' option parsers (the rest of common/ needs nothing beyond the standard library).
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -92,6 +93,42 @@ inline std::int64_t count_of(boost::program_options::variables_map const& vm, Co
   auto const parsed = parse_count(range, vm[std::string(range.what.substr(2))].as<std::string>());
   if (!parsed.ok()) throw boost::program_options::error(parsed.error);
   return parsed.value;
+}
+
+// A comma-separated list of counts ("512,1024"), each a whole number in `range` (range.what is the option as
+// typed) and each named once (a value named twice ran its rows twice); throws
+// boost::program_options::error, one line naming the option: "99999999999" said only "expected
+// comma-separated positive integers", with no range.
+inline std::vector<int> parse_count_list(CountRange const& range, std::string const& text) {
+  std::string const flag(range.what);
+  auto const not_a_list = [&] {
+    return boost::program_options::error(flag + " " + text + ": expected comma-separated positive integers");
+  };
+  std::vector<int> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t const comma = std::min(text.find(',', start), text.size());
+    std::string const item = text.substr(start, comma - start);
+    bool const whole = !item.empty() && item != "-" &&
+                       item.find_first_not_of("0123456789", item[0] == '-') == std::string::npos;
+    if (!whole) throw not_a_list();
+    auto const parsed = parse_count(range, item);  // out of range, however far: the range named
+    if (!parsed.ok()) throw boost::program_options::error(parsed.error);
+    for (int earlier : out)
+      if (earlier == parsed.value)
+        throw boost::program_options::error(flag + " " + text + ": " + item + " is named twice");
+    out.push_back(static_cast<int>(parsed.value));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// parse_count_list as an option's value, judged when the options are notified, into *target. range.max
+// must fit an int.
+inline boost::program_options::typed_value<std::string>* count_list_value(CountRange const& range,
+                                                                          std::vector<int>* target) {
+  return boost::program_options::value<std::string>()->notifier(
+      [range, target](std::string const& text) { *target = parse_count_list(range, text); });
 }
 
 // A positive finite number (a scale, seconds) up to `max`, read as text into *target: "1x", "nan", "inf",

@@ -288,11 +288,6 @@ __device__ __forceinline__ void consume(const fa::AttentionParams& p, const fa::
                              c.lane);
     if constexpr (!Cfg::kEarlyQRelease) bars.q.release(tile_number, releases_q);
     index = Cfg::kDynamicTiles ? wait_for_tile(tile_number + 1) : index + int(gridDim.x);
-    // kEarlyQRelease: the last tile's O store must have read its staging tile before the CTA's shared
-    // memory goes (store_tile waits for the previous store only when it stages the next one). Inside the
-    // loop: the same wait after it made ptxas spill 176-512 bytes at the fp16 n2048 winners (CUDA 13.0).
-    if constexpr (Cfg::kEarlyQRelease)
-      if (index >= sched.total && threadIdx.x % kWarpgroupThreads == 0) fa::tma_store_wait_read();
   }
   // The turn passed on after the last products stays pending at warpgroup 0 when the CTA ends (as in
   // FlashAttention-3). Taking it here (a bar.sync under `wg == 0` after the loop) made ptxas allocate the

@@ -45,14 +45,10 @@ __device__ __forceinline__ void store_tile(const fa::AttentionParams& p, const f
   fa::normalise_and_write_lse(o, softmax, true, !fa::kNormalizeInLoop, scale_log2, lse + row0,
                               p.seqlen_q - row0, lane);
 
-  // With Q released before the epilogue (kEarlyQRelease) the O tile is this warpgroup's alone: the previous
-  // tile's store may still be reading it while this tile's products ran, and is waited for only here, by
-  // its issuing thread, before anyone rewrites the tile (the wait then overlaps a whole mainloop instead of
-  // holding the warpgroup's next products back).
-  if constexpr (Cfg::kEarlyQRelease) {
-    if (threadIdx.x % kWarpgroupThreads == 0) fa::tma_store_wait_read();
-    fa::named_barrier_sync(kEpilogueBarrier + wg, kWarpgroupThreads);
-  }
+  // With Q released before the epilogue (kEarlyQRelease), nothing else holds the warpgroup's threads back
+  // until the previous tile's store has read this staging tile: wait for its issuing thread, which waited
+  // for that read (below).
+  if constexpr (Cfg::kEarlyQRelease) fa::named_barrier_sync(kEpilogueBarrier + wg, kWarpgroupThreads);
   const int g = lane / 4, c = lane % 4;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
@@ -73,9 +69,7 @@ __device__ __forceinline__ void store_tile(const fa::AttentionParams& p, const f
       fa::tma_store(maps.o, panel * kOColumnsPerPanel, wg_row0, w.tile.head, w.tile.batch,
                     o_rows + panel * OTile::kPanelBytes);
     fa::tma_store_commit();
-    // O staged in Q's rows: the next tile's Q may land here only once the store has read them (Q is
-    // released after this). kEarlyQRelease waits at the next store_tile, or at the consumer's end.
-    if constexpr (!Cfg::kEarlyQRelease) fa::tma_store_wait_read();
+    fa::tma_store_wait_read();  // the next tile's Q (or O) may land here once the store has read it
   }
 }
 

@@ -20,10 +20,12 @@ void validate_stability_options(StabilityOptions const& o) {
   if (o.block_m < 1 || o.sampled_rows < o.block_m || o.sampled_rows % o.block_m != 0)
     throw std::invalid_argument("sampled rows " + std::to_string(o.sampled_rows) +
                                 " must be a positive multiple of kBlockM = " + std::to_string(o.block_m));
-  for (int n : o.seqlens)
-    if (n < 1 || (n > o.full_rows_limit && n < 2 * o.sampled_rows))
+  for (int n : o.seqlens) {
+    if (auto complaint = common::out_of_range(kStabilitySeqlen, n)) throw std::invalid_argument(*complaint);
+    if (n > o.full_rows_limit && n < 2 * o.sampled_rows)
       throw std::invalid_argument("n = " + std::to_string(n) + " is too small to sample " +
                                   std::to_string(o.sampled_rows) + " rows from");
+  }
   for (int bn : o.block_ns)
     if (bn < 1 || bn > emulator::kMaxTile)
       throw std::invalid_argument("kBlockN = " + std::to_string(bn) + " outside 1.." +

@@ -19,36 +19,14 @@
 
 namespace po = boost::program_options;
 using namespace fl::numerics;
+using fl::common::as_option;
+using fl::common::count_list_value;
+using fl::common::kHeadDim;
+using fl::common::kSeqlen;
 
 namespace {
 
 constexpr fl::common::CountRange kFullRowsUpTo{"--full-rows-up-to", 0, std::int64_t(1) << 16};
-
-// "64,128": each item a whole number in `range` (named as `option`), each once (a value named twice ran
-// its rows twice); "99999999999" said only "expected comma-separated positive integers".
-std::vector<int> parse_int_list(std::string const& text, char const* option, fl::common::CountRange range) {
-  std::string const flag = std::string("--") + option;
-  range.what = flag;
-  std::vector<int> out;
-  std::stringstream s(text);
-  std::string item;
-  auto const not_a_list = [&] {
-    return po::error(flag + " " + text + ": expected comma-separated positive integers");
-  };
-  while (std::getline(s, item, ',')) {
-    bool const whole = !item.empty() &&
-                       item.find_first_not_of("0123456789", item[0] == '-') == std::string::npos &&
-                       item != "-";
-    if (!whole) throw not_a_list();
-    auto const parsed = fl::common::parse_count(range, item);  // out of range, however far: the range named
-    if (!parsed.ok()) throw po::error(parsed.error);
-    for (int earlier : out)
-      if (earlier == parsed.value) throw po::error(flag + " " + text + ": " + item + " is named twice");
-    out.push_back(int(parsed.value));
-  }
-  if (out.empty() || text.back() == ',') throw not_a_list();
-  return out;
-}
 
 // --fp8-variants: comma-separated variant sets of numerics/fp8_variants.hpp ("two_term_q+two_term_v"), or
 // "none".
@@ -78,13 +56,20 @@ int main(int argc, char** argv) {
   options.add_options()                                                                                    //
       ("help,h", "print this help")                                                                        //
       ("out", po::value<std::string>()->default_value("experiments/fp8_error_analysis"), "output folder")  //
-      ("head-dims", po::value<std::string>()->default_value("64,128,256"),
+      ("head-dims",
+       count_list_value(as_option(kHeadDim, "--head-dims"), &study.head_dims)->default_value("64,128,256"),
        "head dims of the forward grid")  //
-      ("seqlens", po::value<std::string>()->default_value("512,1024,2048,4096,8192,16384"),
+      ("seqlens",
+       count_list_value(as_option(kSeqlen, "--seqlens"), &study.seqlens)
+           ->default_value("512,1024,2048,4096,8192,16384"),
        "sequence lengths of the forward grid")  //
-      ("backward-seqlens", po::value<std::string>()->default_value("512,1024"),
+      ("backward-seqlens",
+       count_list_value(as_option(kSeqlen, "--backward-seqlens"), &study.backward_seqlens)
+           ->default_value("512,1024"),
        "sequence lengths of the backward runs (every row: O(n^2))")  //
-      ("backward-head-dims", po::value<std::string>()->default_value("128"),
+      ("backward-head-dims",
+       count_list_value(as_option(kHeadDim, "--backward-head-dims"), &study.backward_head_dims)
+           ->default_value("128"),
        "head dims of the backward runs")  //
       ("fp8-variants", po::value<std::string>()->default_value("all"),
        "FP8 variant sets run on FlashAttention-3's recipe (forward): all, none, or a list")  //
@@ -103,12 +88,6 @@ int main(int argc, char** argv) {
       std::cout << options << "\n";
       return fl::common::kExitOk;
     }
-    study.head_dims = parse_int_list(vm["head-dims"].as<std::string>(), "head-dims", fl::common::kHeadDim);
-    study.seqlens = parse_int_list(vm["seqlens"].as<std::string>(), "seqlens", fl::common::kSeqlen);
-    study.backward_seqlens =
-        parse_int_list(vm["backward-seqlens"].as<std::string>(), "backward-seqlens", fl::common::kSeqlen);
-    study.backward_head_dims = parse_int_list(vm["backward-head-dims"].as<std::string>(),
-                                              "backward-head-dims", fl::common::kHeadDim);
     // Both grids run the incoherent (Hadamard) variants, which need a power-of-two head dim.
     for (auto const& [option, dims] : {std::pair{"head-dims", &study.head_dims},
                                        std::pair{"backward-head-dims", &study.backward_head_dims}})
@@ -121,8 +100,13 @@ int main(int argc, char** argv) {
     auto const seed = fl::common::parse_count(fl::common::kSeed, vm["seed"].as<std::string>());
     if (!seed.ok()) throw po::error(seed.error);
     study.seed = std::uint64_t(seed.value);
-    if (auto problem = fl::common::output_folder_problem(vm["out"].as<std::string>()))
-      throw po::error("--out " + vm["out"].as<std::string>() + ": " + *problem);
+    // The output is decided before the study (minutes), the files inside --out too: report.md or a plot that
+    // was a folder ran it all and then failed on the write (exit 1).
+    std::string const out = vm["out"].as<std::string>();
+    if (auto problem = fl::common::output_folder_problem(out))
+      throw po::error("--out " + out + ": " + *problem);
+    if (auto problem = fl::common::output_files_problem(out, fl::tools::fp8_report_files(study)))
+      throw po::error("--out " + out + ": " + *problem);
   } catch (po::error const& e) {
     std::cerr << "fa-fp8-report: " << e.what() << "\n";
     return fl::common::kExitBadInput;

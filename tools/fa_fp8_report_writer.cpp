@@ -36,6 +36,15 @@ constexpr PaperRow kPaperTable3[] = {
     {"FA3 FP8 without incoherent processing", 2.4e-2, "tiled", "fp8_e4m3 per_block"},
 };
 
+constexpr char const* kResultsFile = "results.csv";
+constexpr char const* kReportFile = "report.md";
+constexpr char const* kHeadDimPlotFile = "o_rmse_vs_head_dim.svg";
+constexpr char const* kBackwardPlotFile = "backward_rmse.svg";
+
+std::string forward_plot_file(InputFamily recipe) {
+  return "o_rmse_vs_n_" + std::string(name(recipe)) + ".svg";
+}
+
 std::string sci(double x) {
   std::ostringstream out;
   out << std::setprecision(2) << std::scientific << x;
@@ -48,6 +57,14 @@ std::string key_of(Fp8StudyRow const& r) {
 }
 
 }  // namespace
+
+std::vector<std::string> fp8_report_files(Fp8StudyOptions const& study) {
+  std::vector<std::string> files = {kResultsFile, kReportFile};
+  for (InputFamily recipe : study.recipes) files.push_back(forward_plot_file(recipe));
+  files.push_back(kHeadDimPlotFile);
+  files.push_back(kBackwardPlotFile);
+  return files;
+}
 
 int write_fp8_report(std::filesystem::path const& out, std::string const& gnuplot,
                      Fp8StudyOptions const& study, std::string const& command_line) {
@@ -71,7 +88,7 @@ int write_fp8_report(std::filesystem::path const& out, std::string const& gnuplo
         << (is_fp8(r.precision) ? std::string(name(r.scaling)) : "") << "," << (r.incoherent ? 1 : 0) << ","
         << name(r.recipe) << "," << r.head_dim << "," << r.seqlen << "," << r.rows << "," << r.o_rmse << ","
         << r.o_rel << "," << r.dq_rmse << "," << r.dk_rmse << "," << r.dv_rmse << "," << r.seconds << "\n";
-  fl::common::write_file_atomically(out / "results.csv", csv.str());
+  fl::common::write_file_atomically(out / kResultsFile, csv.str());
 
   auto find = [&](std::string const& pass, std::string const& method, std::string const& label,
                   InputFamily recipe, int d, int n) -> Fp8StudyRow const* {
@@ -167,7 +184,7 @@ int write_fp8_report(std::filesystem::path const& out, std::string const& gnuplo
          << sci(r.dv_rmse) << " |\n";
 
   // Plots.
-  std::string const data = fl::common::gnuplot_quote(std::filesystem::absolute(out / "results.csv").string());
+  std::string const data = fl::common::gnuplot_quote(std::filesystem::absolute(out / kResultsFile).string());
   auto series = [&](std::string const& pass, std::string const& method, std::string const& label,
                     InputFamily recipe, int d, std::string const& x, std::string const& y,
                     std::string const& title) {
@@ -194,7 +211,7 @@ int write_fp8_report(std::filesystem::path const& out, std::string const& gnuplo
                            "FA3-style FP8 e5m2"));
     parts.push_back(series("forward", "tiled", "bf16", recipe, table_d, "9", "11", "FlashAttention-2 BF16"));
     for (std::size_t i = 0; i < parts.size(); ++i) script += (i ? ", " : "") + parts[i];
-    plots.push_back({"o_rmse_vs_n_" + std::string(name(recipe)) + ".svg",
+    plots.push_back({forward_plot_file(recipe),
                      "RMSE of O against n, head dim 128, recipe " + std::string(name(recipe)),
                      script + "\n"});
   }
@@ -215,8 +232,8 @@ int write_fp8_report(std::filesystem::path const& out, std::string const& gnuplo
                           "' && strcol(7) eq 'fa3_outliers' && ($9 == " + std::to_string(n) +
                           ") ? $8 : 1/0):11 with linespoints lw 2 title '" + method + " " + label + "'");
     for (std::size_t i = 0; i < parts.size(); ++i) script += (i ? ", " : "") + parts[i];
-    plots.push_back({"o_rmse_vs_head_dim.svg", "RMSE of O against the head dim, n = " + std::to_string(n),
-                     script + "\n"});
+    plots.push_back(
+        {kHeadDimPlotFile, "RMSE of O against the head dim, n = " + std::to_string(n), script + "\n"});
   }
   {
     int const d = study.backward_head_dims.front();
@@ -231,7 +248,7 @@ int write_fp8_report(std::filesystem::path const& out, std::string const& gnuplo
                                std::string(what) + " " + label));
     for (std::size_t i = 0; i < parts.size(); ++i) script += (i ? ", " : "") + parts[i];
     plots.push_back(
-        {"backward_rmse.svg", "Backward RMSE of dQ, dK, dV against n (tiled, fa3_outliers)", script + "\n"});
+        {kBackwardPlotFile, "Backward RMSE of dQ, dK, dV against n (tiled, fa3_outliers)", script + "\n"});
   }
   md << "\n## Plots\n\n";
   if (!fl::common::gnuplot_available(gnuplot)) {
@@ -243,8 +260,8 @@ int write_fp8_report(std::filesystem::path const& out, std::string const& gnuplo
       else
         md << "Plot " << p.file << " failed to render.\n\n";
   }
-  fl::common::write_file_atomically(out / "report.md", md.str());
-  std::cout << "wrote " << (out / "report.md").string() << ", results.csv and plots in " << std::fixed
+  fl::common::write_file_atomically(out / kReportFile, md.str());
+  std::cout << "wrote " << (out / kReportFile).string() << ", results.csv and plots in " << std::fixed
             << std::setprecision(0) << total_seconds << " s\n";
   return fl::common::kExitOk;
 }

@@ -47,7 +47,7 @@ std::vector<T> word_list(po::variables_map const& vm, char const* option, Parse 
 }  // namespace
 
 int main(int argc, char** argv) {
-  StabilityOptions study;  // --head-dim is read straight into it (common::count_value)
+  StabilityOptions study;  // --head-dim and --seqlens are read straight into it (common::count_value)
   po::options_description options(
       "fa-stability-report: how far the tiled FlashAttention forward (CPU emulator) and standard attention "
       "land "
@@ -57,8 +57,10 @@ int main(int argc, char** argv) {
   options.add_options()                                                                                   //
       ("help,h", "print this help")                                                                       //
       ("out", po::value<std::string>()->default_value("experiments/stability/results"), "output folder")  //
-      ("seqlens", po::value<std::string>()->default_value("256,512,1024,2048,4096,8192,16384"),
-       "n (= N_q = N_k)")  //
+      ("seqlens",
+       fl::common::count_list_value(kStabilitySeqlen, &study.seqlens)
+           ->default_value("256,512,1024,2048,4096,8192,16384"),
+       ("n (= N_q = N_k), each " + fl::common::range_text(kStabilitySeqlen)).c_str())  //
       ("block-n", po::value<std::string>()->default_value("16,32,64,128,256"),
        "kBlockN of the tiled runs")                                                                   //
       ("precisions", po::value<std::string>()->default_value("bf16,fp16"), "claimed precisions")      //
@@ -75,7 +77,6 @@ int main(int argc, char** argv) {
       std::cout << options << "\n";
       return fl::common::kExitOk;
     }
-    study.seqlens = int_list(vm, "seqlens");
     study.block_ns = int_list(vm, "block-n");
     study.precisions = word_list<Precision>(
         vm, "precisions", [](std::string const& w) { return parse_precision(w); }, "fp32, fp16, bf16");
@@ -97,9 +98,8 @@ int main(int argc, char** argv) {
     out = vm["out"].as<std::string>();
     if (auto problem = fl::common::output_folder_problem(out))
       throw po::error("--out " + out.string() + ": " + *problem);
-    if (std::filesystem::is_directory(out))
-      if (auto problem = fl::common::output_file_problem(out / kResultsFile))
-        throw po::error("--out " + out.string() + ": " + kResultsFile + " " + *problem);
+    if (auto problem = fl::common::output_files_problem(out, {kResultsFile}))
+      throw po::error("--out " + out.string() + ": " + *problem);
   } catch (po::error const& e) {
     std::cerr << "fa-stability-report: " << e.what() << "\n";
     return fl::common::kExitBadInput;

@@ -53,4 +53,9 @@ TEST_CASE("the stability study refuses a sample it cannot take", "[stability]") 
   o.full_rows_limit = 1024;
   o.block_ns = {0};
   CHECK_THROWS_WITH(run_stability_study(o), Catch::Contains("kBlockN = 0"));
+  // Beyond kStabilitySeqlen (2^17) the study would hold about 40 bytes per n x head dim, unbounded; the
+  // GPU runner (fa-bench --stability-study) validates through here too.
+  o.block_ns = {64};
+  o.seqlens = {(1 << 17) + 1};
+  CHECK_THROWS_WITH(run_stability_study(o), Catch::Equals("--seqlens 131073 is not allowed (1..131072)"));
 }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "tests/tool_process.hpp"
@@ -48,5 +49,36 @@ TEST_CASE("fa-fp8-report refuses bad values before the study, in one line", "[nu
   CHECK(under_file.exit_code == 2);
   CHECK_THAT(under_file.err, Catch::Contains("afile is not a folder"));
   CHECK(!fs::exists(dir / "out"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("fa-fp8-report refuses a file it would write inside --out before the study, in one line",
+          "[numerics][fa-fp8-report]") {
+  fs::path const dir = fs::temp_directory_path() / ("fl_fp8_report_files_" + std::to_string(::getpid()));
+  // Each of these ran the whole study and then failed on the write (exit 1): report.md or a plot that is a
+  // folder, results.csv linked into a folder that does not exist.
+  for (std::string const file : {"report.md", "results.csv", "o_rmse_vs_head_dim.svg", "backward_rmse.svg",
+                                 "o_rmse_vs_n_fa3_outliers.svg"}) {
+    for (bool const as_link : {false, true}) {
+      fs::remove_all(dir);
+      fs::create_directories(dir / "out");
+      if (as_link)
+        fs::create_symlink(dir / "missing" / file, dir / "out" / file);
+      else
+        fs::create_directories(dir / "out" / file);
+      auto const outcome = fl::test::run_tool(
+          fl::test::sibling_binary("fa-fp8-report").string() + " --out " + (dir / "out").string() +
+          " --head-dims 64 --seqlens 64 --backward-seqlens 64 --backward-head-dims 64 --fp8-variants none "
+          "--threads 1");
+      INFO(file << (as_link ? " (a dangling link)" : " (a folder)") << " -> " << outcome.exit_code << ": "
+                << outcome.err);
+      CHECK(outcome.exit_code == 2);
+      CHECK(outcome.error_lines() == 1);
+      CHECK(outcome.err.rfind("fa-fp8-report: --out " + (dir / "out").string() + ": " + file + " ", 0) == 0);
+      CHECK(outcome.out.empty());
+      // Nothing written beside the planted entry.
+      CHECK(std::distance(fs::directory_iterator(dir / "out"), fs::directory_iterator()) == 1);
+    }
+  }
   fs::remove_all(dir);
 }

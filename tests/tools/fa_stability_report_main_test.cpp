@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "tests/tool_process.hpp"
 
@@ -51,14 +52,41 @@ TEST_CASE("fa-stability-report: each bad value is one line and exit code 2, befo
   }
 }
 
+TEST_CASE("fa-stability-report: --seqlens has a stated range, each n named once", "[tools][cli]") {
+  // 131073 ran (the study holds about 40 bytes per n x head dim, with no bound on n), 99999999999 named no
+  // range, and a value named twice ran its rows twice.
+  for (auto const& [value, complaint] :
+       {std::pair{"131073", "--seqlens 131073 is not allowed (1..131072)"},
+        std::pair{"64,99999999999", "--seqlens 99999999999 is not allowed (1..131072)"},
+        std::pair{"64,64", "--seqlens 64,64: 64 is named twice"},
+        std::pair{"64,,128", "--seqlens 64,,128: expected comma-separated positive integers"}}) {
+    INFO(value);
+    auto const r =
+        stability_report(std::string("--seqlens ") + value +
+                         " --block-n 16 --precisions bf16 --families normal --head-dim 8 --threads 1 "
+                         "--out " +
+                         scratch_dir().string());
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.error_lines() == 1);
+    CHECK(r.err == std::string("fa-stability-report: ") + complaint + "\n");
+    CHECK(r.out.empty());
+    CHECK_FALSE(fs::exists(scratch_dir()));
+  }
+}
+
 TEST_CASE("fa-stability-report: an unusable --out is one line and exit code 2, before the study",
           "[tools][cli]") {
   fs::create_directories(scratch_dir());
   std::ofstream(scratch_dir() / "afile") << "x";
   fs::create_directories(scratch_dir() / "taken" / "results.csv");
+  // results.csv a link into a folder that does not exist: it cannot be written.
+  fs::create_directories(scratch_dir() / "linked");
+  fs::create_symlink(scratch_dir() / "missing" / "results.csv", scratch_dir() / "linked" / "results.csv");
   // The first two ran the whole study, then aborted (SIGABRT) on an uncaught filesystem error.
-  for (fs::path const& out : {scratch_dir() / "afile" / "sub", scratch_dir() / "afile",
-                              fs::path("/proc/flashlab-stability"), scratch_dir() / "taken"}) {
+  for (fs::path const& out :
+       {scratch_dir() / "afile" / "sub", scratch_dir() / "afile", fs::path("/proc/flashlab-stability"),
+        scratch_dir() / "taken", scratch_dir() / "linked"}) {
     INFO(out);
     auto const r = stability_report(
         "--seqlens 64 --block-n 16 --precisions bf16 --families normal "
