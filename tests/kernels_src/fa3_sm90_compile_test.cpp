@@ -15,6 +15,7 @@
 
 #include "numerics/precision.hpp"
 #include "runtime/nvrtc_compiler.hpp"
+#include "tests/kernels_src/compile_checks.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/families/families.hpp"
@@ -97,14 +98,7 @@ TEST_CASE("fa3_sm90 FP8 defaults and the V transpose compile for sm_90a without 
   REQUIRE(request);
   request->name_expressions = {"fa3_sm90_transpose_v<64>", "fa3_sm90_transpose_v<128>",
                                "fa3_sm90_transpose_v<256>"};
-  auto const program = runtime::compile(request.value());
-  INFO((program.ok() ? std::string() : program.error().log));
-  REQUIRE(program);
-  for (auto const& name : request->name_expressions) {
-    auto const* r = program->resources_of(name);
-    REQUIRE(r);
-    CHECK_FALSE(r->spills());
-  }
+  test::compiles_spill_free(request.value());
 }
 
 TEST_CASE("every fa3_sm90 mechanism switch compiles without spills", "[kernels][nvrtc]") {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "runtime/nvrtc_compiler.hpp"
+#include "tests/kernels_src/compile_checks.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/families/families.hpp"
@@ -41,15 +42,7 @@ TEST_CASE("flash_decode default configs compile for sm_90a without spills", "[ke
   request->name_expressions.clear();
   for (auto const& [c, p] : instances)
     for (auto const& name : f.name_expressions(c, p)) request->name_expressions.push_back(name);
-  auto const program = runtime::compile(request.value());
-  INFO((program.ok() ? std::string() : program.error().log));
-  REQUIRE(program);
-  for (auto const& name : request->name_expressions) {
-    auto const* r = program->resources_of(name);
-    REQUIRE(r);
-    INFO(name << ": " << r->registers << " registers, " << r->spill_store_bytes << " spill bytes");
-    CHECK_FALSE(r->spills());
-  }
+  test::compiles_spill_free(request.value());
 }
 
 TEST_CASE("a config flash_decode's host side rejects is rejected by the kernel too", "[kernels][nvrtc]") {

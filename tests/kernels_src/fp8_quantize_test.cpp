@@ -14,6 +14,7 @@
 #include "numerics/incoherent_processing.hpp"
 #include "numerics/precision.hpp"
 #include "runtime/nvrtc_compiler.hpp"
+#include "tests/kernels_src/compile_checks.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/families/families.hpp"
@@ -143,15 +144,10 @@ TEST_CASE("fp8_quantize kernels compile for sm_90a without spills", "[kernels][n
         for (auto const& name : tuner::fp8_quantize_name_expressions(q))
           request->name_expressions.push_back(name);
       }
-  auto const program = runtime::compile(request.value());
-  INFO((program.ok() ? std::string() : program.error().log));
-  REQUIRE(program);
+  auto const program = test::compiles_spill_free(request.value());
   for (auto const& name : request->name_expressions) {
-    auto const* r = program->resources_of(name);
-    REQUIRE(r);
-    INFO(name << ": " << r->registers << " registers, " << r->spill_store_bytes << " spill bytes");
-    CHECK_FALSE(r->spills());
+    INFO(name);
     // 4 warps per CTA and 16 or more CTAs per SM want no more than 128 registers.
-    CHECK(r->registers <= 128);
+    CHECK(program.resources_of(name)->registers <= 128);
   }
 }
