@@ -2,7 +2,9 @@
 // fa3_sm90 forward: its tunables, the constraints between them and its shared-memory arithmetic, in ONE
 // place that both compilers read: the kernel (NVRTC) static_asserts `violation(...) == nullptr` and takes
 // its layout from `SharedLayout`; the host (g++, tuner/families/fa3_sm90.cpp) prunes with the same
-// `violation` and sizes the launch with the same `shared_bytes`. Plain constexpr C++, no headers.
+// `violation` and sizes the launch with the same `shared_bytes`. Plain constexpr C++; its one header
+// (fa_arch.h, the architecture limits every family reads) is the same.
+#include "fa_arch.h"
 
 // The functions below are called by both compilers: NVRTC accepts no unannotated (host) function, g++ knows
 // no execution-space annotation.
@@ -16,10 +18,10 @@ namespace fa3 {
 
 constexpr int kWarpgroupThreads = 128;
 constexpr int kRowsPerConsumer = 64;  // one wgmma m64 row tile per consumer warpgroup (as FlashAttention-3)
-constexpr int kMaxSharedBytes = 227 * 1024;  // sm_90's opt-in shared memory per block
-constexpr int kSharedAlignSlack = 1024;      // the dynamic base is rounded up to the 1024-byte swizzle atom
-constexpr int kPanelBytes = 128;             // 128-byte swizzle: tiles are stored as 128-byte-wide panels
-constexpr int kRegisterFile = 65536;         // 32-bit registers per SM
+constexpr int kMaxSharedBytes = fa::kMaxSharedBytesPerBlock;  // fa_arch.h
+constexpr int kSharedAlignSlack = 1024;  // the dynamic base is rounded up to the 1024-byte swizzle atom
+constexpr int kPanelBytes = 128;         // 128-byte swizzle: tiles are stored as 128-byte-wide panels
+constexpr int kRegisterFile = 65536;     // 32-bit registers per SM
 // Registers a consumer thread needs beyond the accumulators (addresses, softmax state, loop counters):
 // ptxas for d128 128x128 used ~40 more than O + S + P (CUDA 13.0, sm_90a).
 constexpr int kConsumerRegisterSlack = 40;
