@@ -13,12 +13,12 @@
 #include <span>
 #include <vector>
 
-#include "numerics/attention_shape.hpp"
+#include "common/attention_shape.hpp"
 
 namespace fl::numerics {
 
 struct AttentionInputs {
-  AttentionShape shape;
+  common::AttentionShape shape;
   std::vector<double> q;    // (B, H_q, N_q, D)
   std::vector<double> k;    // (B, H_kv, N_k, D)
   std::vector<double> v;    // (B, H_kv, N_k, D)
@@ -44,14 +44,14 @@ struct RowIndex {
   int pos = 0;   // position along the sequence
 };
 
-inline std::size_t query_rows(AttentionShape const& s) {
+inline std::size_t query_rows(common::AttentionShape const& s) {
   return std::size_t(s.batch) * s.heads_q * s.seqlen_q;
 }
-inline std::size_t key_rows(AttentionShape const& s) {
+inline std::size_t key_rows(common::AttentionShape const& s) {
   return std::size_t(s.batch) * s.heads_kv * s.seqlen_k;
 }
 
-inline RowIndex query_row_index(AttentionShape const& s, std::size_t r) {
+inline RowIndex query_row_index(common::AttentionShape const& s, std::size_t r) {
   RowIndex x;
   x.pos = int(r % std::size_t(s.seqlen_q));
   std::size_t const bh = r / std::size_t(s.seqlen_q);
@@ -60,7 +60,7 @@ inline RowIndex query_row_index(AttentionShape const& s, std::size_t r) {
   return x;
 }
 
-inline RowIndex key_row_index(AttentionShape const& s, std::size_t c) {
+inline RowIndex key_row_index(common::AttentionShape const& s, std::size_t c) {
   RowIndex x;
   x.pos = int(c % std::size_t(s.seqlen_k));
   std::size_t const bh = c / std::size_t(s.seqlen_k);
@@ -70,13 +70,13 @@ inline RowIndex key_row_index(AttentionShape const& s, std::size_t c) {
 }
 
 // First key row (flat) of the key/value head that query row r reads.
-inline std::size_t first_key_row_for_query(AttentionShape const& s, std::size_t r) {
+inline std::size_t first_key_row_for_query(common::AttentionShape const& s, std::size_t r) {
   RowIndex const x = query_row_index(s, r);
   return (std::size_t(x.batch) * s.heads_kv + std::size_t(s.kv_head_of(x.head))) * s.seqlen_k;
 }
 
 // Number of keys query position i sees (bottom-right causal); 0 means a fully masked row.
-inline int visible_keys(AttentionShape const& s, int query_pos) {
+inline int visible_keys(common::AttentionShape const& s, int query_pos) {
   if (!s.causal) return s.seqlen_k;
   std::int64_t const last = std::int64_t(query_pos) + s.causal_offset();
   if (last < 0) return 0;

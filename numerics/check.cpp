@@ -15,7 +15,7 @@ namespace {
 
 constexpr std::size_t kMaxDiagnosedRowProperties = 64;
 
-std::string describe_key_row(AttentionShape const& s, std::size_t c, int block_n) {
+std::string describe_key_row(common::AttentionShape const& s, std::size_t c, int block_n) {
   RowIndex const x = key_row_index(s, c);
   std::ostringstream out;
   out << "key row " << c << " (b" << x.batch << " h_kv" << x.head << " j" << x.pos << "): key block "
@@ -125,7 +125,7 @@ void append_query_rows(ElementBounds& into, ElementBounds const& slice) {
 
 }  // namespace
 
-std::string causal_convention(AttentionShape const& s) {
+std::string causal_convention(common::AttentionShape const& s) {
   if (!s.causal) return "non-causal (every query sees every key)";
   std::ostringstream out;
   if (s.causal_top_left)
@@ -214,7 +214,7 @@ PreparedCheck::Basis PreparedCheck::sliced_basis_for(RowSample sample) const {
 
 CheckResult PreparedCheck::judge(AttentionOutputs const& observed, Diagnoser const& diagnoser) const {
   AttentionInputs const& inputs = *inputs_;
-  AttentionShape const& s = inputs.shape;
+  common::AttentionShape const& s = inputs.shape;
   CheckResult r;
   // The screen of every row: a flagged row outside the prepared sample gets a basis of its own (the
   // reference and bounds on the larger sample), so the verdict is the one a fresh check would give.

@@ -48,7 +48,7 @@ struct DiagnosisRequest {
 using Diagnoser = std::function<std::vector<DiagnosisEntry>(DiagnosisRequest const&)>;
 
 struct CheckOptions {
-  Precision claimed = Precision::bf16;
+  common::Precision claimed = common::Precision::bf16;
   PrecisionRecipe recipe;  // recipe_for(claimed) unless use_custom_recipe
   bool use_custom_recipe = false;
   double kappa = kDefaultToleranceSigmas;
@@ -163,6 +163,6 @@ CheckResult run_check(AttentionInputs const& inputs, AttentionOutputs const& obs
                       CheckOptions const& options, Diagnoser const& diagnoser = {});
 
 // "causal: bottom-right aligned (query i sees key j when j <= i + N_k - N_q)" or "non-causal".
-std::string causal_convention(AttentionShape const& s);
+std::string causal_convention(common::AttentionShape const& s);
 
 }  // namespace fl::numerics

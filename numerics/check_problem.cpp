@@ -103,7 +103,7 @@ CheckProblem load_check_problem(CheckFiles const& files, bool causal, double sof
                           " heads must be a multiple of it (grouped-query attention)");
   if (qs[2] == 0 || ks[2] == 0 || qs[3] == 0)
     throw CheckInputError("--q " + files.q.string() + ": empty sequence or head dim");
-  AttentionShape& s = p.inputs.shape;
+  common::AttentionShape& s = p.inputs.shape;
   s.batch = int(qs[0]);
   s.heads_q = int(qs[1]);
   s.heads_kv = int(ks[1]);
@@ -150,7 +150,7 @@ CheckProblem load_check_problem(CheckFiles const& files, bool causal, double sof
 }
 
 void validate_problem(CheckProblem const& p) {
-  AttentionShape const& s = p.inputs.shape;
+  common::AttentionShape const& s = p.inputs.shape;
   if (s.batch < 1 || s.heads_kv < 1 || s.heads_q % s.heads_kv != 0 || s.seqlen_q < 1 || s.seqlen_k < 1 ||
       s.head_dim < 1)
     throw CheckInputError("problem shape is not valid (need positive sizes, heads_q a multiple of heads_kv)");

@@ -14,7 +14,7 @@ namespace fl::numerics {
 
 namespace report_format {
 
-std::string shape_line(AttentionShape const& s) {
+std::string shape_line(common::AttentionShape const& s) {
   std::ostringstream out;
   out << "B=" << s.batch << " H_q=" << s.heads_q << " H_kv=" << s.heads_kv << " N_q=" << s.seqlen_q
       << " N_k=" << s.seqlen_k << " D=" << s.head_dim << " scale=" << std::setprecision(6) << s.scale();
@@ -59,7 +59,7 @@ std::string utc_timestamp() {
   return out.str();
 }
 
-std::string check_json(CheckResult const& r, AttentionShape const& s, CheckContext const& context) {
+std::string check_json(CheckResult const& r, common::AttentionShape const& s, CheckContext const& context) {
   common::JsonWriter j;
   j.begin_object();
   j.field("verdict", r.verdict());
@@ -146,7 +146,7 @@ std::string check_json(CheckResult const& r, AttentionShape const& s, CheckConte
   return j.str() + "\n";
 }
 
-void print_check_summary(std::ostream& out, CheckResult const& r, AttentionShape const& s) {
+void print_check_summary(std::ostream& out, CheckResult const& r, common::AttentionShape const& s) {
   if (r.interrupted())
     out << "fa-check: INTERRUPTED by " << common::stop_signal_name(r.stop_signal)
         << (r.rows_cut_by_stop ? ": the rows below are those checked before it"

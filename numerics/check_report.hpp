@@ -19,9 +19,10 @@ struct CheckContext {
   std::vector<std::pair<std::string, std::string>> files;  // option, path
 };
 
-std::string check_json(CheckResult const& r, AttentionShape const& shape, CheckContext const& context);
+std::string check_json(CheckResult const& r, common::AttentionShape const& shape,
+                       CheckContext const& context);
 
-void print_check_summary(std::ostream& out, CheckResult const& r, AttentionShape const& shape);
+void print_check_summary(std::ostream& out, CheckResult const& r, common::AttentionShape const& shape);
 
 struct ReportOutcome {
   bool plots_drawn = false;
@@ -30,7 +31,7 @@ struct ReportOutcome {
 
 // Creates `dir` if needed. Every file is written to a temporary name and renamed.
 ReportOutcome write_check_report(std::filesystem::path const& dir, CheckResult const& r,
-                                 AttentionShape const& shape, CheckContext const& context,
+                                 common::AttentionShape const& shape, CheckContext const& context,
                                  std::string const& gnuplot);
 
 // "2026-11-30 14:05 UTC"

@@ -29,7 +29,7 @@ std::vector<std::size_t> const& rows_of(CheckResult const& r, std::size_t k) {
 }  // namespace
 
 ReportOutcome write_check_report(std::filesystem::path const& dir, CheckResult const& r,
-                                 AttentionShape const& s, CheckContext const& context,
+                                 common::AttentionShape const& s, CheckContext const& context,
                                  std::string const& gnuplot) {
   std::filesystem::create_directories(dir);
   ReportOutcome outcome;

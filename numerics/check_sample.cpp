@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "numerics/check.hpp"
+#include "numerics/precision.hpp"
 #include "numerics/seeded_random.hpp"
 
 namespace fl::numerics {
@@ -26,7 +27,7 @@ void sort_unique(std::vector<std::size_t>& v) {
 
 // The first and last rows of each head, the causal boundary (first rows that see a key) and every fully
 // masked row.
-void add_structural_query_rows(AttentionShape const& s, std::vector<std::size_t>& rows) {
+void add_structural_query_rows(common::AttentionShape const& s, std::vector<std::size_t>& rows) {
   int const first_visible = s.causal ? int(std::clamp<std::int64_t>(-s.causal_offset(), 0, s.seqlen_q)) : 0;
   for (std::size_t h = 0; h < std::size_t(s.batch) * s.heads_q; ++h) {
     std::size_t const base = h * std::size_t(s.seqlen_q);
@@ -42,12 +43,12 @@ void add_structural_query_rows(AttentionShape const& s, std::vector<std::size_t>
 
 }  // namespace
 
-bool checks_every_row(AttentionShape const& s, bool force_full, std::size_t sample_rows) {
+bool checks_every_row(common::AttentionShape const& s, bool force_full, std::size_t sample_rows) {
   double const work = double(s.batch) * s.heads_q * s.seqlen_q * double(s.seqlen_k) * s.head_dim;
   return force_full || (sample_rows == 0 && work <= kFullCheckWork);
 }
 
-RowSample base_sample(AttentionShape const& s, bool backward, std::size_t sample_rows,
+RowSample base_sample(common::AttentionShape const& s, bool backward, std::size_t sample_rows,
                       std::size_t sample_key_rows, std::uint64_t seed) {
   RowSample sample;
   add_structural_query_rows(s, sample.query_rows);
@@ -75,7 +76,7 @@ RowSample base_sample(AttentionShape const& s, bool backward, std::size_t sample
 
 std::vector<std::size_t> screened_query_rows(AttentionInputs const& in, AttentionOutputs const& obs,
                                              PrecisionRecipe const& r) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   std::size_t const d = std::size_t(s.head_dim);
   std::vector<std::size_t> rows;
   double const slack = 2.0 * unit_roundoff(r.outputs) + unit_roundoff(r.probabilities);
@@ -109,7 +110,7 @@ std::vector<std::size_t> screened_query_rows(AttentionInputs const& in, Attentio
   return rows;
 }
 
-std::vector<std::size_t> nonfinite_key_rows(AttentionShape const& s, AttentionOutputs const& obs) {
+std::vector<std::size_t> nonfinite_key_rows(common::AttentionShape const& s, AttentionOutputs const& obs) {
   std::vector<std::size_t> rows;
   std::size_t const d = std::size_t(s.head_dim);
   for (std::size_t c = 0; c < key_rows(s); ++c)

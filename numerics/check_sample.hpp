@@ -16,12 +16,12 @@ namespace fl::numerics {
 
 // True when the problem is checked on every row: forced, or no sample size given and the problem small
 // (B H N_q N_k D <= kFullCheckWork, check.hpp).
-bool checks_every_row(AttentionShape const& s, bool force_full, std::size_t sample_rows);
+bool checks_every_row(common::AttentionShape const& s, bool force_full, std::size_t sample_rows);
 
 // The structural query rows, then `sample_rows` seeded random query rows (0: kDefaultSampleRows); with
 // `backward`, the edge key rows of every head and `sample_key_rows` random key rows (0:
 // kDefaultSampleKeyRows), drawn from the one generator after the query rows. Sorted, without repeats.
-RowSample base_sample(AttentionShape const& s, bool backward, std::size_t sample_rows,
+RowSample base_sample(common::AttentionShape const& s, bool backward, std::size_t sample_rows,
                       std::size_t sample_key_rows, std::uint64_t seed);
 
 // The query rows the screen flags (flat, ascending): a non-finite O or dQ, a non-finite LSE where a key is
@@ -32,7 +32,8 @@ std::vector<std::size_t> screened_query_rows(AttentionInputs const& in, Attentio
                                              PrecisionRecipe const& recipe);
 
 // Key rows with a non-finite dK or dV (flat, ascending).
-std::vector<std::size_t> nonfinite_key_rows(AttentionShape const& s, AttentionOutputs const& observed);
+std::vector<std::size_t> nonfinite_key_rows(common::AttentionShape const& s,
+                                            AttentionOutputs const& observed);
 
 // `sample` with `rows` added, sorted, without repeats.
 void add_rows(std::vector<std::size_t>& sample, std::vector<std::size_t> const& rows);

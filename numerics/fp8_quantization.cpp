@@ -1,5 +1,7 @@
 #include "numerics/fp8_quantization.hpp"
 
+#include "numerics/precision.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -32,28 +34,28 @@ std::vector<double> Fp8Tensor::dequantized() const {
   return out;
 }
 
-float fp8_scale_for(Precision format, double amax) {
+float fp8_scale_for(common::Precision format, double amax) {
   if (!(amax > 0.0) || !std::isfinite(amax)) return 1.0f;
   return float(max_finite(format) / amax);
 }
 
-double subnormal_half_step(Precision p) {
+double subnormal_half_step(common::Precision p) {
   switch (p) {
-    case Precision::fp32:
+    case common::Precision::fp32:
       return std::ldexp(1.0, -150);
-    case Precision::fp16:
+    case common::Precision::fp16:
       return std::ldexp(1.0, -25);
-    case Precision::bf16:
+    case common::Precision::bf16:
       return std::ldexp(1.0, -134);
-    case Precision::fp8_e4m3:
+    case common::Precision::fp8_e4m3:
       return std::ldexp(1.0, -10);
-    case Precision::fp8_e5m2:
+    case common::Precision::fp8_e5m2:
       return std::ldexp(1.0, -17);
   }
   return 0.0;
 }
 
-Fp8Tensor quantize_fp8(std::span<double const> x, int matrices, int rows, int cols, Precision format,
+Fp8Tensor quantize_fp8(std::span<double const> x, int matrices, int rows, int cols, common::Precision format,
                        Fp8Scaling scaling, int block_rows) {
   if (!is_fp8(format)) throw std::invalid_argument("quantize_fp8: format must be fp8_e4m3 or fp8_e5m2");
   if (x.size() != std::size_t(matrices) * std::size_t(rows) * std::size_t(cols))

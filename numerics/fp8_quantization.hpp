@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "numerics/precision.hpp"
+#include "common/precision.hpp"
 
 namespace fl::numerics {
 
@@ -22,7 +22,7 @@ std::optional<Fp8Scaling> parse_fp8_scaling(std::string_view text);
 // A (matrices, rows, cols) tensor in FP8: `codes` are FP8 values (exactly representable in `format`) of
 // x * scale; the value a kernel computes with is codes * descale of the row's block.
 struct Fp8Tensor {
-  Precision format = Precision::fp8_e4m3;
+  common::Precision format = common::Precision::fp8_e4m3;
   int matrices = 0;
   int rows = 0;        // rows per matrix (sequence length)
   int cols = 0;        // head dimension
@@ -39,14 +39,14 @@ struct Fp8Tensor {
 
 // `x` is (matrices, rows, cols) row-major. `block_rows` is used by per-block scaling only (> 0).
 // A block whose largest magnitude is 0 (or not finite) gets scale 1.
-Fp8Tensor quantize_fp8(std::span<double const> x, int matrices, int rows, int cols, Precision format,
+Fp8Tensor quantize_fp8(std::span<double const> x, int matrices, int rows, int cols, common::Precision format,
                        Fp8Scaling scaling, int block_rows);
 
 // The scale mapping `amax` onto the format's largest finite value (1 when amax is 0 or not finite).
-float fp8_scale_for(Precision format, double amax);
+float fp8_scale_for(common::Precision format, double amax);
 
 // Half the spacing of the format's subnormals: the largest absolute rounding error of a value below the
 // smallest normal (e4m3 2^-10, e5m2 2^-17, fp16 2^-25, bf16 2^-134, fp32 2^-150).
-double subnormal_half_step(Precision p);
+double subnormal_half_step(common::Precision p);
 
 }  // namespace fl::numerics

@@ -16,16 +16,16 @@ namespace fl::numerics {
 namespace {
 
 struct Variant {
-  Precision precision;
+  common::Precision precision;
   Fp8Scaling scaling;
   bool incoherent;
   Fp8Variants fp8 = {};
 };
 
 std::vector<Variant> variants() {
-  std::vector<Variant> v = {{Precision::fp16, Fp8Scaling::per_tensor, false},
-                            {Precision::bf16, Fp8Scaling::per_tensor, false}};
-  for (Precision p : {Precision::fp8_e4m3, Precision::fp8_e5m2})
+  std::vector<Variant> v = {{common::Precision::fp16, Fp8Scaling::per_tensor, false},
+                            {common::Precision::bf16, Fp8Scaling::per_tensor, false}};
+  for (common::Precision p : {common::Precision::fp8_e4m3, common::Precision::fp8_e5m2})
     for (Fp8Scaling s : {Fp8Scaling::per_tensor, Fp8Scaling::per_block})
       for (bool inc : {false, true}) v.push_back({p, s, inc});
   return v;
@@ -35,7 +35,7 @@ std::vector<Variant> variants() {
 std::vector<Variant> forward_variants(std::vector<Fp8Variants> const& fp8_variants) {
   std::vector<Variant> v = variants();
   for (Fp8Variants set : fp8_variants)
-    if (!set.is_fa3()) v.push_back({Precision::fp8_e4m3, Fp8Scaling::per_block, true, set});
+    if (!set.is_fa3()) v.push_back({common::Precision::fp8_e4m3, Fp8Scaling::per_block, true, set});
   return v;
 }
 
@@ -75,7 +75,7 @@ FamilyInputs make_inputs(InputFamily recipe, int n, int d, std::uint64_t seed, b
   r.seed = seed;
   // Inputs as bf16 values: what FP8 kernels quantise from, and exactly representable in fp32 for the
   // fp16 rows' own rounding (fp16 rows round them again, as a kernel fed bf16 data converted would).
-  r.precision = Precision::bf16;
+  r.precision = common::Precision::bf16;
   r.with_backward = backward;
   return generate_family(recipe, r);
 }

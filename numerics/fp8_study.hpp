@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "common/precision.hpp"
 #include "numerics/fp8_quantization.hpp"
 #include "numerics/fp8_variants.hpp"
 #include "numerics/input_families.hpp"
-#include "numerics/precision.hpp"
 
 namespace fl::numerics {
 
@@ -45,7 +45,7 @@ struct Fp8StudyOptions {
 struct Fp8StudyRow {
   std::string pass;    // "forward" or "backward"
   std::string method;  // "baseline" (standard attention) or "tiled" (FlashAttention emulator)
-  Precision precision = Precision::fp16;
+  common::Precision precision = common::Precision::fp16;
   Fp8Scaling scaling = Fp8Scaling::per_tensor;  // FP8 only
   bool incoherent = false;                      // FP8 only
   Fp8Variants fp8_variants;                     // FP8 only; empty: FlashAttention-3's recipe

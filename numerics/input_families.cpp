@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "numerics/compensated_vector.hpp"
+#include "numerics/precision.hpp"
 #include "numerics/seeded_random.hpp"
 
 namespace fl::numerics {
@@ -62,17 +63,17 @@ void sort_unique(std::vector<std::size_t>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
-std::size_t q_heads(AttentionShape const& s) {
+std::size_t q_heads(common::AttentionShape const& s) {
   return std::size_t(s.batch) * s.heads_q;
 }
-std::size_t kv_heads(AttentionShape const& s) {
+std::size_t kv_heads(common::AttentionShape const& s) {
   return std::size_t(s.batch) * s.heads_kv;
 }
 
 // Q_row += t K_key with the smallest t >= 0 that puts the key's scaled score kPlantedMaxMargin above
 // every other visible key of the row (each score is linear in t).
 void plant_row_maximum(AttentionInputs& in, std::size_t row, int key) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   std::size_t const d = std::size_t(s.head_dim);
   int const n_visible = visible_keys(s, query_row_index(s, row).pos);
   std::size_t const k0 = first_key_row_for_query(s, row);
@@ -94,7 +95,7 @@ void plant_row_maximum(AttentionInputs& in, std::size_t row, int key) {
 }
 
 // Rows to plant: every row when there are few, else a spread subset.
-std::vector<std::size_t> planted_rows(AttentionShape const& s) {
+std::vector<std::size_t> planted_rows(common::AttentionShape const& s) {
   std::size_t const total = query_rows(s);
   if (total <= kMaxAdversarialRows) {
     std::vector<std::size_t> all(total);
@@ -135,7 +136,7 @@ int ragged_length(int n) {
   return std::max(align, (n / align) * align) + 1;
 }
 
-void round_all(AttentionInputs& in, Precision storage) {
+void round_all(AttentionInputs& in, common::Precision storage) {
   for (auto* t : {&in.q, &in.k, &in.v, &in.d_o})
     for (double& x : *t) x = double(round_to(storage, float(x)));
 }
@@ -163,11 +164,11 @@ std::optional<InputFamily> parse_input_family(std::string_view text) {
   return std::nullopt;
 }
 
-Precision storage_precision(Precision claimed) {
-  return is_fp8(claimed) ? Precision::bf16 : claimed;
+common::Precision storage_precision(common::Precision claimed) {
+  return is_fp8(claimed) ? common::Precision::bf16 : claimed;
 }
 
-AttentionShape family_shape(InputFamily family, AttentionShape s) {
+common::AttentionShape family_shape(InputFamily family, common::AttentionShape s) {
   if (family == InputFamily::fully_masked_rows) {
     s.causal = true;
     s.seqlen_q = std::max(s.seqlen_q, 2);
@@ -185,7 +186,7 @@ FamilyInputs generate_family(InputFamily family, FamilyRequest const& request) {
   out.family = family;
   AttentionInputs& in = out.inputs;
   in.shape = request.shape;
-  AttentionShape& s = in.shape;
+  common::AttentionShape& s = in.shape;
   if (s.head_dim < kFamilyHeadDim.min || s.seqlen_q < 1 || s.seqlen_k < 1 || s.heads_kv < 1 ||
       s.heads_q % s.heads_kv != 0)
     throw std::invalid_argument(

@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "common/input_limits.hpp"
+#include "common/precision.hpp"
 #include "numerics/attention_tensors.hpp"
-#include "numerics/precision.hpp"
 
 namespace fl::numerics {
 
@@ -59,10 +59,10 @@ std::string_view name(InputFamily f);
 std::optional<InputFamily> parse_input_family(std::string_view text);
 
 struct FamilyRequest {
-  AttentionShape shape;  // fully_masked_rows and ragged_tail adjust it (see above)
+  common::AttentionShape shape;  // fully_masked_rows and ragged_tail adjust it (see above)
   std::uint64_t seed = 0;
-  Precision precision = Precision::bf16;  // the claimed precision
-  bool with_backward = true;              // generate dO
+  common::Precision precision = common::Precision::bf16;  // the claimed precision
+  bool with_backward = true;                              // generate dO
 };
 
 struct FamilyInputs {
@@ -82,10 +82,10 @@ constexpr double kPlantedMaxMargin = 8.0;
 constexpr int kFirstBlockKeys = 16;
 
 // The precision the generated values are stored in: the claimed one, bf16 for FP8 claims.
-Precision storage_precision(Precision claimed);
+common::Precision storage_precision(common::Precision claimed);
 
 // The shape a family's inputs get from the requested one (fully_masked_rows and ragged_tail adjust it).
-AttentionShape family_shape(InputFamily family, AttentionShape requested);
+common::AttentionShape family_shape(InputFamily family, common::AttentionShape requested);
 
 FamilyInputs generate_family(InputFamily family, FamilyRequest const& request);
 

@@ -62,8 +62,8 @@ std::vector<double> gather_rows(std::vector<double> const& full, std::vector<std
   return out;
 }
 
-Judgement judge(AttentionShape const& shape, SampledOutputs const& reference, ElementBounds const& bounds,
-                AttentionOutputs const& observed) {
+Judgement judge(common::AttentionShape const& shape, SampledOutputs const& reference,
+                ElementBounds const& bounds, AttentionOutputs const& observed) {
   std::size_t const d = std::size_t(shape.head_dim);
   auto const& qrows = reference.sample.query_rows;
   auto const& krows = reference.sample.key_rows;

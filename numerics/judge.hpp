@@ -34,8 +34,8 @@ struct Judgement {
 };
 
 // `observed` holds full tensors; empty ones (no LSE, no backward) are not judged.
-Judgement judge(AttentionShape const& shape, SampledOutputs const& reference, ElementBounds const& bounds,
-                AttentionOutputs const& observed);
+Judgement judge(common::AttentionShape const& shape, SampledOutputs const& reference,
+                ElementBounds const& bounds, AttentionOutputs const& observed);
 
 // The sampled rows of a full tensor, packed like SampledOutputs.
 std::vector<double> gather_rows(std::vector<double> const& full, std::vector<std::size_t> const& rows,

@@ -22,7 +22,7 @@ template <class T>
 NaiveOutputs<T> naive_attention(AttentionInputs const& in) {
   using std::exp;
   using std::log;
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   std::size_t const d = std::size_t(s.head_dim);
   std::size_t const nq = std::size_t(s.seqlen_q);
   std::size_t const nk = std::size_t(s.seqlen_k);

@@ -1,8 +1,10 @@
 #include "numerics/precision_recipe.hpp"
 
+#include "numerics/precision.hpp"
+
 namespace fl::numerics {
 
-PrecisionRecipe recipe_for(Precision claimed) {
+PrecisionRecipe recipe_for(common::Precision claimed) {
   PrecisionRecipe r;
   r.claimed = claimed;
   r.operands = claimed;
@@ -11,8 +13,8 @@ PrecisionRecipe recipe_for(Precision claimed) {
   r.outputs = claimed;
   if (is_fp8(claimed)) {
     r.probability_scale = kFp8ProbabilityScale;
-    r.score_gradients = Precision::bf16;
-    r.outputs = Precision::bf16;
+    r.score_gradients = common::Precision::bf16;
+    r.outputs = common::Precision::bf16;
   }
   return r;
 }
@@ -20,7 +22,7 @@ PrecisionRecipe recipe_for(Precision claimed) {
 PrecisionRecipe with_fp8_variants(PrecisionRecipe r, Fp8Variants variants) {
   r.fp8_variants = variants;
   // P in bf16 needs no offset for range; keeping 2^8 changes nothing in bf16 and keeps l's factor one.
-  if (variants.has(Fp8Variant::bf16_pv) && is_fp8(r.probabilities)) r.probabilities = Precision::bf16;
+  if (variants.has(Fp8Variant::bf16_pv) && is_fp8(r.probabilities)) r.probabilities = common::Precision::bf16;
   return r;
 }
 

@@ -16,9 +16,9 @@
 // O in bf16 for FP8 inputs. It has no published FP8 backward: we assume dO is quantised like Q, K, V and
 // dS is kept in bf16 (its range varies too much from row to row for one FP8 scale).
 #include <cstdint>
+#include "common/precision.hpp"
 #include "numerics/fp8_quantization.hpp"
 #include "numerics/fp8_variants.hpp"
-#include "numerics/precision.hpp"
 
 namespace fl::numerics {
 
@@ -28,12 +28,12 @@ constexpr double kFp8ProbabilityScale = 256.0;
 constexpr int kDefaultFp8BlockRows = 64;
 
 struct PrecisionRecipe {
-  Precision claimed = Precision::bf16;
-  Precision operands = Precision::bf16;
-  Precision probabilities = Precision::bf16;
+  common::Precision claimed = common::Precision::bf16;
+  common::Precision operands = common::Precision::bf16;
+  common::Precision probabilities = common::Precision::bf16;
   double probability_scale = 1.0;
-  Precision score_gradients = Precision::bf16;
-  Precision outputs = Precision::bf16;
+  common::Precision score_gradients = common::Precision::bf16;
+  common::Precision outputs = common::Precision::bf16;
   // FP8 only:
   Fp8Scaling fp8_scaling = Fp8Scaling::per_tensor;
   int fp8_block_rows = kDefaultFp8BlockRows;
@@ -42,7 +42,7 @@ struct PrecisionRecipe {
   Fp8Variants fp8_variants;  // beyond FlashAttention-3 (numerics/fp8_variants.hpp); empty: fa3
 };
 
-PrecisionRecipe recipe_for(Precision claimed);
+PrecisionRecipe recipe_for(common::Precision claimed);
 // An FP8 recipe with `variants` (bf16_pv moves P to bf16; the operands follow in quantize_operands).
 PrecisionRecipe with_fp8_variants(PrecisionRecipe r, Fp8Variants variants);
 

@@ -1,5 +1,7 @@
 #include "numerics/quantized_operands.hpp"
 
+#include "numerics/precision.hpp"
+
 namespace fl::numerics {
 
 namespace {
@@ -32,12 +34,12 @@ void quantize_tensor(std::vector<double> const& x, int matrices, int rows, int c
 }  // namespace
 
 QuantizedOperands quantize_operands(AttentionInputs const& in, PrecisionRecipe const& recipe_in) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   bool const fp8 = is_fp8(recipe_in.operands);
   Fp8Variants const variants = fp8 ? recipe_in.fp8_variants : Fp8Variants{};
   // bf16_qk: Q and K meet in a bf16 product (numerics/fp8_variants.hpp), rounded to bf16 only.
   PrecisionRecipe recipe = recipe_in;
-  if (variants.has(Fp8Variant::bf16_qk)) recipe.operands = Precision::bf16;
+  if (variants.has(Fp8Variant::bf16_qk)) recipe.operands = common::Precision::bf16;
   bool const two_term_q = variants.has(Fp8Variant::two_term_q);
   QuantizedOperands out;
   out.shape = s;
@@ -58,7 +60,7 @@ QuantizedOperands quantize_operands(AttentionInputs const& in, PrecisionRecipe c
   }
   // bf16_pv: V meets P in a bf16 product, so it is rounded to bf16 only.
   PrecisionRecipe v_recipe = recipe_in;
-  if (variants.has(Fp8Variant::bf16_pv)) v_recipe.operands = Precision::bf16;
+  if (variants.has(Fp8Variant::bf16_pv)) v_recipe.operands = common::Precision::bf16;
   std::vector<double> rotated_v;
   if (variants.has(Fp8Variant::rotate_v)) {
     // The same transform as Q and K's (an orthogonal M of its own would do as well).

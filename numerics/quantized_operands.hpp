@@ -14,7 +14,7 @@
 namespace fl::numerics {
 
 struct QuantizedOperands {
-  AttentionShape shape;
+  common::AttentionShape shape;
   std::vector<float> q, k, v, d_o;                                  // same layouts as AttentionInputs
   std::vector<float> q_descale, k_descale, v_descale, d_o_descale;  // one per row (1 unless FP8)
   // Set when Q and K were rotated (FP8 with incoherent processing): gradients computed against the

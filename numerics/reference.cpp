@@ -23,7 +23,7 @@ struct QueryRowResult {
 // Forward (and dQ when `dq_out` is given) of query row r. `o_out` may be null when only the statistics
 // (LSE and D) are wanted; D needs dO, and is computed whenever the inputs carry it.
 QueryRowResult compute_query_row(AttentionInputs const& in, std::size_t r, double* o_out, double* dq_out) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   std::size_t const d = std::size_t(s.head_dim);
   RowIndex const x = query_row_index(s, r);
   int const n_visible = visible_keys(s, x.pos);
@@ -79,7 +79,7 @@ QueryRowResult compute_query_row(AttentionInputs const& in, std::size_t r, doubl
 // dK and dV of key row c, given LSE and D of every query row (indexed by flat query row).
 void compute_key_row(AttentionInputs const& in, std::size_t c, std::vector<double> const& lse,
                      std::vector<double> const& delta, double* dk_out, double* dv_out) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   std::size_t const d = std::size_t(s.head_dim);
   RowIndex const x = key_row_index(s, c);
   double const scale = s.scale();
@@ -114,7 +114,7 @@ constexpr std::size_t kStatisticsBlockRows = 8;
 
 void compute_statistics_block(AttentionInputs const& in, std::size_t const* rows, std::size_t count,
                               std::vector<double>& lse, std::vector<double>& delta) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   std::size_t const d = std::size_t(s.head_dim);
   double const scale = s.scale();
   std::size_t const k0 = first_key_row_for_query(s, rows[0]);
@@ -166,7 +166,7 @@ void sort_unique(std::vector<std::size_t>& v) {
 
 }  // namespace
 
-RowSample RowSample::all(AttentionShape const& shape, bool with_key_rows) {
+RowSample RowSample::all(common::AttentionShape const& shape, bool with_key_rows) {
   RowSample sample;
   sample.query_rows.resize(fl::numerics::query_rows(shape));
   std::iota(sample.query_rows.begin(), sample.query_rows.end(), std::size_t(0));
@@ -179,7 +179,7 @@ RowSample RowSample::all(AttentionShape const& shape, bool with_key_rows) {
 
 SampledOutputs reference_sampled(AttentionInputs const& in, RowSample sample,
                                  ReferenceOptions const& options) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   std::size_t const d = std::size_t(s.head_dim);
   sort_unique(sample.query_rows);
   sort_unique(sample.key_rows);

@@ -31,7 +31,7 @@ struct RowSample {
   std::vector<std::size_t> query_rows;
   std::vector<std::size_t> key_rows;
 
-  static RowSample all(AttentionShape const& shape, bool with_key_rows);
+  static RowSample all(common::AttentionShape const& shape, bool with_key_rows);
 };
 
 // Values on the rows of a sample (the reference's, or an emulation's), packed in sample order: o, dq are

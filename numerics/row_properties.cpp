@@ -9,7 +9,7 @@
 namespace fl::numerics {
 
 RowProperties row_properties(AttentionInputs const& in, std::size_t row) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   std::size_t const d = std::size_t(s.head_dim);
   RowProperties p;
   p.row = row;

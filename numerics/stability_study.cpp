@@ -33,7 +33,7 @@ void validate_stability_options(StabilityOptions const& o) {
 }
 
 // Rows of one problem: all, or sampled_rows contiguous rows starting at a seeded multiple of block_m.
-RowSample stability_rows(StabilityOptions const& o, AttentionShape const& shape, int n) {
+RowSample stability_rows(StabilityOptions const& o, common::AttentionShape const& shape, int n) {
   if (n <= o.full_rows_limit) return RowSample::all(shape, false);
   SeededRandom rng(o.seed + std::uint64_t(n));
   int const blocks = (n - o.sampled_rows) / o.block_m;
@@ -43,7 +43,8 @@ RowSample stability_rows(StabilityOptions const& o, AttentionShape const& shape,
   return sample;
 }
 
-AttentionInputs stability_inputs(StabilityOptions const& o, InputFamily family, Precision precision, int n) {
+AttentionInputs stability_inputs(StabilityOptions const& o, InputFamily family, common::Precision precision,
+                                 int n) {
   FamilyRequest request;
   request.shape.seqlen_q = n;
   request.shape.seqlen_k = n;
@@ -83,11 +84,11 @@ std::vector<StabilityRow> run_stability_study(StabilityOptions const& o,
   };
   auto const d = std::size_t(o.head_dim);
   for (InputFamily family : o.families)
-    for (Precision precision : o.precisions)
+    for (common::Precision precision : o.precisions)
       for (int n : o.seqlens) {
         AttentionInputs const in = stability_inputs(o, family, precision, n);
         SampledOutputs const ref = reference_sampled(in, stability_rows(o, in.shape, n), {o.threads});
-        for (Precision output : {precision, Precision::fp32}) {
+        for (common::Precision output : {precision, common::Precision::fp32}) {
           PrecisionRecipe recipe = recipe_for(precision);
           recipe.outputs = output;
           StabilityRow base;
@@ -121,7 +122,7 @@ std::vector<StabilityRow> run_stability_study(StabilityOptions const& o,
             tiled.block_n = block_n;
             emit(tiled, out, ref.o, t0);
           }
-          if (precision == Precision::fp32) break;  // fp32 output is the claimed one
+          if (precision == common::Precision::fp32) break;  // fp32 output is the claimed one
         }
       }
   return rows;

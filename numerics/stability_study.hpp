@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "common/input_limits.hpp"
+#include "common/precision.hpp"
 #include "numerics/attention_tensors.hpp"
 #include "numerics/input_families.hpp"
-#include "numerics/precision.hpp"
 #include "numerics/reference.hpp"
 
 namespace fl::numerics {
@@ -33,7 +33,7 @@ inline constexpr common::CountRange kStabilitySeqlen{"--seqlens", 1, std::int64_
 struct StabilityOptions {
   std::vector<int> seqlens = {256, 512, 1024, 2048, 4096, 8192, 16384};
   std::vector<int> block_ns = {16, 32, 64, 128, 256};
-  std::vector<Precision> precisions = {Precision::bf16, Precision::fp16};
+  std::vector<common::Precision> precisions = {common::Precision::bf16, common::Precision::fp16};
   std::vector<InputFamily> families = {InputFamily::normal, InputFamily::fa3_outliers};
   int head_dim = 64;
   int block_m = 64;
@@ -45,10 +45,11 @@ struct StabilityOptions {
 
 struct StabilityRow {
   InputFamily family = InputFamily::normal;
-  Precision precision = Precision::bf16;
-  std::string method;                  // "standard" or "tiled"
-  Precision output = Precision::bf16;  // what O was rounded to: the claimed precision, or fp32
-  int block_n = 0;                     // tiled only (0 for standard)
+  common::Precision precision = common::Precision::bf16;
+  std::string method;  // "standard" or "tiled"
+  common::Precision output =
+      common::Precision::bf16;  // what O was rounded to: the claimed precision, or fp32
+  int block_n = 0;              // tiled only (0 for standard)
   int seqlen = 0;
   std::size_t rows = 0;
   double max_abs = 0, rmse = 0, rel_frobenius = 0;  // O against the float64 reference
@@ -62,9 +63,9 @@ void validate_stability_options(StabilityOptions const& options);
 
 // The study's problem for (family, precision, n) and the rows it evaluates: the GPU runner
 // (tuner/run/stability_gpu_study) takes both from here, so its rows compare with the CPU rows one to one.
-AttentionInputs stability_inputs(StabilityOptions const& options, InputFamily family, Precision precision,
-                                 int n);
-RowSample stability_rows(StabilityOptions const& options, AttentionShape const& shape, int n);
+AttentionInputs stability_inputs(StabilityOptions const& options, InputFamily family,
+                                 common::Precision precision, int n);
+RowSample stability_rows(StabilityOptions const& options, common::AttentionShape const& shape, int n);
 
 // results.csv: the header and one row's line (source: where it ran, empty on the CPU).
 std::string stability_csv_header();

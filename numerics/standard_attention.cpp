@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/parallel_for.hpp"
+#include "numerics/precision.hpp"
 #include "numerics/quantized_operands.hpp"
 
 namespace fl::numerics {
@@ -133,13 +134,13 @@ class StandardAttention {
     for (std::size_t e = 0; e < d_; ++e) out[e] = double(round_to(r_.outputs, float(g[e])));
   }
 
-  AttentionShape s_;
+  common::AttentionShape s_;
   PrecisionRecipe r_;
   QuantizedOperands x_;
   std::size_t d_;
 
  public:
-  AttentionShape const& shape() const { return s_; }
+  common::AttentionShape const& shape() const { return s_; }
 };
 
 }  // namespace
@@ -147,7 +148,7 @@ class StandardAttention {
 SampledOutputs standard_attention_sampled(AttentionInputs const& in, PrecisionRecipe const& recipe,
                                           RowSample sample, int threads) {
   StandardAttention const sa(in, recipe);
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   std::size_t const d = std::size_t(s.head_dim);
   std::sort(sample.query_rows.begin(), sample.query_rows.end());
   sample.query_rows.erase(std::unique(sample.query_rows.begin(), sample.query_rows.end()),

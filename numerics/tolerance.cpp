@@ -3,11 +3,12 @@
 #include <algorithm>
 
 #include "common/parallel_for.hpp"
+#include "numerics/precision.hpp"
 #include "numerics/tolerance_model.hpp"
 
 namespace fl::numerics {
 
-bool inputs_representable(AttentionInputs const& in, Precision p) {
+bool inputs_representable(AttentionInputs const& in, common::Precision p) {
   for (auto const* t : {&in.q, &in.k, &in.v, &in.d_o})
     for (double x : *t)
       if (double(round_to(p, float(x))) != x) return false;
@@ -24,7 +25,7 @@ ElementBounds tolerance_bounds(AttentionInputs const& in, RowSample const& sampl
   b.o.assign(nq * d, 0.0);
   b.lse.assign(nq, 0.0);
   if (backward) b.dq.assign(nq * d, 0.0);
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   std::vector<RowStats> stats(query_rows(s));
   common::parallel_for(nq, options.threads, [&](std::size_t begin, std::size_t end) {
     for (std::size_t t = begin; t < end; ++t)

@@ -45,6 +45,6 @@ ElementBounds tolerance_bounds(AttentionInputs const& in, RowSample const& sampl
                                PrecisionRecipe const& recipe, ToleranceOptions const& options = {});
 
 // Whether every value of Q, K, V (and dO) round-trips through `p` unchanged.
-bool inputs_representable(AttentionInputs const& in, Precision p);
+bool inputs_representable(AttentionInputs const& in, common::Precision p);
 
 }  // namespace fl::numerics

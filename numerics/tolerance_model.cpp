@@ -6,6 +6,7 @@
 
 #include "numerics/compensated_vector.hpp"
 #include "numerics/fp8_quantization.hpp"
+#include "numerics/precision.hpp"
 
 namespace fl::numerics {
 
@@ -225,7 +226,7 @@ void ToleranceModel::key_row(std::size_t kr, std::vector<RowStats> const& stats,
 OperandNoise ToleranceModel::operand_noise(std::vector<double> const& t, bool inputs_exact) const {
   OperandNoise n;
   if (t.empty()) return n;
-  Precision const op = r_.operands;
+  common::Precision const op = r_.operands;
   if (is_fp8(op)) {
     double amax = 0.0;
     for (double x : t) amax = std::max(amax, std::fabs(x));

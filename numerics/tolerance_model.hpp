@@ -84,7 +84,7 @@ class ToleranceModel {
   double const* dorow(std::size_t r) const { return in_.d_o.data() + r * d_; }
 
   AttentionInputs const& in_;
-  AttentionShape s_;
+  common::AttentionShape s_;
   PrecisionRecipe r_;
   double kappa_;
   std::size_t d_;

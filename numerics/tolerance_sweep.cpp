@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "numerics/judge.hpp"
+#include "numerics/precision.hpp"
 #include "numerics/reference.hpp"
 #include "numerics/seeded_random.hpp"
 #include "numerics/tolerance.hpp"
@@ -15,8 +16,8 @@ namespace {
 constexpr int kFp8Variants = 4;        // {per-tensor, per-block} x {plain, incoherent}
 constexpr int kSweepFp8BlockRows = 8;  // small blocks so that short sequences still have several
 
-AttentionShape draw_shape(SeededRandom& rng, SweepOptions const& o) {
-  AttentionShape s;
+common::AttentionShape draw_shape(SeededRandom& rng, SweepOptions const& o) {
+  common::AttentionShape s;
   s.batch = 1;
   s.heads_kv = rng.integer(1, 2);
   s.heads_q = s.heads_kv * rng.integer(1, 2);
@@ -27,8 +28,8 @@ AttentionShape draw_shape(SeededRandom& rng, SweepOptions const& o) {
   return s;
 }
 
-PrecisionRecipe draw_recipe(Precision claimed, std::uint64_t seed) {
-  if (claimed == Precision::fp8_e4m3 && seed % 2 == 1) claimed = Precision::fp8_e5m2;
+PrecisionRecipe draw_recipe(common::Precision claimed, std::uint64_t seed) {
+  if (claimed == common::Precision::fp8_e4m3 && seed % 2 == 1) claimed = common::Precision::fp8_e5m2;
   PrecisionRecipe r = recipe_for(claimed);
   if (!is_fp8(claimed)) return r;
   int const variant = int((seed / 2) % kFp8Variants);
@@ -40,7 +41,7 @@ PrecisionRecipe draw_recipe(Precision claimed, std::uint64_t seed) {
 }
 
 std::string describe_case(InputFamily f, PrecisionRecipe const& r, std::uint64_t seed,
-                          AttentionShape const& s, std::string const& output, double ratio) {
+                          common::AttentionShape const& s, std::string const& output, double ratio) {
   std::ostringstream out;
   out << name(f) << " " << name(r.claimed);
   if (is_fp8(r.claimed)) out << " " << name(r.fp8_scaling) << (r.incoherent ? " incoherent" : "");
@@ -61,7 +62,7 @@ SweepResult run_tolerance_sweep(Implementation const& implementation, SweepOptio
   if (options.kappa > 0.0) tol.kappa = options.kappa;
   for (std::uint64_t seed = options.first_seed; seed < options.first_seed + options.seeds; ++seed) {
     for (InputFamily family : families) {
-      for (Precision claimed : options.precisions) {
+      for (common::Precision claimed : options.precisions) {
         SeededRandom shape_rng(seed * 1000003ull + std::uint64_t(family));
         FamilyRequest request;
         request.shape = draw_shape(shape_rng, options);

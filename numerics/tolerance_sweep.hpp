@@ -22,7 +22,8 @@ using Implementation = std::function<AttentionOutputs(AttentionInputs const&, Pr
 struct SweepOptions {
   std::uint64_t first_seed = 1;
   std::uint64_t seeds = 1000;
-  std::vector<Precision> precisions = {Precision::fp16, Precision::bf16, Precision::fp8_e4m3};
+  std::vector<common::Precision> precisions = {common::Precision::fp16, common::Precision::bf16,
+                                               common::Precision::fp8_e4m3};
   std::vector<InputFamily> families;  // empty: all
   int max_seqlen = 20;                // shapes are drawn per seed with n_q, n_k in [1, max_seqlen]
   std::vector<int> head_dims = {16};  // powers of two, so FP8 runs can use incoherent processing

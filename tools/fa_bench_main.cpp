@@ -16,8 +16,8 @@
 
 #include "common/cli_lists.hpp"
 #include "common/exit_codes.hpp"
+#include "common/precision.hpp"
 #include "common/temporary_files.hpp"
-#include "numerics/precision.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/target_arch.hpp"
@@ -121,14 +121,14 @@ int main(int argc, char** argv) {
           spills += res->spill_store_bytes + res->spill_load_bytes;
         }
         std::printf("%s %s d%d %s: %s  regs %d spills %zu  compile %.0f ms\n", opt.family.c_str(),
-                    std::string(numerics::name(dtype)).c_str(), d, causal ? "causal" : "full",
+                    std::string(common::name(dtype)).c_str(), d, causal ? "causal" : "full",
                     to_string(config).c_str(), regs, spills, program->compile_ms);
         // One table row of problem p (timing filled in later), its check text given.
         auto const row_for = [&](Problem const& p, std::string check_text) {
           BenchRow row;
           row.family = opt.family;
           row.config = to_string(config);
-          row.dtype = std::string(numerics::name(dtype));
+          row.dtype = std::string(common::name(dtype));
           row.mask = causal ? "causal" : "full";
           row.direction = direction_name(opt.direction);
           row.batch = p.shape.batch;

@@ -8,7 +8,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
-#include "numerics/precision.hpp"
+#include "common/precision.hpp"
 #include "runtime/kernel_source.hpp"
 #include "tuner/compile/space_compile.hpp"
 #include "tuner/problem.hpp"
@@ -60,7 +60,7 @@ int compile_space_main(BenchOptions const& opt, Family const& family) {
           failed += !e.compiled;
         }
         std::printf("%s %s d%d %s: %zu configs, %d failed, %d spill, %.1f s on %u threads\n",
-                    std::string(family.name()).c_str(), std::string(numerics::name(dtype)).c_str(), d,
+                    std::string(family.name()).c_str(), std::string(common::name(dtype)).c_str(), d,
                     causal ? "causal" : "full", entries.size(), failed, spilling, s, threads);
         all_compiled = all_compiled && failed == 0;
       }
@@ -70,7 +70,7 @@ int compile_space_main(BenchOptions const& opt, Family const& family) {
 // --error-study PATH: the FP8 error analysis's forward rows measured on this GPU (tuner/run/fp8_error_study).
 int error_study_main(BenchOptions const& opt, Family const& family, CompileSpec const& spec,
                      runtime::DeviceInfo const& device, runtime::TargetArch arch) {
-  Problem probe = headline_problem(1024, 128, false, numerics::Precision::fp8_e4m3, Direction::forward);
+  Problem probe = headline_problem(1024, 128, false, common::Precision::fp8_e4m3, Direction::forward);
   if (family.unsupported(probe))
     bench_bad_input("--error-study needs an FP8 family (fa2_fp8), not " + opt.family);
   Fp8ErrorStudyOptions options;

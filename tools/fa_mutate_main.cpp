@@ -41,7 +41,7 @@
 namespace po = boost::program_options;
 namespace mut = fl::numerics::mutants;
 namespace emu = fl::numerics::emulator;
-using fl::numerics::Precision;
+using fl::common::Precision;
 using namespace fl::tools::fa_mutate;
 
 int main(int argc, char** argv) {

@@ -14,7 +14,7 @@ namespace fl::tools::fa_mutate {
 namespace po = boost::program_options;
 namespace mut = numerics::mutants;
 namespace emu = numerics::emulator;
-using numerics::Precision;
+using common::Precision;
 
 namespace {
 
@@ -95,7 +95,7 @@ std::vector<Precision> parse_dtypes(std::vector<std::string> const& raw) {
   std::vector<Precision> out;
   refuse_repeats(split_list(raw), "--dtype");
   for (auto const& text : split_list(raw)) {
-    auto p = fl::numerics::parse_precision(text);
+    auto p = fl::common::parse_precision(text);
     if (!p) throw BadInput("--dtype " + text + ": allowed fp32, fp16, bf16, fp8_e4m3, fp8_e5m2");
     out.push_back(*p);
   }

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "common/input_limits.hpp"
+#include "common/precision.hpp"
 #include "numerics/emulator/emulator.hpp"
 #include "numerics/emulator/prepared_problem.hpp"
 #include "numerics/input_families.hpp"
 #include "numerics/mutants/catalogue.hpp"
-#include "numerics/precision.hpp"
 
 namespace fl::tools::fa_mutate {
 
@@ -28,7 +28,7 @@ boost::program_options::options_description fa_mutate_hidden_options();
 
 // Comma-separated items of every occurrence of a list option, empty items dropped.
 std::vector<std::string> split_list(std::vector<std::string> const& raw);
-std::vector<numerics::Precision> parse_dtypes(std::vector<std::string> const& raw);
+std::vector<common::Precision> parse_dtypes(std::vector<std::string> const& raw);
 std::vector<numerics::emulator::LoopOrder> parse_cpu_families(std::vector<std::string> const& raw);
 std::vector<numerics::mutants::MutantId> parse_mutants(std::vector<std::string> const& raw);
 std::vector<numerics::InputFamily> parse_inputs(std::vector<std::string> const& raw);

@@ -37,17 +37,17 @@ std::pair<int, int> Family::tile_rows_and_keys(Config const& config, Problem con
   return {value_or(config, "kBlockM", 0), value_or(config, "kBlockN", 0)};
 }
 
-std::string element_type_name(numerics::Precision dtype) {
+std::string element_type_name(common::Precision dtype) {
   switch (dtype) {
-    case numerics::Precision::fp16:
+    case common::Precision::fp16:
       return "__half";
-    case numerics::Precision::bf16:
+    case common::Precision::bf16:
       return "__nv_bfloat16";
-    case numerics::Precision::fp8_e4m3:
+    case common::Precision::fp8_e4m3:
       return "__nv_fp8_e4m3";
-    case numerics::Precision::fp8_e5m2:
+    case common::Precision::fp8_e5m2:
       return "__nv_fp8_e5m2";
-    case numerics::Precision::fp32:
+    case common::Precision::fp32:
       return "float";
   }
   return "float";

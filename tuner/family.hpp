@@ -102,6 +102,6 @@ class Family {
 std::vector<Config> enumerate_space(Family const& family, Problem const& problem);
 
 // The C++ spelling of the element type in name expressions: "__half", "__nv_bfloat16".
-std::string element_type_name(numerics::Precision dtype);
+std::string element_type_name(common::Precision dtype);
 
 }  // namespace fl::tuner

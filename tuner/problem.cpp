@@ -20,7 +20,7 @@ double attention_flops(Problem const& problem) {
   return flops;
 }
 
-Problem headline_problem(int seqlen, int head_dim, bool causal, numerics::Precision dtype,
+Problem headline_problem(int seqlen, int head_dim, bool causal, common::Precision dtype,
                          Direction direction) {
   Problem p;
   p.shape.batch = kHeadlineTokens / seqlen;
@@ -40,7 +40,7 @@ std::string direction_name(Direction direction) {
 namespace {
 // " per_block64 incoherent" for the FP8 options that differ from the default (per-tensor, no rotation).
 std::string fp8_suffix(Problem const& p) {
-  if (!numerics::is_fp8(p.dtype)) return "";
+  if (!common::is_fp8(p.dtype)) return "";
   std::string out;
   if (p.fp8.scaling == numerics::Fp8Scaling::per_block)
     out += " per_block" + std::to_string(p.fp8.block_rows);
@@ -54,24 +54,24 @@ std::string describe(Problem const& p) {
   auto const& s = p.shape;
   return "b" + std::to_string(s.batch) + " h" + std::to_string(s.heads_q) + "/" + std::to_string(s.heads_kv) +
          " n" + std::to_string(s.seqlen_q) + "x" + std::to_string(s.seqlen_k) + " d" +
-         std::to_string(s.head_dim) + " " + std::string(numerics::name(p.dtype)) +
+         std::to_string(s.head_dim) + " " + std::string(common::name(p.dtype)) +
          (s.causal ? " causal " : " full ") + direction_name(p.direction) + fp8_suffix(p);
 }
 
 std::string dtype_key(Problem const& problem) {
-  return std::string(numerics::name(problem.dtype)) + fp8_suffix(problem);
+  return std::string(common::name(problem.dtype)) + fp8_suffix(problem);
 }
 
-std::optional<std::pair<numerics::Precision, Fp8Options>> parse_dtype_key(std::string const& key) {
+std::optional<std::pair<common::Precision, Fp8Options>> parse_dtype_key(std::string const& key) {
   std::istringstream words(key);
   std::string word;
   words >> word;
-  auto const dtype = numerics::parse_precision(word);
+  auto const dtype = common::parse_precision(word);
   if (!dtype) return std::nullopt;
   Fp8Options fp8;
   std::string const per_block = "per_block";
   while (words >> word) {
-    if (!numerics::is_fp8(*dtype)) return std::nullopt;
+    if (!common::is_fp8(*dtype)) return std::nullopt;
     if (word == "incoherent") {
       fp8.incoherent = true;
     } else if (word == "quantized_on_device") {
@@ -89,18 +89,18 @@ std::optional<std::pair<numerics::Precision, Fp8Options>> parse_dtype_key(std::s
 }
 
 bool quantizes_on_device(Problem const& problem) {
-  return numerics::is_fp8(problem.dtype) && problem.fp8.on_device;
+  return common::is_fp8(problem.dtype) && problem.fp8.on_device;
 }
 
 int descale_block_rows(Problem const& problem) {
-  if (!numerics::is_fp8(problem.dtype)) return 0;
+  if (!common::is_fp8(problem.dtype)) return 0;
   if (problem.fp8.scaling == numerics::Fp8Scaling::per_block) return problem.fp8.block_rows;
   return problem.fp8.on_device ? kUniformDescaleBlockRows : 0;
 }
 
 numerics::PrecisionRecipe recipe_of(Problem const& problem) {
   numerics::PrecisionRecipe recipe = numerics::recipe_for(problem.dtype);
-  if (numerics::is_fp8(problem.dtype)) {
+  if (common::is_fp8(problem.dtype)) {
     recipe.fp8_scaling = problem.fp8.scaling;
     recipe.fp8_block_rows = problem.fp8.block_rows;
     recipe.incoherent = problem.fp8.incoherent;

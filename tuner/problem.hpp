@@ -6,9 +6,9 @@
 #include <string>
 #include <utility>
 
-#include "numerics/attention_shape.hpp"
+#include "common/attention_shape.hpp"
+#include "common/precision.hpp"
 #include "numerics/fp8_quantization.hpp"
-#include "numerics/precision.hpp"
 #include "numerics/precision_recipe.hpp"
 
 namespace fl::tuner {
@@ -33,12 +33,12 @@ struct Problem {
   // Not an aggregate: callers that brace-initialise (shape, dtype, direction) keep compiling warning-free
   // as fields are added.
   Problem() = default;
-  Problem(numerics::AttentionShape shape_, numerics::Precision dtype_,
-          Direction direction_ = Direction::forward, Fp8Options fp8_ = {})
+  Problem(common::AttentionShape shape_, common::Precision dtype_, Direction direction_ = Direction::forward,
+          Fp8Options fp8_ = {})
       : shape(shape_), dtype(dtype_), direction(direction_), fp8(fp8_) {}
 
-  numerics::AttentionShape shape;
-  numerics::Precision dtype = numerics::Precision::bf16;
+  common::AttentionShape shape;
+  common::Precision dtype = common::Precision::bf16;
   Direction direction = Direction::forward;
   Fp8Options fp8;
 };
@@ -49,8 +49,7 @@ struct Problem {
 double attention_flops(Problem const& problem);
 
 // The papers' headline shape for sequence length n and head dim d: b = 16384 / n, h = 2048 / d.
-Problem headline_problem(int seqlen, int head_dim, bool causal, numerics::Precision dtype,
-                         Direction direction);
+Problem headline_problem(int seqlen, int head_dim, bool causal, common::Precision dtype, Direction direction);
 
 // "b4 h16/16 n4096x4096 d128 bf16 causal fwd": one line for tables and logs.
 std::string describe(Problem const& problem);
@@ -59,7 +58,7 @@ std::string describe(Problem const& problem);
 // default ("fp8_e4m3 per_block128 incoherent quantized_on_device"), so that measurements of different FP8
 // recipes never share a key; parse_dtype_key reads it back (std::nullopt when it is not one).
 std::string dtype_key(Problem const& problem);
-std::optional<std::pair<numerics::Precision, Fp8Options>> parse_dtype_key(std::string const& key);
+std::optional<std::pair<common::Precision, Fp8Options>> parse_dtype_key(std::string const& key);
 
 // What a kernel for `problem` rounds: numerics' recipe for the dtype, with the problem's FP8 scaling, block
 // rows and incoherent rotation (the check's recipe, and the operands an FP8 kernel is given).

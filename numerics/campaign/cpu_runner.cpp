@@ -9,7 +9,7 @@ std::string CpuMutantRunner::family() const {
   return order_ == emulator::LoopOrder::fa1 ? "fa1" : "fa2";
 }
 
-std::optional<std::string> CpuMutantRunner::not_applicable(MutantId id, Precision precision) const {
+std::optional<std::string> CpuMutantRunner::not_applicable(MutantId id, common::Precision precision) const {
   MutantInfo const& m = info(id);
   if (!cpu_applicable(id)) return "GPU only: " + std::string(m.cpu_not_applicable_reason);
   if (m.kind == MutantKind::fp8 && !is_fp8(precision))
@@ -17,13 +17,14 @@ std::optional<std::string> CpuMutantRunner::not_applicable(MutantId id, Precisio
   return std::nullopt;
 }
 
-std::string CpuMutantRunner::config_json(std::optional<MutantId>, AttentionShape const&, Precision) const {
+std::string CpuMutantRunner::config_json(std::optional<MutantId>, common::AttentionShape const&,
+                                         common::Precision) const {
   return "{\"loop_order\": \"" + family() + "\", \"kBlockM\": " + std::to_string(tiles_.block_m) +
          ", \"kBlockN\": " + std::to_string(tiles_.block_n) + "}";
 }
 
 AttentionOutputs CpuMutantRunner::run(std::optional<MutantId> mutant, AttentionInputs const& inputs,
-                                      Precision precision) {
+                                      common::Precision precision) {
   emulator::EmulatorConfig config;
   config.precision = precision;
   config.tiles = tiles_;

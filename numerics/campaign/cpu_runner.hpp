@@ -10,12 +10,12 @@ class CpuMutantRunner final : public MutantRunner {
   CpuMutantRunner(emulator::LoopOrder order, emulator::TileConfig tiles, int threads = 0);
   std::string_view target() const override { return "cpu"; }
   std::string family() const override;
-  std::optional<std::string> not_applicable(MutantId id, Precision precision) const override;
+  std::optional<std::string> not_applicable(MutantId id, common::Precision precision) const override;
   AttentionOutputs run(std::optional<MutantId> mutant, AttentionInputs const& inputs,
-                       Precision precision) override;
-  bool has_backward(Precision) const override { return true; }
-  std::string config_json(std::optional<MutantId> mutant, AttentionShape const& shape,
-                          Precision precision) const override;
+                       common::Precision precision) override;
+  bool has_backward(common::Precision) const override { return true; }
+  std::string config_json(std::optional<MutantId> mutant, common::AttentionShape const& shape,
+                          common::Precision precision) const override;
   emulator::TileConfig tiles() const { return tiles_; }
 
  private:

@@ -5,6 +5,7 @@
 #include "common/atomic_file.hpp"
 #include "common/npy.hpp"
 #include "numerics/campaign/campaign_report.hpp"
+#include "numerics/precision.hpp"
 
 namespace fl::numerics::mutants {
 
@@ -33,8 +34,8 @@ std::string number(double x) {
 // The values as the implementation consumed them: fp16/bf16 rounded to the dtype (the input families already
 // are; a value from elsewhere is rounded as an upload would round it). FP8 claims consume bf16 inputs that
 // the kernel quantises itself, so they are written as given.
-std::vector<double> as_consumed(std::vector<double> const& values, Precision precision) {
-  if (precision != Precision::fp16 && precision != Precision::bf16) return values;
+std::vector<double> as_consumed(std::vector<double> const& values, common::Precision precision) {
+  if (precision != common::Precision::fp16 && precision != common::Precision::bf16) return values;
   std::vector<double> out(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) out[i] = round_to(precision, static_cast<float>(values[i]));
   return out;
@@ -44,7 +45,7 @@ struct Shapes {
   std::vector<std::size_t> q, kv, lse;
 };
 
-Shapes shapes_of(AttentionShape const& s) {
+Shapes shapes_of(common::AttentionShape const& s) {
   auto const b = std::size_t(s.batch), d = std::size_t(s.head_dim);
   return {{b, std::size_t(s.heads_q), std::size_t(s.seqlen_q), d},
           {b, std::size_t(s.heads_kv), std::size_t(s.seqlen_k), d},
@@ -81,7 +82,7 @@ std::filesystem::path write_failure(std::filesystem::path const& dir, DumpContex
   std::filesystem::create_directories(folder);
   AttentionInputs const& in = *record.inputs;
   AttentionOutputs const& out = *record.observed;
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   Shapes const shape = shapes_of(s);
   common::write_npy(folder / "q.npy", shape.q, as_consumed(in.q, record.precision));
   common::write_npy(folder / "k.npy", shape.kv, as_consumed(in.k, record.precision));

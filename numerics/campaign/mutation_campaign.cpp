@@ -14,10 +14,10 @@ struct PreparedInput {
   PreparedJudge judge;
 };
 
-std::vector<PreparedInput> prepare_inputs(MutantRunner const& runner, Precision precision,
+std::vector<PreparedInput> prepare_inputs(MutantRunner const& runner, common::Precision precision,
                                           CampaignOptions const& options, JudgeFactory const& judge) {
   std::span<InputFamily const> families = options.families.empty() ? all_input_families() : options.families;
-  AttentionShape const base =
+  common::AttentionShape const base =
       campaign_shape(options.shape, runner.largest_tiles(precision, options.shape), families);
   std::vector<PreparedInput> out;
   for (InputFamily family : families)
@@ -50,7 +50,7 @@ bool runs_agree(AttentionOutputs const& a, AttentionOutputs const& b) {
 }
 
 void record_failure(MutantRunner const& runner, CampaignOptions const& options,
-                    std::optional<MutantId> mutant, Precision precision, PreparedInput const& input,
+                    std::optional<MutantId> mutant, common::Precision precision, PreparedInput const& input,
                     AttentionOutputs const& observed, std::string const& verdict) {
   if (!options.on_failure) return;
   FailureRecord record;
@@ -197,18 +197,18 @@ bool CampaignResult::baseline_clean() const {
   return std::all_of(baseline.begin(), baseline.end(), [](auto const& b) { return b.failures.empty(); });
 }
 
-std::optional<std::string> equivalence_argument(MutantId, std::string const&, Precision) {
+std::optional<std::string> equivalence_argument(MutantId, std::string const&, common::Precision) {
   // No catalogued mutant is equivalent on the CPU families: each changes the output of at least one input
   // family in every precision where it applies (the tests check this). A new mutant that cannot change any
   // output gets its argument here, with the configuration it holds for.
   return std::nullopt;
 }
 
-AttentionShape campaign_shape(AttentionShape base, CampaignTiles tiles,
-                              std::span<InputFamily const> families) {
-  auto fits = [&](AttentionShape const& s) {
+common::AttentionShape campaign_shape(common::AttentionShape base, CampaignTiles tiles,
+                                      std::span<InputFamily const> families) {
+  auto fits = [&](common::AttentionShape const& s) {
     for (InputFamily family : families) {
-      AttentionShape const f = family_shape(family, s);
+      common::AttentionShape const f = family_shape(family, s);
       if (f.seqlen_k < 2 * tiles.block_n + 1 || f.seqlen_q < 2 * tiles.block_m + 1) return false;
     }
     return true;
@@ -216,7 +216,7 @@ AttentionShape campaign_shape(AttentionShape base, CampaignTiles tiles,
   // Raise both lengths together (the families derive N_k from N_q or round both), one step at a time:
   // ragged_tail's rounding is not monotone, so the first length that fits is found by walking.
   constexpr int kMaxSeqlen = 1 << 16;
-  AttentionShape s = base;
+  common::AttentionShape s = base;
   while (!fits(s) && std::max(s.seqlen_q, s.seqlen_k) < kMaxSeqlen) {
     ++s.seqlen_q;
     ++s.seqlen_k;
@@ -237,7 +237,7 @@ CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, Cam
     if (options.stop_requested && result.stop_signal == 0) result.stop_signal = options.stop_requested();
     return result.stop_signal != 0;
   };
-  for (Precision precision : options.precisions) {
+  for (common::Precision precision : options.precisions) {
     if (stop()) break;
     // The diagnosis replays the emulator at candidate tiles: the target's own tiles must be among them
     // (fa3_sm90's 128-row query blocks make a causal row fully masked in its first key block, which no

@@ -28,7 +28,7 @@ struct Verdict {
 };
 // A verifier prepared for one input set (reference and bounds computed once), judging any outputs on it.
 using PreparedJudge = std::function<Verdict(AttentionOutputs const&)>;
-using JudgeFactory = std::function<PreparedJudge(AttentionInputs const&, Precision claimed)>;
+using JudgeFactory = std::function<PreparedJudge(AttentionInputs const&, common::Precision claimed)>;
 
 enum class MutantStatus { killed, survived, equivalent, not_applicable };
 std::string_view status_name(MutantStatus s);
@@ -37,7 +37,7 @@ std::string_view status_name(MutantStatus s);
 // positive), with the outputs as the target produced them. fa-mutate --dump-dir writes each to files.
 struct FailureRecord {
   std::optional<MutantId> mutant;  // nullopt: the correct variant
-  Precision precision = Precision::bf16;
+  common::Precision precision = common::Precision::bf16;
   std::string input_case;  // InputCase::describe()
   bool causal = false;
   AttentionInputs const* inputs = nullptr;
@@ -50,10 +50,10 @@ using FailureSink = std::function<void(FailureRecord const&)>;
 struct MutantOutcome;
 
 struct CampaignOptions {
-  std::vector<Precision> precisions{Precision::bf16, Precision::fp8_e4m3};
+  std::vector<common::Precision> precisions{common::Precision::bf16, common::Precision::fp8_e4m3};
   std::vector<InputFamily> families;  // empty: all_input_families()
   std::vector<MutantId> mutants;      // empty: the whole catalogue
-  AttentionShape shape;               // base shape; families adjust it (masked rows, ragged tail)
+  common::AttentionShape shape;       // base shape; families adjust it (masked rows, ragged tail)
   std::vector<bool> causal{false, true};
   std::uint64_t seed = 1;
   diagnosis::DiagnosisOptions diagnosis;
@@ -79,7 +79,7 @@ struct InputCase {
 
 struct MutantOutcome {
   MutantId id{};
-  Precision precision = Precision::bf16;
+  common::Precision precision = common::Precision::bf16;
   MutantStatus status = MutantStatus::survived;
   std::optional<InputCase> killed_by;
   std::string verdict;                 // the verifier's line on the killing input
@@ -91,7 +91,7 @@ struct MutantOutcome {
 };
 
 struct BaselineOutcome {
-  Precision precision = Precision::bf16;
+  common::Precision precision = common::Precision::bf16;
   std::size_t inputs_checked = 0;
   std::vector<std::string> failures;  // "family, causal, seed: summary" of each false positive
 };
@@ -119,7 +119,8 @@ struct CampaignResult {
 
 // A mutant that no input can distinguish from the correct algorithm in this configuration, with the
 // argument; nullopt when none is known (then a surviving mutant is a survivor, not an equivalent).
-std::optional<std::string> equivalence_argument(MutantId id, std::string const& family, Precision precision);
+std::optional<std::string> equivalence_argument(MutantId id, std::string const& family,
+                                                common::Precision precision);
 
 // The campaign's base shape for a runner's tiles: N_q and N_k raised (never lowered) until every input
 // family's shape (family_shape) has N_k >= 2 kBlockN + 1 and N_q >= 2 kBlockM + 1: at least two full key
@@ -128,8 +129,8 @@ std::optional<std::string> equivalence_argument(MutantId id, std::string const& 
 // query block per head (masked rows mixing with visible ones, dK and dV summed over query blocks).
 // fa2_fp8's defaults (kBlockM 128, kBlockN 128 at d = 64) took the n = 100 problems to one key block each,
 // where those three survived on the H200 (2026-12-01).
-AttentionShape campaign_shape(AttentionShape base, CampaignTiles tiles,
-                              std::span<InputFamily const> families);
+common::AttentionShape campaign_shape(common::AttentionShape base, CampaignTiles tiles,
+                                      std::span<InputFamily const> families);
 
 CampaignResult run_campaign(MutantRunner& runner, JudgeFactory const& judge, CampaignOptions const& options);
 

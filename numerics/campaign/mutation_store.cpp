@@ -14,7 +14,7 @@ std::string join(std::vector<std::string> const& ids) {
 }
 
 // One (family, dtype) slice of a campaign, scored on its own.
-CampaignResult slice(CampaignResult const& all, Precision precision) {
+CampaignResult slice(CampaignResult const& all, common::Precision precision) {
   CampaignResult out;
   out.target = all.target;
   out.family = all.family;

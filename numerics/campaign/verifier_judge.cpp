@@ -28,7 +28,7 @@ std::string describe_failure(fl::numerics::Judgement const& j) {
 }  // namespace
 
 JudgeFactory verifier_judge(int threads) {
-  return [threads](AttentionInputs const& in, Precision claimed) -> PreparedJudge {
+  return [threads](AttentionInputs const& in, common::Precision claimed) -> PreparedJudge {
     RowSample sample = RowSample::all(in.shape, in.has_backward());
     ReferenceOptions reference_options;
     reference_options.threads = threads;
@@ -38,7 +38,7 @@ JudgeFactory verifier_judge(int threads) {
     auto reference = std::make_shared<SampledOutputs const>(reference_sampled(in, sample, reference_options));
     auto bounds = std::make_shared<ElementBounds const>(
         tolerance_bounds(in, reference->sample, recipe_for(claimed), tolerance_options));
-    AttentionShape const shape = in.shape;
+    common::AttentionShape const shape = in.shape;
     return [shape, reference, bounds](AttentionOutputs const& observed) {
       fl::numerics::Judgement const j = judge(shape, *reference, *bounds, observed);
       Verdict v;

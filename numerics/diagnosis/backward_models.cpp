@@ -47,7 +47,7 @@ struct HeadRows {
 
 // Everything of one (batch, query head) the models need.
 HeadRows head_rows(AttentionInputs const& in, std::size_t b, int h) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   auto const d = std::size_t(s.head_dim);
   std::size_t const nq = std::size_t(s.seqlen_q);
   std::size_t const kv0 = first_key_row_for_query(s, (b * std::size_t(s.heads_q) + std::size_t(h)) * nq);
@@ -86,7 +86,7 @@ HeadRows head_rows(AttentionInputs const& in, std::size_t b, int h) {
 }
 
 Gradients whole_model(AttentionInputs const& in, std::vector<HeadRows> const& heads, BackwardModel model) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   auto const d = std::size_t(s.head_dim);
   std::size_t const nq = std::size_t(s.seqlen_q);
   Gradients g{std::vector<double>(s.q_elements(), 0.0), std::vector<double>(s.kv_elements(), 0.0),
@@ -131,7 +131,7 @@ GradientErrors match(AttentionOutputs const& observed, Gradients const& g, std::
 // configuration's worst dQ row.
 MatchError overwrite_dq(AttentionInputs const& in, std::vector<HeadRows> const& heads,
                         AttentionOutputs const& observed, std::vector<int> const& sizes, std::string& where) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   auto const d = std::size_t(s.head_dim);
   std::size_t const nq = std::size_t(s.seqlen_q);
   double const norm = typical_row_norm(observed.dq, d);
@@ -218,7 +218,7 @@ std::string gradient_pattern(GradientErrors const& correct, GradientErrors const
 std::vector<fl::numerics::DiagnosisEntry> model_backward_bugs(AttentionInputs const& in,
                                                               AttentionOutputs const& observed,
                                                               ModelOptions const& options) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   if (!in.has_backward() || (observed.dq.empty() && observed.dk.empty() && observed.dv.empty())) return {};
   double const work = double(s.batch) * s.heads_q * double(s.seqlen_q) * s.seqlen_k * s.head_dim * 8.0;
   if (work > kMaxModelWork) {

@@ -84,7 +84,7 @@ struct RowKeys {
 };
 
 RowKeys row_keys(AttentionInputs const& in, std::size_t row, int extra_keys = 0) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   auto const d = std::size_t(s.head_dim);
   int const visible = std::min(s.seqlen_k, visible_keys(s, query_row_index(s, row).pos) + extra_keys);
   std::size_t const kv0 = first_key_row_for_query(s, row);
@@ -262,7 +262,7 @@ std::vector<int> model_block_sizes(std::vector<int> const& extra) {
 std::vector<fl::numerics::DiagnosisEntry> model_forward_bugs(
     AttentionInputs const& in, AttentionOutputs const& observed,
     std::vector<std::size_t> const& failing_query_rows, ModelOptions const& options) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   auto const d = std::size_t(s.head_dim);
   std::vector<std::size_t> const rows =
       compared_query_rows(query_rows(s), failing_query_rows, kModelRowsCompared);

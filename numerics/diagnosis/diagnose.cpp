@@ -27,7 +27,7 @@ struct Workbench {
   PrecisionRecipe recipe;
   QuantizedOperands ops;
   DiagnosisOptions const& options;
-  Precision claimed;
+  common::Precision claimed;
   bool backward;
   std::vector<std::size_t> compared_rows;   // forward: failing rows plus a sample of passing rows
   std::vector<std::uint8_t> row_selection;  // forward: one flag per query row
@@ -137,7 +137,7 @@ std::vector<CandidateResult> search(Workbench const& w, std::vector<MutantId> co
 }
 
 double estimated_work(AttentionInputs const& in, std::size_t compared_rows, bool backward, std::size_t runs) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   double const per_row = double(s.seqlen_k) * s.head_dim * 2.0;  // scores and P.V
   // Forward runs compute whole query tiles: up to 256 rows around each compared row.
   constexpr double kRowsPerComparedRowBound = 256.0;
@@ -181,7 +181,7 @@ std::string describe(Walk const& walk) {
   return out;
 }
 
-std::vector<MutantId> candidate_mutants(Precision claimed, bool backward) {
+std::vector<MutantId> candidate_mutants(common::Precision claimed, bool backward) {
   std::vector<MutantId> out;
   for (auto const& m : mutants::kCatalogue) {
     if (!mutants::cpu_applicable(m.id)) continue;
@@ -210,7 +210,7 @@ double ranking_error(MatchError const& e) {
   return e.worst_row_error + static_cast<double>(e.mismatched_rows);
 }
 
-Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, Precision claimed,
+Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, common::Precision claimed,
                    FailingRows const& failing, DiagnosisOptions const& options) {
   return diagnose(in, observed, recipe_for(claimed), failing, options);
 }
@@ -221,7 +221,7 @@ namespace {
 Diagnosis diagnose_pass(AttentionInputs const& in, AttentionOutputs const& observed,
                         PrecisionRecipe const& recipe, FailingRows const& failing,
                         DiagnosisOptions const& options, bool backward) {
-  Precision const claimed = recipe.claimed;
+  common::Precision const claimed = recipe.claimed;
   Diagnosis result;
   result.backward = backward;
   Workbench w{in, observed, recipe, quantize_operands(in, recipe), options, claimed, result.backward, {}, {}};

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "common/precision.hpp"
 #include "numerics/attention_tensors.hpp"
 #include "numerics/diagnosis/match_error.hpp"
 #include "numerics/emulator/emulator.hpp"
 #include "numerics/mutants/catalogue.hpp"
-#include "numerics/precision.hpp"
 
 namespace fl::numerics::diagnosis {
 
@@ -104,7 +104,7 @@ struct Diagnosis {
 // claimed: the precision the implementation claims (its recipe_for). observed.o is required; lse, dq, dk, dv
 // are compared when present. The backward is diagnosed when no forward row failed and the observation has
 // gradients.
-Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, Precision claimed,
+Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, common::Precision claimed,
                    FailingRows const& failing, DiagnosisOptions const& options = {});
 // The same with the recipe the check used (FP8 per-block scaling, incoherent processing).
 Diagnosis diagnose(AttentionInputs const& in, AttentionOutputs const& observed, PrecisionRecipe const& recipe,
@@ -120,6 +120,6 @@ std::vector<std::size_t> compared_query_rows(std::size_t total, std::vector<std:
 double ranking_error(MatchError const& e);
 
 // The candidates `diagnose` tries for a precision: fwd (and bwd for the backward) mutants, fp8 ones for fp8.
-std::vector<mutants::MutantId> candidate_mutants(Precision claimed, bool backward);
+std::vector<mutants::MutantId> candidate_mutants(common::Precision claimed, bool backward);
 
 }  // namespace fl::numerics::diagnosis

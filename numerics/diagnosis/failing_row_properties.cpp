@@ -11,7 +11,7 @@ namespace {
 
 struct QueryRowTest {
   char const* label;
-  std::function<bool(RowProperties const&, AttentionShape const&, int block_n, int block_m)> holds;
+  std::function<bool(RowProperties const&, common::AttentionShape const&, int block_n, int block_m)> holds;
 };
 
 bool in_partial_last_tile(int pos, int length, int tile) {
@@ -21,17 +21,17 @@ bool in_partial_last_tile(int pos, int length, int tile) {
 std::vector<QueryRowTest> const& query_row_tests() {
   static std::vector<QueryRowTest> const tests{
       {"fully masked",
-       [](RowProperties const& p, AttentionShape const&, int, int) { return p.fully_masked(); }},
-      {"all scores negative",
-       [](RowProperties const& p, AttentionShape const&, int, int) { return p.all_scores_negative(); }},
-      {"max in a late key block", [](RowProperties const& p, AttentionShape const&, int bn,
+       [](RowProperties const& p, common::AttentionShape const&, int, int) { return p.fully_masked(); }},
+      {"all scores negative", [](RowProperties const& p, common::AttentionShape const&, int,
+                                 int) { return p.all_scores_negative(); }},
+      {"max in a late key block", [](RowProperties const& p, common::AttentionShape const&, int bn,
                                      int) { return !p.fully_masked() && p.argmax_block(bn) > 0; }},
-      {"max in the first key block",
-       [](RowProperties const& p, AttentionShape const&, int bn, int) { return p.max_in_first_block(bn); }},
-      {"keys end in a partial tail block", [](RowProperties const& p, AttentionShape const&, int bn,
+      {"max in the first key block", [](RowProperties const& p, common::AttentionShape const&, int bn,
+                                        int) { return p.max_in_first_block(bn); }},
+      {"keys end in a partial tail block", [](RowProperties const& p, common::AttentionShape const&, int bn,
                                               int) { return p.ends_in_partial_block(bn); }},
       {"in the partial last query tile",
-       [](RowProperties const& p, AttentionShape const& s, int, int bm) {
+       [](RowProperties const& p, common::AttentionShape const& s, int, int bm) {
          return in_partial_last_tile(p.index.pos, s.seqlen_q, bm);
        }},
   };
@@ -53,7 +53,7 @@ void append(std::ostringstream& out, bool& first, char const* label, std::size_t
 
 }  // namespace
 
-FailingRowSummary::FailingRowSummary(AttentionShape shape, std::vector<RowProperties> query_rows,
+FailingRowSummary::FailingRowSummary(common::AttentionShape shape, std::vector<RowProperties> query_rows,
                                      std::vector<std::size_t> key_rows)
     : shape_(shape), query_rows_(std::move(query_rows)), key_rows_(std::move(key_rows)) {}
 

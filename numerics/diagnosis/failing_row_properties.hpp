@@ -20,14 +20,14 @@ inline constexpr std::size_t kMaxRowsSummarised = 512;
 
 class FailingRowSummary {
  public:
-  FailingRowSummary(AttentionShape shape, std::vector<RowProperties> query_rows,
+  FailingRowSummary(common::AttentionShape shape, std::vector<RowProperties> query_rows,
                     std::vector<std::size_t> key_rows);
   // "max in a late key block (40/40), keys end in a partial tail block (40/40)", or "" when nothing is
   // shared.
   std::string shared(int block_n, int block_m) const;
 
  private:
-  AttentionShape shape_;
+  common::AttentionShape shape_;
   std::vector<RowProperties> query_rows_;
   std::vector<std::size_t> key_rows_;
 };

@@ -12,7 +12,7 @@ namespace fl::numerics::diagnosis {
 
 namespace {
 
-bool fully_masked(AttentionShape const& s, std::size_t row) {
+bool fully_masked(common::AttentionShape const& s, std::size_t row) {
   return visible_keys(s, query_row_index(s, row).pos) == 0;
 }
 
@@ -30,7 +30,7 @@ bool non_finite(AttentionOutputs const& observed, std::size_t row, std::size_t d
 // query tile at the block holding its last row's last visible key: a row of the tile that sees no key of
 // that block keeps m = -inf through it and, unguarded, turns NaN for good, although it sees keys later. A
 // tile whose last row sees no key is skipped (its rows written O = 0, LSE = -inf).
-bool nan_in_reverse_walk(AttentionShape const& s, int pos, int block_m, int block_n) {
+bool nan_in_reverse_walk(common::AttentionShape const& s, int pos, int block_m, int block_n) {
   int const tile_last = std::min(s.seqlen_q, (pos / block_m + 1) * block_m) - 1;
   int const tile_keys = visible_keys(s, tile_last);
   if (tile_keys == 0) return false;
@@ -45,8 +45,8 @@ struct ReverseWalkMatch {
 
 // The tile (kBlockM, kBlockN over 8..256 in steps of 8) whose last-to-first walk predicts exactly which
 // query positions are non-finite, the same in every head; nullopt when none does. Index arithmetic only.
-std::optional<ReverseWalkMatch> match_reverse_walk(AttentionShape const& s, AttentionOutputs const& observed,
-                                                   std::size_t d) {
+std::optional<ReverseWalkMatch> match_reverse_walk(common::AttentionShape const& s,
+                                                   AttentionOutputs const& observed, std::size_t d) {
   std::size_t const rows = query_rows(s);
   auto const n = std::size_t(s.seqlen_q);
   std::vector<std::uint8_t> bad(n, 0);  // per position: 1 non-finite in every head, 0 in none
@@ -78,7 +78,7 @@ std::optional<ReverseWalkMatch> match_reverse_walk(AttentionShape const& s, Atte
 std::optional<DiagnosisEntry> masked_row_nan_signature(AttentionInputs const& in,
                                                        AttentionOutputs const& observed,
                                                        std::vector<std::size_t> const& failing_forward) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   auto const d = std::size_t(s.head_dim);
   std::size_t const rows = query_rows(s);
   if (!s.causal || failing_forward.empty() || observed.o.size() != rows * d) return std::nullopt;

@@ -38,7 +38,7 @@ constexpr double kMaxDropoutCoherence = 2.0;
 }  // namespace
 
 void try_wrong_head(Comparison const& c, std::vector<fl::numerics::DiagnosisEntry>& out) {
-  AttentionShape const& s = c.in.shape;
+  common::AttentionShape const& s = c.in.shape;
   std::size_t const heads = std::size_t(s.batch) * s.heads_q;
   if (heads < 2 || heads > kMaxHeadsMatched) return;
   std::size_t const nq = std::size_t(s.seqlen_q), d = std::size_t(s.head_dim);
@@ -97,7 +97,7 @@ void try_wrong_head(Comparison const& c, std::vector<fl::numerics::DiagnosisEntr
 
 // Dropout left on: E|O_obs - O|^2 = r sum_j P_ij^2 |V_j|^2 with r = p / (1 - p), the same r for every row.
 void try_dropout(Comparison const& c, std::vector<fl::numerics::DiagnosisEntry>& out) {
-  AttentionShape const& s = c.in.shape;
+  common::AttentionShape const& s = c.in.shape;
   std::size_t const d = std::size_t(s.head_dim);
   std::vector<double> ratios;
   std::vector<double> error_sum_vector(d, 0.0);

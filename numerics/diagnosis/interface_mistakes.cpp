@@ -73,7 +73,7 @@ void try_inputs(Comparison const& c, AttentionInputs const& as_computed, std::st
 
 // K and V expanded to one head per query head, query head h reading key/value head h % H_kv.
 AttentionInputs interleaved_heads(AttentionInputs in) {
-  AttentionShape const s = in.shape;
+  common::AttentionShape const s = in.shape;
   std::size_t const per_head = std::size_t(s.seqlen_k) * s.head_dim;
   std::vector<double> k(std::size_t(s.batch) * s.heads_q * per_head), v(k.size());
   for (int b = 0; b < s.batch; ++b)
@@ -105,7 +105,7 @@ std::vector<double> from_bnhd_memory(std::vector<double> const& t, int batch, in
 std::vector<fl::numerics::DiagnosisEntry> diagnose_interface(
     AttentionInputs const& in, AttentionOutputs const& observed,
     std::vector<std::size_t> const& failing_query_rows, int threads, std::vector<std::string>* declined) {
-  AttentionShape const& s = in.shape;
+  common::AttentionShape const& s = in.shape;
   Comparison c{
       in,      observed, compared_query_rows(query_rows(s), failing_query_rows, kInterfaceRowsCompared),
       threads, declined, {},

@@ -11,6 +11,7 @@
 #include "numerics/emulator/emulator.hpp"
 #include "numerics/emulator/parallel_units.hpp"
 #include "numerics/emulator/prepared_problem.hpp"
+#include "numerics/precision.hpp"
 
 namespace fl::numerics::emulator {
 
@@ -19,7 +20,7 @@ namespace {
 constexpr float kPosInf = std::numeric_limits<float>::infinity();
 
 struct BackwardContext {
-  AttentionShape shape;
+  common::AttentionShape shape;
   SoftmaxConstants constants;
   MutantSet mutants;
   TileConfig tiles;
@@ -33,7 +34,7 @@ struct BackwardContext {
 
 // One key/value head of one batch entry: its dK, dV and the dQ of its query-head group.
 void backward_kv_head(BackwardContext const& ctx, std::size_t b, int hk, BackwardResult& out) {
-  AttentionShape const& shape = ctx.shape;
+  common::AttentionShape const& shape = ctx.shape;
   SoftmaxConstants const& c = ctx.constants;
   MutantSet const mut = ctx.mutants;
   int const bm = ctx.tiles.block_m;
@@ -145,7 +146,7 @@ BackwardResult emulate_backward(AttentionInputs const& in, EmulatorConfig const&
 
 BackwardResult emulate_backward(QuantizedOperands const& ops, PrecisionRecipe const& recipe,
                                 ForwardResult const& forward, EmulatorConfig const& config) {
-  AttentionShape const& shape = ops.shape;
+  common::AttentionShape const& shape = ops.shape;
   if (ops.v_transform)
     throw std::invalid_argument("FP8 variant rotate_v is a forward variant (the backward reads V unrotated)");
   if (ops.d_o.size() != shape.q_elements() || ops.d_o_descale.size() != shape.lse_elements())

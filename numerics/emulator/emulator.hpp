@@ -12,9 +12,9 @@
 #include <span>
 #include <vector>
 
+#include "common/precision.hpp"
 #include "numerics/attention_tensors.hpp"
 #include "numerics/mutants/catalogue.hpp"
-#include "numerics/precision.hpp"
 #include "numerics/precision_recipe.hpp"
 #include "numerics/quantized_operands.hpp"
 
@@ -37,7 +37,8 @@ struct TileConfig {
 };
 
 struct EmulatorConfig {
-  Precision precision = Precision::bf16;  // the claimed precision; its recipe says what is rounded to what
+  common::Precision precision =
+      common::Precision::bf16;  // the claimed precision; its recipe says what is rounded to what
   TileConfig tiles;
   LoopOrder loop_order = LoopOrder::fa2;
   mutants::MutantSet mutants;

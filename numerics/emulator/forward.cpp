@@ -31,7 +31,7 @@ ForwardResult emulate_forward(AttentionInputs const& in, EmulatorConfig const& c
 ForwardResult emulate_forward(QuantizedOperands const& ops, PrecisionRecipe const& recipe,
                               EmulatorConfig const& config, std::span<std::uint8_t const> row_selection) {
   PreparedProblem const prepared(ops, config);
-  AttentionShape const& shape = ops.shape;
+  common::AttentionShape const& shape = ops.shape;
   if (!row_selection.empty() && row_selection.size() != shape.lse_elements())
     throw std::invalid_argument(
         "row selection has " + std::to_string(row_selection.size()) +

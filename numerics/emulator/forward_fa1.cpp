@@ -8,6 +8,8 @@
 
 #include "numerics/emulator/forward_kernels.hpp"
 
+#include "numerics/precision.hpp"
+
 namespace fl::numerics::emulator {
 
 namespace {
@@ -21,7 +23,7 @@ bool tile_has_selected_row(std::span<std::uint8_t const> selected, int r0, int r
 
 void fa1_forward_head(HeadView const& head, HeadOutput const& out, ForwardParams const& params,
                       std::span<std::uint8_t const> selected) {
-  AttentionShape const& shape = params.shape;
+  common::AttentionShape const& shape = params.shape;
   SoftmaxConstants const& c = params.constants;
   MutantSet const mut = params.mutants;
   int const bm = params.tiles.block_m;

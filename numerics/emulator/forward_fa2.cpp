@@ -7,6 +7,7 @@
 
 #include "numerics/emulator/forward_kernels.hpp"
 #include "numerics/emulator/online_softmax_row.hpp"
+#include "numerics/precision.hpp"
 
 namespace fl::numerics::emulator {
 
@@ -119,7 +120,7 @@ template RowFoldStep<double> fold_row<double>(double const*, int, int, KeyBlockV
 
 void fa2_forward_query_tile(HeadView const& head, HeadOutput const& out, ForwardParams const& params, int r0,
                             int r1) {
-  AttentionShape const& shape = params.shape;
+  common::AttentionShape const& shape = params.shape;
   MutantSet const mut = params.mutants;
   int const bn = params.tiles.block_n;
   auto const d = static_cast<std::size_t>(shape.head_dim);

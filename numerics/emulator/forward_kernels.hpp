@@ -15,7 +15,7 @@ struct HeadOutput {
 };
 
 struct ForwardParams {
-  AttentionShape shape;
+  common::AttentionShape shape;
   SoftmaxConstants constants;
   MutantSet mutants;
   TileConfig tiles;

@@ -15,7 +15,7 @@ void expect_size(char const* what, std::size_t got, std::size_t want) {
 }  // namespace
 
 void validate(QuantizedOperands const& ops, EmulatorConfig const& config) {
-  AttentionShape const& s = ops.shape;
+  common::AttentionShape const& s = ops.shape;
   if (s.batch < 1 || s.heads_q < 1 || s.heads_kv < 1 || s.seqlen_q < 1 || s.seqlen_k < 1 || s.head_dim < 1)
     throw std::invalid_argument("attention shape has a dimension below 1");
   if (s.heads_q % s.heads_kv != 0)
@@ -41,7 +41,7 @@ PreparedProblem::PreparedProblem(QuantizedOperands const& ops, EmulatorConfig co
 }
 
 HeadView PreparedProblem::head(std::size_t bh) const {
-  AttentionShape const& s = ops_->shape;
+  common::AttentionShape const& s = ops_->shape;
   auto const d = static_cast<std::size_t>(s.head_dim);
   auto const nq = static_cast<std::size_t>(s.seqlen_q);
   auto const nk = static_cast<std::size_t>(s.seqlen_k);

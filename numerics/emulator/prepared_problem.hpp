@@ -19,7 +19,7 @@ class PreparedProblem {
   PreparedProblem(QuantizedOperands const& ops, EmulatorConfig const& config);
   // View of query head bh = b * H_q + h with its key/value head.
   HeadView head(std::size_t bh) const;
-  AttentionShape const& shape() const { return ops_->shape; }
+  common::AttentionShape const& shape() const { return ops_->shape; }
 
  private:
   QuantizedOperands const* ops_;

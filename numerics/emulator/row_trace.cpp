@@ -13,7 +13,7 @@ namespace fl::numerics::emulator {
 namespace {
 
 template <class Real>
-RowTrace trace(HeadView const& head, AttentionShape const& shape, PrecisionRecipe const& recipe,
+RowTrace trace(HeadView const& head, common::AttentionShape const& shape, PrecisionRecipe const& recipe,
                EmulatorConfig const& config, int r) {
   MutantSet const mut = config.mutants;
   BasicSoftmaxConstants<Real> const c = make_constants<Real>(shape, recipe, mut);
@@ -77,7 +77,7 @@ RowTrace trace_row(QuantizedOperands const& ops, PrecisionRecipe const& recipe, 
     throw std::invalid_argument("trace_row follows the FA-2 loop order with one warp column");
   if (ops.v_transform) throw std::invalid_argument("trace_row does not follow the rotate_v variant");
   PreparedProblem const prepared(ops, config);
-  AttentionShape const& shape = ops.shape;
+  common::AttentionShape const& shape = ops.shape;
   if (row >= shape.lse_elements())
     throw std::invalid_argument("row " + std::to_string(row) + " outside 0.." +
                                 std::to_string(shape.lse_elements() - 1));

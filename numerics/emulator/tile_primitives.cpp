@@ -1,12 +1,14 @@
 #include "numerics/emulator/tile_primitives.hpp"
 
+#include "numerics/precision.hpp"
+
 #include <algorithm>
 #include <cstddef>
 
 namespace fl::numerics::emulator {
 
 template <class Real>
-BasicSoftmaxConstants<Real> make_constants(AttentionShape const& shape, PrecisionRecipe const& recipe,
+BasicSoftmaxConstants<Real> make_constants(common::AttentionShape const& shape, PrecisionRecipe const& recipe,
                                            MutantSet mutants) {
   BasicSoftmaxConstants<Real> c;
   c.softmax_scale = static_cast<Real>(shape.scale());
@@ -29,11 +31,12 @@ BasicSoftmaxConstants<Real> make_constants(AttentionShape const& shape, Precisio
   }
   return c;
 }
-template SoftmaxConstants make_constants<float>(AttentionShape const&, PrecisionRecipe const&, MutantSet);
-template BasicSoftmaxConstants<double> make_constants<double>(AttentionShape const&, PrecisionRecipe const&,
-                                                              MutantSet);
+template SoftmaxConstants make_constants<float>(common::AttentionShape const&, PrecisionRecipe const&,
+                                                MutantSet);
+template BasicSoftmaxConstants<double> make_constants<double>(common::AttentionShape const&,
+                                                              PrecisionRecipe const&, MutantSet);
 
-int key_blocks_for_query_tile(AttentionShape const& shape, int block_n, int row_end) {
+int key_blocks_for_query_tile(common::AttentionShape const& shape, int block_n, int row_end) {
   int const all = (shape.seqlen_k + block_n - 1) / block_n;
   if (!shape.causal) return all;
   // Last visible key of the tile's last row is (row_end - 1) + offset.
@@ -42,13 +45,13 @@ int key_blocks_for_query_tile(AttentionShape const& shape, int block_n, int row_
   return static_cast<int>((visible_end + block_n - 1) / block_n);
 }
 
-bool tile_fully_masked(AttentionShape const& shape, int row_end, int col_begin) {
+bool tile_fully_masked(common::AttentionShape const& shape, int row_end, int col_begin) {
   return shape.causal && col_begin > static_cast<long long>(row_end - 1) + shape.causal_offset();
 }
 
 template <class Real>
-void score_tile(HeadView const& head, AttentionShape const& shape, MutantSet mutants, int r0, int r1, int c0,
-                int block_n, Real* s) {
+void score_tile(HeadView const& head, common::AttentionShape const& shape, MutantSet mutants, int r0, int r1,
+                int c0, int block_n, Real* s) {
   auto const d = static_cast<std::size_t>(shape.head_dim);
   bool const drop_k_descale = mutants.on(MutantId::fp8_missing_descale);  // FA_MUTANT_FP8_MISSING_DESCALE
   // FA_MUTANT_TAIL_UNMASKED: keys past N_k are zero-padded in shared memory, so unmasked they score 0.
@@ -79,13 +82,13 @@ void score_tile(HeadView const& head, AttentionShape const& shape, MutantSet mut
     }
   }
 }
-template void score_tile<float>(HeadView const&, AttentionShape const&, MutantSet, int, int, int, int,
+template void score_tile<float>(HeadView const&, common::AttentionShape const&, MutantSet, int, int, int, int,
                                 float*);
-template void score_tile<double>(HeadView const&, AttentionShape const&, MutantSet, int, int, int, int,
-                                 double*);
+template void score_tile<double>(HeadView const&, common::AttentionShape const&, MutantSet, int, int, int,
+                                 int, double*);
 
-Precision output_precision(Precision input) {
-  return is_fp8(input) ? Precision::bf16 : input;
+common::Precision output_precision(common::Precision input) {
+  return is_fp8(input) ? common::Precision::bf16 : input;
 }
 
 }  // namespace fl::numerics::emulator

@@ -7,7 +7,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "numerics/attention_shape.hpp"
+#include "common/attention_shape.hpp"
 #include "numerics/emulator/emulator.hpp"
 #include "numerics/mutants/catalogue.hpp"
 #include "numerics/precision.hpp"
@@ -43,21 +43,21 @@ struct BasicSoftmaxConstants {
   // P is computed multiplied by this (FP8: FlashAttention-3's exp2(x - m + 8), P <= 2^8, inside e4m3's
   // range and clear of its subnormals); l carries the same factor, which cancels in O = acc / l.
   Real p_scale = 1;
-  Precision p_precision = Precision::fp32;    // P rounded to this before P.V
-  Precision ds_precision = Precision::fp32;   // dS rounded to this before dS.K and dS^T.Q
-  Precision out_precision = Precision::fp32;  // O, dQ, dK, dV rounded at the end
-  Fp8Variants fp8_variants;                   // FP8 recipes only (numerics/fp8_variants.hpp)
+  common::Precision p_precision = common::Precision::fp32;    // P rounded to this before P.V
+  common::Precision ds_precision = common::Precision::fp32;   // dS rounded to this before dS.K and dS^T.Q
+  common::Precision out_precision = common::Precision::fp32;  // O, dQ, dK, dV rounded at the end
+  Fp8Variants fp8_variants;                                   // FP8 recipes only (numerics/fp8_variants.hpp)
 };
 using SoftmaxConstants = BasicSoftmaxConstants<float>;
 
 // From the precision recipe (numerics/precision_recipe.hpp), with the mutants that change a constant.
 template <class Real = float>
-BasicSoftmaxConstants<Real> make_constants(AttentionShape const& shape, PrecisionRecipe const& recipe,
+BasicSoftmaxConstants<Real> make_constants(common::AttentionShape const& shape, PrecisionRecipe const& recipe,
                                            MutantSet mutants);
 
 // x rounded to precision p as a kernel's product consumes it; in float64 arithmetic nothing is rounded.
 template <class Real>
-Real round_as_kernel(Precision p, Real x) {
+Real round_as_kernel(common::Precision p, Real x) {
   if constexpr (std::is_same_v<Real, float>)
     return round_to(p, x);
   else
@@ -104,15 +104,15 @@ struct HeadView {
 
 // Number of key blocks a query tile [.., row_end) visits: all of them, or for causal masks up to the
 // block holding the last visible key of its last row (FlashAttention skips blocks above the diagonal).
-int key_blocks_for_query_tile(AttentionShape const& shape, int block_n, int row_end);
+int key_blocks_for_query_tile(common::AttentionShape const& shape, int block_n, int row_end);
 // First query row that sees key block [col_begin, ..): query tiles before it are skipped in FA-1 order.
-bool tile_fully_masked(AttentionShape const& shape, int row_end, int col_begin);
+bool tile_fully_masked(common::AttentionShape const& shape, int row_end, int col_begin);
 
 // Scores S = Q K^T of rows [r0, r1) against keys [c0, c0 + block_n) in fp32, descaled, masked with -inf
 // (causal and past the end of the keys). s: (r1 - r0) x block_n, row-major.
 template <class Real>
-void score_tile(HeadView const& head, AttentionShape const& shape, MutantSet mutants, int r0, int r1, int c0,
-                int block_n, Real* s);
+void score_tile(HeadView const& head, common::AttentionShape const& shape, MutantSet mutants, int r0, int r1,
+                int c0, int block_n, Real* s);
 
 // The running max as used in an exponent: -inf (a row that has seen only masked keys) becomes 0 so that
 // exp2(-inf - max) is 0, not NaN (FlashAttention's Check_inf).

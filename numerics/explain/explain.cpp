@@ -10,7 +10,7 @@ namespace fl::numerics::explain {
 using mutants::MutantId;
 using mutants::MutantKind;
 
-std::optional<std::string> why_not_explainable(MutantId id, Precision precision, bool given_scores) {
+std::optional<std::string> why_not_explainable(MutantId id, common::Precision precision, bool given_scores) {
   mutants::MutantInfo const& m = mutants::info(id);
   switch (m.kind) {
     case MutantKind::bwd:
@@ -31,7 +31,7 @@ std::optional<std::string> why_not_explainable(MutantId id, Precision precision,
   return "unknown mutant kind";
 }
 
-std::vector<MutantId> explainable_mutants(Precision precision, bool given_scores) {
+std::vector<MutantId> explainable_mutants(common::Precision precision, bool given_scores) {
   std::vector<MutantId> out;
   for (mutants::MutantInfo const& m : mutants::kCatalogue)
     if (!why_not_explainable(m.id, precision, given_scores)) out.push_back(m.id);

@@ -15,10 +15,11 @@ namespace fl::numerics::explain {
 
 // Why `id` cannot be shown on one row's forward online softmax at `precision` (backward, GPU-only, FP8 bugs
 // without an FP8 precision, the K descale of given scores); std::nullopt when it can.
-std::optional<std::string> why_not_explainable(mutants::MutantId id, Precision precision, bool given_scores);
+std::optional<std::string> why_not_explainable(mutants::MutantId id, common::Precision precision,
+                                               bool given_scores);
 
 // Every catalogued mutant that why_not_explainable accepts, in catalogue order.
-std::vector<mutants::MutantId> explainable_mutants(Precision precision, bool given_scores);
+std::vector<mutants::MutantId> explainable_mutants(common::Precision precision, bool given_scores);
 
 struct Variant {
   std::string name;                         // "correct" or the mutant's id

@@ -195,7 +195,7 @@ void render_notes(std::ostringstream& out, RowProblem const& problem, Explanatio
 std::string render_text(RowProblem const& problem, Explanation const& x, RenderOptions const& options) {
   bool const as_float = x.arithmetic == emulator::TraceArithmetic::fp32;
   std::ostringstream out;
-  AttentionShape const& shape = problem.inputs.shape;
+  common::AttentionShape const& shape = problem.inputs.shape;
   out << "fa-explain: one row's online softmax (FlashAttention-2 order), after each key block\n";
   out << "row: " << problem.description << "\n";
   out << "blocks of " << x.block << " keys, "

@@ -5,11 +5,12 @@
 #include <stdexcept>
 
 #include "common/input_limits.hpp"
+#include "numerics/precision.hpp"
 
 namespace fl::numerics::explain {
 
 RowProblem row_from_scores(std::span<double const> scores, std::span<double const> values, int head_dim,
-                           double softmax_scale, Precision precision) {
+                           double softmax_scale, common::Precision precision) {
   if (scores.empty()) throw std::invalid_argument("--scores is empty: give at least one score");
   if (auto complaint = common::out_of_range(common::as_option(common::kHeadDim, "--head-dim"), head_dim))
     throw std::invalid_argument(*complaint);
@@ -32,13 +33,13 @@ RowProblem row_from_scores(std::span<double const> scores, std::span<double cons
     if (!std::isfinite(v)) throw std::invalid_argument("--values: " + std::to_string(v) + " is not finite");
 
   RowProblem p;
-  AttentionShape& shape = p.inputs.shape;
+  common::AttentionShape& shape = p.inputs.shape;
   shape.seqlen_q = 1;
   shape.seqlen_k = static_cast<int>(scores.size());
   shape.head_dim = head_dim;
   shape.softmax_scale = softmax_scale;
   p.recipe = recipe_for(precision);
-  Precision const stored = storage_precision(precision);
+  common::Precision const stored = storage_precision(precision);
   p.inputs.q.assign(static_cast<std::size_t>(head_dim), 0.0);
   p.inputs.q[0] = 1.0;
   p.inputs.k.assign(values.size(), 0.0);
@@ -85,7 +86,7 @@ RowProblem row_from_family(FamilyRowRequest const& request) {
   FamilyInputs drawn = generate_family(request.family, family_request);
   RowProblem p;
   p.inputs = std::move(drawn.inputs);
-  AttentionShape const& shape = p.inputs.shape;
+  common::AttentionShape const& shape = p.inputs.shape;
   if (request.row >= shape.seqlen_q)  // a family may draw fewer query rows than keys
     throw std::invalid_argument("--row " + std::to_string(request.row) + " is not allowed (0.." +
                                 std::to_string(shape.seqlen_q - 1) + ": the query rows of the " +

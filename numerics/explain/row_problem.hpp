@@ -30,7 +30,7 @@ struct RowProblem {
 // no FP8 code). Built as Q = e_0, K_j = s_j e_0, so Q K^T = s exactly. Throws std::invalid_argument naming
 // the bad value (sizes, NaN, +inf, a non-positive scale).
 RowProblem row_from_scores(std::span<double const> scores, std::span<double const> values, int head_dim,
-                           double softmax_scale, Precision precision);
+                           double softmax_scale, common::Precision precision);
 
 struct FamilyRowRequest {
   InputFamily family = InputFamily::normal;
@@ -39,7 +39,7 @@ struct FamilyRowRequest {
   std::uint64_t seed = 1;
   bool causal = false;
   long long row = -1;  // query position; -1: the family's first adversarial row (the one with its property)
-  Precision precision = Precision::fp32;
+  common::Precision precision = common::Precision::fp32;
 };
 
 // Throws std::invalid_argument, one line with the allowed range, for keys outside common::kExplainKeys, a

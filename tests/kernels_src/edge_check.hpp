@@ -44,7 +44,7 @@ inline bool passes_problems(tuner::Family const& f, std::vector<std::string> con
 }
 
 inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string> const& mutants, int d,
-                                 bool causal, numerics::Precision dtype,
+                                 bool causal, common::Precision dtype,
                                  tuner::Config const* override_config = nullptr,
                                  tuner::Fp8Options const& fp8 = {},
                                  tuner::Direction direction = tuner::Direction::forward) {

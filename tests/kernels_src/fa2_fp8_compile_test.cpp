@@ -21,8 +21,8 @@
 using namespace fl;
 using namespace fl::tuner;
 using namespace fl::tools::fa_mutate;
+using common::Precision;
 using numerics::Fp8Scaling;
-using numerics::Precision;
 using runtime::TargetArch;
 
 namespace {

@@ -12,8 +12,8 @@
 
 using namespace fl;
 using namespace fl::tuner;
+using common::Precision;
 using numerics::Fp8Scaling;
-using numerics::Precision;
 
 TEST_CASE("fa2_fp8 default configs pass fa-check on every input family", "[gpu][kernels][fp8]") {
   auto context = runtime::PrimaryContext::retain(0);

@@ -15,7 +15,7 @@
 
 using namespace fl;
 using namespace fl::tuner;
-using numerics::Precision;
+using common::Precision;
 using runtime::TargetArch;
 
 namespace {

@@ -12,7 +12,7 @@
 
 using namespace fl;
 using namespace fl::tuner;
-using numerics::Precision;
+using common::Precision;
 
 namespace {
 
@@ -30,7 +30,7 @@ TEST_CASE("fa2_sm80 default configs are correct on awkward problems", "[gpu][ker
   for (int d : {64, 128, 256})
     for (bool causal : {false, true})
       for (auto dtype : {Precision::fp16, Precision::bf16}) {
-        INFO("d" << d << (causal ? " causal " : " full ") << numerics::name(dtype));
+        INFO("d" << d << (causal ? " causal " : " full ") << common::name(dtype));
         CHECK(passes_edge_problems({}, d, causal, dtype));
       }
 }

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/precision.hpp"
+#include "common/precision.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/compile_checks.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
@@ -22,7 +22,7 @@
 
 using namespace fl;
 using namespace fl::tuner;
-using numerics::Precision;
+using common::Precision;
 using runtime::TargetArch;
 
 namespace {
@@ -145,7 +145,7 @@ TEST_CASE("the fa3_sm90 configs shipped in db/seed compile without spills", "[ke
     for (std::string field; std::getline(fields, field, '\t');) f.push_back(field);
     // gpu, cc, sm_count, driver, family, dtype, head_dim, causal, direction, ..., config (column 15)
     if (line.empty() || line[0] == '#' || f.size() < 15 || f[4] != "fa3_sm90") continue;
-    auto const dtype = numerics::parse_precision(f[5]);
+    auto const dtype = common::parse_precision(f[5]);
     auto const config = parse_config(f[14]);
     REQUIRE(dtype);
     REQUIRE(config);

@@ -15,7 +15,7 @@
 
 using namespace fl;
 using namespace fl::tuner;
-using numerics::Precision;
+using common::Precision;
 
 namespace {
 
@@ -55,7 +55,7 @@ TEST_CASE("fa3_sm90 default configs are correct on awkward problems", "[gpu][ker
   for (int d : {64, 128, 256})
     for (bool causal : {false, true})
       for (auto dtype : {Precision::fp16, Precision::bf16}) {
-        INFO("d" << d << (causal ? " causal " : " full ") << numerics::name(dtype));
+        INFO("d" << d << (causal ? " causal " : " full ") << common::name(dtype));
         CHECK(passes_edge_problems({}, d, causal, dtype));
       }
 }
@@ -147,7 +147,7 @@ TEST_CASE("fa3_sm90 FP8 default configs are correct on awkward problems", "[gpu]
   for (auto const& v : kFp8Variants)
     for (int d : {64, 128, 256})
       for (bool causal : {false, true}) {
-        INFO("d" << d << (causal ? " causal " : " full ") << numerics::name(v.dtype) << " "
+        INFO("d" << d << (causal ? " causal " : " full ") << common::name(v.dtype) << " "
                  << (v.scaling == numerics::Fp8Scaling::per_block ? "per block" : "per tensor")
                  << (v.incoherent ? " incoherent" : ""));
         CHECK(passes_edge_problems({}, d, causal, v.dtype, nullptr, options_of(v)));

@@ -7,7 +7,7 @@
 
 using namespace fl;
 using namespace fl::tuner;
-using numerics::Precision;
+using common::Precision;
 
 TEST_CASE("naive and fa1 default configs compile without spills", "[kernels][nvrtc]") {
   NaiveFamily const naive;

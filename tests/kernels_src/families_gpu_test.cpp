@@ -10,7 +10,7 @@
 
 using namespace fl;
 using namespace fl::tuner;
-using numerics::Precision;
+using common::Precision;
 
 TEST_CASE("every family's default config is correct on awkward problems", "[gpu][kernels]") {
   auto context = runtime::PrimaryContext::retain(0);

@@ -11,7 +11,7 @@
 
 using namespace fl;
 using namespace fl::tuner;
-using numerics::Precision;
+using common::Precision;
 
 namespace {
 
@@ -50,9 +50,9 @@ TEST_CASE("flash_decode default configs are correct at decode shapes", "[gpu][ke
   REQUIRE(context);
   for (int d : {64, 128, 256})
     for (auto dtype : {Precision::fp16, Precision::bf16})
-      DYNAMIC_SECTION("d" << d << " " << numerics::name(dtype)) {
+      DYNAMIC_SECTION("d" << d << " " << common::name(dtype)) {
         for (bool causal : {false, true}) {
-          INFO("d" << d << (causal ? " causal " : " full ") << numerics::name(dtype));
+          INFO("d" << d << (causal ? " causal " : " full ") << common::name(dtype));
           CHECK(passes({}, d, causal, dtype));
         }
       }

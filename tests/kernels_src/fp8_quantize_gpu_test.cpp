@@ -18,8 +18,8 @@
 
 using namespace fl;
 using namespace fl::tuner;
+using common::Precision;
 using numerics::Fp8Scaling;
-using numerics::Precision;
 
 namespace {
 

@@ -21,7 +21,7 @@
 #include "tuner/families/fp8_quantize_launches.hpp"
 
 using namespace fl;
-using numerics::Precision;
+using common::Precision;
 
 namespace {
 
@@ -120,7 +120,7 @@ TEST_CASE("fp8_quantize's block scale is numerics::fp8_scale_for", "[kernels][fp
     CHECK(max_finite == numerics::max_finite(format));
     for (double amax : {0.0, 1e-30, 3.0e-3, 0.7071067811865476, 1.0, 11.3, 448.0, 6.0e4, 1e300, inf,
                         std::numeric_limits<double>::quiet_NaN()}) {
-      INFO(numerics::name(format) << " amax " << amax);
+      INFO(common::name(format) << " amax " << amax);
       CHECK(fp8q::scale_for_amax(amax, max_finite) == numerics::fp8_scale_for(format, amax));
     }
   }

@@ -28,7 +28,7 @@
 
 using namespace fl;
 using namespace fl::tuner;
-using numerics::Precision;
+using common::Precision;
 using runtime::TargetArch;
 
 namespace {

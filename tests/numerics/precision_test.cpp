@@ -4,7 +4,7 @@
 
 #include "numerics/precision.hpp"
 
-using fl::numerics::Precision;
+using fl::common::Precision;
 using fl::numerics::round_to;
 
 TEST_CASE("rounding follows the device's round-to-nearest-even", "[numerics][precision]") {
@@ -22,10 +22,4 @@ TEST_CASE("fp8 conversions saturate at the largest finite value", "[numerics][pr
   CHECK(round_to(Precision::fp8_e5m2, 1e9f) == 57344.0f);
   CHECK(std::isnan(round_to(Precision::fp8_e4m3, std::nanf(""))));
   CHECK(fl::numerics::max_finite(Precision::fp8_e4m3) == 448.0);
-}
-
-TEST_CASE("precision names round-trip", "[numerics][precision]") {
-  for (auto p : {Precision::fp32, Precision::fp16, Precision::bf16, Precision::fp8_e4m3, Precision::fp8_e5m2})
-    CHECK(fl::numerics::parse_precision(fl::numerics::name(p)) == p);
-  CHECK_FALSE(fl::numerics::parse_precision("fp4").has_value());
 }

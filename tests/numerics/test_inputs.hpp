@@ -7,7 +7,8 @@
 
 namespace fl::numerics::test {
 
-inline AttentionInputs random_inputs(AttentionShape const& shape, std::uint64_t seed, bool backward = true) {
+inline AttentionInputs random_inputs(common::AttentionShape const& shape, std::uint64_t seed,
+                                     bool backward = true) {
   SeededRandom rng(seed);
   AttentionInputs in;
   in.shape = shape;
@@ -22,8 +23,9 @@ inline AttentionInputs random_inputs(AttentionShape const& shape, std::uint64_t 
   return in;
 }
 
-inline AttentionShape make_shape(int batch, int heads_q, int heads_kv, int n_q, int n_k, int d, bool causal) {
-  AttentionShape s;
+inline common::AttentionShape make_shape(int batch, int heads_q, int heads_kv, int n_q, int n_k, int d,
+                                         bool causal) {
+  common::AttentionShape s;
   s.batch = batch;
   s.heads_q = heads_q;
   s.heads_kv = heads_kv;

@@ -127,7 +127,7 @@ TEST_CASE("fa-bench: decode shapes, --seqlen-q rows against --seqlen keys, --hea
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
   auto const opt = fl::tuner::parse_bench_options(int(argv.size()), argv.data());
-  auto const p = fl::tuner::timed_problem(opt, 32768, 128, false, fl::numerics::Precision::bf16);
+  auto const p = fl::tuner::timed_problem(opt, 32768, 128, false, fl::common::Precision::bf16);
   CHECK(p.shape.batch == 2);
   CHECK(p.shape.heads_q == 32);
   CHECK(p.shape.heads_kv == 8);

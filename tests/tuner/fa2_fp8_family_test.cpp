@@ -7,8 +7,8 @@
 #include "tuner/families/registry.hpp"
 
 using namespace fl::tuner;
+using fl::common::Precision;
 using fl::numerics::Fp8Scaling;
-using fl::numerics::Precision;
 
 TEST_CASE("fa2_fp8 runs FP8 forward problems only, and per-block scaling in whole 32-row blocks",
           "[tuner][fp8]") {

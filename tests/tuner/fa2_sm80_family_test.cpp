@@ -5,7 +5,7 @@
 #include "tuner/families/registry.hpp"
 
 using namespace fl::tuner;
-using fl::numerics::Precision;
+using fl::common::Precision;
 
 TEST_CASE("fa2_sm80 default configs satisfy the constraints of every supported problem", "[tuner]") {
   Fa2Sm80Family const f;

@@ -7,7 +7,7 @@
 #include "tuner/families/registry.hpp"
 
 using namespace fl::tuner;
-using fl::numerics::Precision;
+using fl::common::Precision;
 
 namespace {
 Problem bwd(int n, int d, bool causal, Precision dtype = Precision::bf16) {

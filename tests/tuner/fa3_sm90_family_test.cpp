@@ -6,7 +6,7 @@
 #include "tuner/families/registry.hpp"
 
 using namespace fl::tuner;
-using fl::numerics::Precision;
+using fl::common::Precision;
 
 TEST_CASE("fa3_sm90 default configs satisfy the constraints of every supported problem", "[tuner]") {
   Fa3Sm90Family const f;

@@ -7,8 +7,8 @@
 #include "tests/tuner/standard_attention.hpp"
 
 using namespace fl::tuner;
+using fl::common::Precision;
 using fl::numerics::InputFamily;
-using fl::numerics::Precision;
 using fl::test::standard_attention;
 
 namespace {

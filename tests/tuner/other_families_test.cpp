@@ -3,7 +3,7 @@
 #include "tuner/families/families.hpp"
 
 using namespace fl::tuner;
-using fl::numerics::Precision;
+using fl::common::Precision;
 
 TEST_CASE("naive: three launches, S and P scratch of n_q x n_k floats per head", "[tuner]") {
   NaiveFamily const f;

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 using namespace fl::tuner;
-using fl::numerics::Precision;
+using fl::common::Precision;
 
 TEST_CASE("FLOPs follow the FlashAttention convention", "[tuner]") {
   auto p = headline_problem(4096, 128, false, Precision::bf16, Direction::forward);

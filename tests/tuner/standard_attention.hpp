@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "numerics/precision.hpp"
 #include "tuner/run/host_tensors.hpp"
 
 namespace fl::test {

@@ -14,7 +14,7 @@ namespace fl::tools::fa_mutate {
 using namespace fl::tuner;
 
 namespace mut = numerics::mutants;
-using numerics::Precision;
+using common::Precision;
 
 namespace {
 
@@ -92,7 +92,7 @@ std::optional<std::string> GpuMutantRunner::not_applicable(mut::MutantId id, Pre
   if (m.kind == mut::MutantKind::fp8) {
     if (auto why = unsupported_precision(Precision::fp8_e4m3))
       return "FP8 only, and " + options_.family + " has no FP8 path (" + *why + ")";
-    if (!numerics::is_fp8(precision))
+    if (!common::is_fp8(precision))
       return "FP8 only: there is no FP8 descale or P quantisation at " +
              std::string(numerics::name(precision));
   }
@@ -193,7 +193,7 @@ Config GpuMutantRunner::config_for(Problem const& problem) const {
 }
 
 mut::CampaignTiles GpuMutantRunner::largest_tiles(Precision precision,
-                                                  numerics::AttentionShape const& base) const {
+                                                  common::AttentionShape const& base) const {
   mut::CampaignTiles tiles;
   auto widen = [&](Problem const& problem) {
     if (family_for(problem).unsupported(problem)) return;  // not run at all: not_applicable says why
@@ -216,7 +216,7 @@ std::optional<std::string> GpuMutantRunner::config_violation(Problem const& prob
 }
 
 std::string GpuMutantRunner::config_json(std::optional<mut::MutantId> mutant,
-                                         numerics::AttentionShape const& shape, Precision precision) const {
+                                         common::AttentionShape const& shape, Precision precision) const {
   Direction const direction = mutant && runs_backward(*mutant) ? Direction::backward : Direction::forward;
   Problem const problem{shape, precision, direction};
   if (direction == Direction::backward && !backward_) return "{}";

@@ -59,39 +59,38 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   std::string_view target() const override { return "gpu"; }
   std::string family() const override { return options_.family; }
   std::optional<std::string> not_applicable(numerics::mutants::MutantId id,
-                                            numerics::Precision precision) const override;
+                                            common::Precision precision) const override;
   // Throws std::runtime_error (with NVRTC's log for a compile failure) when the GPU side fails.
   numerics::AttentionOutputs run(std::optional<numerics::mutants::MutantId> mutant,
                                  numerics::AttentionInputs const& inputs,
-                                 numerics::Precision precision) override;
+                                 common::Precision precision) override;
   int repeats(numerics::mutants::MutantId id) const override;
   // compute-sanitizer's racecheck of the mutant on the tiny problem (racecheck.hpp), in a child process;
   // when it shows errors, the correct kernel of the same direction too (once per precision), so that only
   // hazards the correct kernel does not have kill.
   std::optional<numerics::mutants::RaceToolReport> race_tool_check(numerics::mutants::MutantId id,
-                                                                   numerics::Precision precision,
+                                                                   common::Precision precision,
                                                                    std::uint64_t seed) override;
   // A survivor whose CUBIN is bit-identical to the correct kernel's in every problem class it ran: the
   // family includes the header carrying the switch but never reaches its line (naive includes
   // fa_softmax.cuh for the exponent and never runs the online softmax), so no input can tell them apart.
   std::optional<std::string> equivalence_argument(numerics::mutants::MutantId id,
-                                                  numerics::Precision precision) const override;
-  bool has_backward(numerics::Precision precision) const override { return !backward_unsupported(precision); }
+                                                  common::Precision precision) const override;
+  bool has_backward(common::Precision precision) const override { return !backward_unsupported(precision); }
   // {"family": ..., "arch": ..., "kBlockM": ..., ...}: the config run() compiles for this mutant and problem
   // (the backward family's for a backward mutant).
   // kBlockM and kBlockN of the forward config (config_for) and, when the precision has a backward, of the
   // backward's reproducible config, each the larger: the campaign sizes its problems from them.
-  numerics::mutants::CampaignTiles largest_tiles(numerics::Precision precision,
-                                                 numerics::AttentionShape const& base) const override;
+  numerics::mutants::CampaignTiles largest_tiles(common::Precision precision,
+                                                 common::AttentionShape const& base) const override;
   std::string config_json(std::optional<numerics::mutants::MutantId> mutant,
-                          numerics::AttentionShape const& shape,
-                          numerics::Precision precision) const override;
+                          common::AttentionShape const& shape, common::Precision precision) const override;
 
   // Why the family cannot run `precision` at all (fa2_sm80: fp16 and bf16 only), or nullopt.
-  std::optional<std::string> unsupported_precision(numerics::Precision precision) const;
+  std::optional<std::string> unsupported_precision(common::Precision precision) const;
   // Why the backward cannot run at `precision` and the campaign's head dim (no <family>_bwd, or it does
   // not run them), or nullopt.
-  std::optional<std::string> backward_unsupported(numerics::Precision precision) const;
+  std::optional<std::string> backward_unsupported(common::Precision precision) const;
   // Whether `mutant` runs the backward (bwd kind, and the gpu-only bwd-race).
   static bool runs_backward(numerics::mutants::MutantId mutant);
   // The config of the problem's direction: the forward family's default with the requested tiles, or the
@@ -110,7 +109,7 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   // runs the correct kernel of a backward mutant's direction alone.
   numerics::AttentionOutputs run_direction(std::optional<numerics::mutants::MutantId> mutant,
                                            numerics::AttentionInputs const& inputs,
-                                           numerics::Precision precision, tuner::Direction direction);
+                                           common::Precision precision, tuner::Direction direction);
 
  private:
   GpuMutantRunner(GpuMutantOptions options, FamilySource forward, std::optional<FamilySource> backward);
@@ -123,7 +122,7 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   // (mutant index or -1, name expressions) -> program
   std::map<std::pair<int, std::string>, runtime::CompiledProgram> programs_;
   // (precision, backward?) -> the correct kernel's racecheck run
-  std::map<std::pair<numerics::Precision, bool>, RacecheckRun> racecheck_controls_;
+  std::map<std::pair<common::Precision, bool>, RacecheckRun> racecheck_controls_;
 };
 
 }  // namespace fl::tools::fa_mutate

@@ -73,7 +73,7 @@ std::variant<std::vector<GpuFamilyRun>, GpuTargetFailure> plan_gpu_mutant_runs(
     if (!runner) return bad_input(runner.error().one_line());
     GpuFamilyRun run{std::move(runner.value()), {}, {}};
     std::vector<std::string> requested;
-    for (numerics::Precision p : request.precisions) {
+    for (common::Precision p : request.precisions) {
       requested.emplace_back(numerics::name(p));
       if (auto why = run.runner->unsupported_precision(p)) {
         run.skipped.push_back(std::string(numerics::name(p)) + " skipped: " + *why);

@@ -11,7 +11,7 @@
 #include <vector>
 #include "runtime/target_arch.hpp"
 
-#include "numerics/precision.hpp"
+#include "common/precision.hpp"
 #include "runtime/device.hpp"
 #include "tools/fa_mutate/gpu_mutant_runner.hpp"
 
@@ -29,7 +29,7 @@ inline constexpr char const* kDefaultGpuMutantFamily = "fa2_sm80";
 struct GpuTargetRequest {
   std::vector<std::string> families;  // empty: kDefaultGpuMutantFamily
   // Each family runs the ones it supports; a family that supports none of them is the user's mistake.
-  std::vector<numerics::Precision> precisions;
+  std::vector<common::Precision> precisions;
   int head_dim = 64;
   int block_m = 0, block_n = 0;  // 0: the family's default
   std::filesystem::path compile_db;
@@ -46,7 +46,7 @@ struct GpuTargetFailure {
 // run, why (printed, never silently dropped).
 struct GpuFamilyRun {
   std::unique_ptr<GpuMutantRunner> runner;
-  std::vector<numerics::Precision> precisions;
+  std::vector<common::Precision> precisions;
   std::vector<std::string> skipped;
 };
 

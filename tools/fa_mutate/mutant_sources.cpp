@@ -16,7 +16,7 @@ bool is_identifier_char(char c) {
 
 Problem representative_problem(Direction direction) {
   Problem p;
-  p.dtype = numerics::Precision::bf16;
+  p.dtype = common::Precision::bf16;
   p.direction = direction;
   return p;
 }

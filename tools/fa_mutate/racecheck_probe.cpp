@@ -23,7 +23,7 @@ std::vector<std::string> racecheck_probe_arguments(GpuMutantOptions const& optio
                                 "--family",
                                 options.family,
                                 "--dtype",
-                                std::string(numerics::name(probe.request.precisions.at(0))),
+                                std::string(common::name(probe.request.precisions.at(0))),
                                 "--head-dim",
                                 std::to_string(options.head_dim),
                                 "--seed",
@@ -38,8 +38,8 @@ std::vector<std::string> racecheck_probe_arguments(GpuMutantOptions const& optio
   return args;
 }
 
-numerics::AttentionShape racecheck_shape(int head_dim) {
-  numerics::AttentionShape shape;
+common::AttentionShape racecheck_shape(int head_dim) {
+  common::AttentionShape shape;
   shape.batch = kRacecheckBatch;
   shape.heads_q = shape.heads_kv = kRacecheckHeads;
   shape.seqlen_q = shape.seqlen_k = kRacecheckSeqlen;
@@ -55,7 +55,7 @@ int run_racecheck_probe(RacecheckProbe const& probe) {
   }
   auto& target = *std::get<std::unique_ptr<GpuMutantTarget>>(opened);
   GpuFamilyRun& run = target.runs().front();
-  numerics::Precision const precision = run.precisions.front();
+  common::Precision const precision = run.precisions.front();
   numerics::FamilyRequest request;
   request.shape = racecheck_shape(probe.request.head_dim);
   request.seed = probe.seed;

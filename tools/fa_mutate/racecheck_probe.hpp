@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/precision.hpp"
 #include "numerics/mutants/catalogue.hpp"
-#include "numerics/precision.hpp"
 #include "tools/fa_mutate/gpu_mutant_target.hpp"
 
 namespace fl::tools::fa_mutate {
@@ -27,7 +27,7 @@ std::vector<std::string> racecheck_probe_arguments(GpuMutantOptions const& optio
                                                    RacecheckProbe const& probe);
 
 // The tiny problem, at the campaign's head dim.
-numerics::AttentionShape racecheck_shape(int head_dim);
+common::AttentionShape racecheck_shape(int head_dim);
 
 // Runs the probe once on the GPU. Exit code: 0 it ran (kRacecheckProbeRan printed), 1 the GPU side failed,
 // 2 or 3 as open_gpu_mutant_target says (a bad request, no GPU), each with one line on stderr.

@@ -114,8 +114,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   auto const words = common::parse_word_list(dtypes);
   if (!words) bench_bad_input("--dtype '" + dtypes + "' is not a comma-separated list");
   for (auto const& w : *words) {
-    auto const p = numerics::parse_precision(w);
-    if (!p || *p == numerics::Precision::fp32)
+    auto const p = common::parse_precision(w);
+    if (!p || *p == common::Precision::fp32)
       bench_bad_input("--dtype '" + w + "' is not one of fp16, bf16, fp8_e4m3, fp8_e5m2");
     o.dtypes.push_back(*p);
   }
@@ -229,9 +229,9 @@ void validate_bench_plan(BenchOptions const& opt, Family const& family) {
     bench_bad_input("--config picks one config; --compile-space compiles every config of the space");
   if (!opt.stability_study.empty())
     for (auto const dtype : opt.dtypes)
-      if (dtype != numerics::Precision::fp16 && dtype != numerics::Precision::bf16)
+      if (dtype != common::Precision::fp16 && dtype != common::Precision::bf16)
         bench_bad_input("--stability-study runs fp16 and bf16 (FP8: --error-study), not " +
-                        std::string(numerics::name(dtype)));
+                        std::string(common::name(dtype)));
   if (!opt.error_study.empty() || !opt.stability_study.empty()) return;  // its own grid: checked by the study
   for (auto const& base : problem_classes(opt)) {
     if (auto why = family.unsupported(base)) bench_bad_input(*why);
@@ -273,7 +273,7 @@ std::optional<std::string> device_fit_problem(BenchOptions const& opt, Family co
 }
 
 // The headline shape for n and d, or the --batch/--heads/--heads-kv/--seqlen-q override.
-Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, numerics::Precision dtype) {
+Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, common::Precision dtype) {
   Problem p = headline_problem(n, d, causal, dtype, opt.direction);
   if (opt.batch > 0) p.shape.batch = opt.batch;
   if (opt.heads > 0) p.shape.heads_q = p.shape.heads_kv = opt.heads;

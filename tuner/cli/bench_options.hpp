@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "numerics/precision.hpp"
+#include "common/precision.hpp"
 #include "runtime/target_arch.hpp"
 #include "tuner/config.hpp"
 #include "tuner/family.hpp"
@@ -17,7 +17,7 @@ namespace fl::tuner {
 struct BenchOptions {
   std::string family = "fa2_sm80";
   std::optional<Config> config;
-  std::vector<numerics::Precision> dtypes;
+  std::vector<common::Precision> dtypes;
   std::vector<int> head_dims, seqlens;
   std::vector<bool> causal;
   std::optional<runtime::TargetArch> arch;
@@ -60,6 +60,6 @@ std::optional<std::string> device_fit_problem(BenchOptions const& opt, Family co
 
 // The headline shape for n and d, or the --batch/--heads/--heads-kv/--seqlen-q override (and the FP8
 // options): n is n_k, and n_q too unless --seqlen-q gives it.
-Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, numerics::Precision dtype);
+Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, common::Precision dtype);
 
 }  // namespace fl::tuner

@@ -16,7 +16,7 @@ std::vector<ParamSpec> parameters() {
 }
 
 std::optional<std::string> unsupported(Problem const& problem) {
-  if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
+  if (problem.dtype != common::Precision::fp16 && problem.dtype != common::Precision::bf16)
     return "fa1 runs fp16 and bf16";
   int const d = problem.shape.head_dim;
   if (d != 64 && d != 128 && d != 256) return "fa1 runs head dims 64, 128, 256";

@@ -49,8 +49,8 @@ std::vector<ParamSpec> parameters() {
 }
 
 std::optional<std::string> unsupported(Problem const& problem) {
-  if (!numerics::is_fp8(problem.dtype))
-    return "fa2_fp8 runs fp8_e4m3 and fp8_e5m2 (got " + std::string(numerics::name(problem.dtype)) + ")";
+  if (!common::is_fp8(problem.dtype))
+    return "fa2_fp8 runs fp8_e4m3 and fp8_e5m2 (got " + std::string(common::name(problem.dtype)) + ")";
   int const d = problem.shape.head_dim;
   if (d != 64 && d != 128 && d != 256)
     return "fa2_fp8 runs head dims 64, 128, 256 (got " + std::to_string(d) + ")";

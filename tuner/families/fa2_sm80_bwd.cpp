@@ -54,7 +54,7 @@ std::vector<ParamSpec> parameters() {
 }
 
 std::optional<std::string> unsupported(Problem const& problem) {
-  if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
+  if (problem.dtype != common::Precision::fp16 && problem.dtype != common::Precision::bf16)
     return "fa2_sm80_bwd runs fp16 and bf16";
   if (problem.shape.head_dim != 64 && problem.shape.head_dim != 128)
     return "fa2_sm80_bwd runs head dims 64 and 128";

@@ -16,7 +16,7 @@ namespace {
 constexpr unsigned kOColumnsPerBox = 64;  // 16-bit O columns in one 128-byte swizzle span
 
 bool fp8(Problem const& problem) {
-  return numerics::is_fp8(problem.dtype);
+  return common::is_fp8(problem.dtype);
 }
 // Descale factors read from device arrays (per-block scaling, or per-tensor quantised on the device).
 bool per_block(Problem const& problem) {
@@ -66,10 +66,9 @@ std::vector<ParamSpec> parameters() {
 }
 
 std::optional<std::string> unsupported(Problem const& problem) {
-  if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16 &&
-      !fp8(problem))
+  if (problem.dtype != common::Precision::fp16 && problem.dtype != common::Precision::bf16 && !fp8(problem))
     return "fa3_sm90 runs fp16, bf16, fp8_e4m3 and fp8_e5m2 (got " +
-           std::string(numerics::name(problem.dtype)) + ")";
+           std::string(common::name(problem.dtype)) + ")";
   int const d = problem.shape.head_dim;
   if (d != 64 && d != 128 && d != 256)
     return "fa3_sm90 runs head dims 64, 128, 256 (got " + std::to_string(d) + ")";

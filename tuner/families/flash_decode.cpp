@@ -45,8 +45,8 @@ std::vector<ParamSpec> parameters() {
 }
 
 std::optional<std::string> unsupported(Problem const& problem) {
-  if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
-    return "flash_decode runs fp16 and bf16 (got " + std::string(numerics::name(problem.dtype)) + ")";
+  if (problem.dtype != common::Precision::fp16 && problem.dtype != common::Precision::bf16)
+    return "flash_decode runs fp16 and bf16 (got " + std::string(common::name(problem.dtype)) + ")";
   int const d = problem.shape.head_dim;
   if (d != 64 && d != 128 && d != 256)
     return "flash_decode runs head dims 64, 128, 256 (got " + std::to_string(d) + ")";

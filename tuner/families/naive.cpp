@@ -14,7 +14,7 @@ std::vector<ParamSpec> parameters() {
 }
 
 std::optional<std::string> unsupported(Problem const& problem) {
-  if (problem.dtype != numerics::Precision::fp16 && problem.dtype != numerics::Precision::bf16)
+  if (problem.dtype != common::Precision::fp16 && problem.dtype != common::Precision::bf16)
     return "naive runs fp16 and bf16";
   if (problem.direction != Direction::forward) return "naive backward is not implemented yet";
   if (problem.shape.heads_kv <= 0 || problem.shape.heads_q % problem.shape.heads_kv != 0)

@@ -6,7 +6,7 @@
 
 namespace fl::tuner {
 
-std::string name_expression(fa::signature::Kernel const& kernel, numerics::Precision element,
+std::string name_expression(fa::signature::Kernel const& kernel, common::Precision element,
                             Config const& values) {
   std::string out = std::string(kernel.name) + "<";
   for (int i = 0; i < kernel.count; ++i) {

@@ -4,8 +4,8 @@
 // and the values a family gives them by name. The order is never restated on the host.
 #include <string>
 
+#include "common/precision.hpp"
 #include "kernels_src/fa_kernel_signatures.h"
-#include "numerics/precision.hpp"
 #include "tuner/config.hpp"
 
 namespace fl::tuner {
@@ -13,7 +13,7 @@ namespace fl::tuner {
 // `values` holds every integer and boolean parameter by its name in the kernel (a boolean: 0 or 1); the
 // type parameter is `element`. Throws std::logic_error naming the parameter when one has no value: a
 // family that forgot one is a programming error, caught by the families' tests.
-std::string name_expression(fa::signature::Kernel const& kernel, numerics::Precision element,
+std::string name_expression(fa::signature::Kernel const& kernel, common::Precision element,
                             Config const& values);
 
 }  // namespace fl::tuner

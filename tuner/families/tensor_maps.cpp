@@ -2,9 +2,9 @@
 
 namespace fl::tuner {
 
-runtime::TensorElement tensor_element(numerics::Precision dtype) {
-  if (numerics::is_fp8(dtype)) return runtime::TensorElement::byte;
-  return dtype == numerics::Precision::fp16 ? runtime::TensorElement::fp16 : runtime::TensorElement::bf16;
+runtime::TensorElement tensor_element(common::Precision dtype) {
+  if (common::is_fp8(dtype)) return runtime::TensorElement::byte;
+  return dtype == common::Precision::fp16 ? runtime::TensorElement::fp16 : runtime::TensorElement::bf16;
 }
 
 runtime::AttentionTensorView attention_view(Problem const& problem, runtime::TensorElement element,

@@ -10,7 +10,7 @@
 namespace fl::tuner {
 
 // How the copy engine sees `dtype`: fp16, bf16, or bytes for the FP8 codes.
-runtime::TensorElement tensor_element(numerics::Precision dtype);
+runtime::TensorElement tensor_element(common::Precision dtype);
 
 // A (B, H, N, D) tensor with the problem's batch and head dim: `heads` x `rows`, strides in elements.
 runtime::AttentionTensorView attention_view(Problem const& problem, runtime::TensorElement element,

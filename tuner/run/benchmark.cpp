@@ -71,7 +71,7 @@ runtime::Result<TimedResult> time_config(Family const& family, Config const& con
   // FP8: quantised once on the host for every set (about a second per set at the largest shapes), or by
   // the launch sequence itself (quantised on the device: timed with the forward).
   std::optional<Fp8Operands> fp8;
-  if (numerics::is_fp8(problem.dtype) && !quantizes_on_device(problem)) {
+  if (common::is_fp8(problem.dtype) && !quantizes_on_device(problem)) {
     try {
       fp8 = quantize_fp8_operands(problem, host_inputs);
     } catch (std::invalid_argument const& e) {

@@ -24,7 +24,7 @@ T* as_pointer(runtime::DeviceBuffer const& b, std::size_t byte_offset = 0) {
 }
 
 runtime::Status upload(runtime::DeviceBuffer& buffer, std::vector<float> const& values,
-                       numerics::Precision dtype) {
+                       common::Precision dtype) {
   auto const bits = encode_16bit(values, dtype);
   return buffer.upload(bits.data(), bits.size() * sizeof(std::uint16_t));
 }
@@ -54,8 +54,8 @@ runtime::Status upload_inputs(DeviceProblem& dp, Problem const& problem, HostInp
 }
 
 // Bytes of one Q, K or V element: one FP8 code or a 16-bit value. O is always 16-bit (bf16 for FP8).
-std::size_t input_element_bytes(numerics::Precision dtype) {
-  return numerics::is_fp8(dtype) ? 1 : kBytes16;
+std::size_t input_element_bytes(common::Precision dtype) {
+  return common::is_fp8(dtype) ? 1 : kBytes16;
 }
 
 template <class T>
@@ -76,7 +76,7 @@ runtime::Status allocate_slot(std::optional<runtime::DeviceBuffer>& slot, std::s
 // Quantised on the device: the bf16 inputs, the signs, empty descale arrays; the fp8_quantize launches
 // write the codes into dp.q, dp.k, dp.v and the factors into the arrays.
 runtime::Status upload_fp8_sources(DeviceProblem& dp, Problem const& problem, HostInputs const& inputs) {
-  auto const bf16 = numerics::Precision::bf16;
+  auto const bf16 = common::Precision::bf16;
   bool const encoded =
       inputs.encoded && inputs.encoded->dtype == bf16 && inputs.encoded->q.size() == inputs.q.size();
   fa::AttentionParams& p = dp.params;
@@ -166,7 +166,7 @@ std::size_t DeviceProblem::bytes_needed(Problem const& problem, ScratchBytes con
   std::size_t bytes = in_bytes * (s.q_elements() + 2 * s.kv_elements()) + kBytes16 * s.q_elements() +
                       sizeof(float) * s.lse_elements() + scratch.total();
   // FP8 per-block descale factors: at most one per row of Q, K, V.
-  if (numerics::is_fp8(problem.dtype))
+  if (common::is_fp8(problem.dtype))
     bytes += sizeof(float) * (s.lse_elements() + 2 * s.kv_elements() / s.head_dim);
   // Quantised on the device: the bf16 inputs and the signs besides the codes.
   if (quantizes_on_device(problem))
@@ -180,7 +180,7 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
                                                      ScratchBytes const& scratch, HostOutputs const* forward,
                                                      Fp8Operands const* fp8_ops) {
   auto const& s = problem.shape;
-  bool const fp8 = numerics::is_fp8(problem.dtype);
+  bool const fp8 = common::is_fp8(problem.dtype);
   std::size_t const in_bytes = input_element_bytes(problem.dtype);
   auto q = runtime::DeviceBuffer::allocate(in_bytes * s.q_elements());
   if (!q) return q.error();

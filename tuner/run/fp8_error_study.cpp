@@ -14,18 +14,18 @@ namespace fl::tuner {
 namespace {
 
 struct Variant {
-  numerics::Precision precision;
+  common::Precision precision;
   numerics::Fp8Scaling scaling;
   bool incoherent;
   std::string label() const {
-    return std::string(numerics::name(precision)) + " " + std::string(numerics::name(scaling)) +
+    return std::string(common::name(precision)) + " " + std::string(numerics::name(scaling)) +
            (incoherent ? " incoherent" : "");
   }
 };
 
 std::vector<Variant> fp8_variants() {
   std::vector<Variant> out;
-  for (auto p : {numerics::Precision::fp8_e4m3, numerics::Precision::fp8_e5m2})
+  for (auto p : {common::Precision::fp8_e4m3, common::Precision::fp8_e5m2})
     for (auto s : {numerics::Fp8Scaling::per_tensor, numerics::Fp8Scaling::per_block})
       for (bool inc : {false, true}) out.push_back({p, s, inc});
   return out;
@@ -38,7 +38,7 @@ numerics::AttentionInputs study_inputs(numerics::InputFamily recipe, int n, int 
   r.shape.seqlen_q = r.shape.seqlen_k = n;
   r.shape.head_dim = d;
   r.seed = seed;
-  r.precision = numerics::Precision::bf16;
+  r.precision = common::Precision::bf16;
   r.with_backward = false;
   return numerics::generate_family(recipe, r).inputs;
 }
@@ -110,7 +110,7 @@ runtime::Result<std::string> run_fp8_error_study(Family const& family, CompileSp
             if (c == ',') c = ';';
           char line[512];
           std::snprintf(line, sizeof line, "forward,gpu,%s,%s,%s,%d,%s,%d,%d,%zu,%g,%g,0,0,0,0,%s %s\n",
-                        v.label().c_str(), std::string(numerics::name(v.precision)).c_str(),
+                        v.label().c_str(), std::string(common::name(v.precision)).c_str(),
                         std::string(numerics::name(v.scaling)).c_str(), v.incoherent ? 1 : 0,
                         std::string(numerics::name(recipe)).c_str(), d, n, sample.query_rows.size(), m.rmse,
                         m.rel_frobenius, o.source.c_str(), config_text.c_str());

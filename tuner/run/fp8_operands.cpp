@@ -10,7 +10,7 @@ namespace fl::tuner {
 
 namespace {
 
-std::vector<std::uint8_t> codes_of(std::vector<float> const& values, numerics::Precision format) {
+std::vector<std::uint8_t> codes_of(std::vector<float> const& values, common::Precision format) {
   std::vector<std::uint8_t> codes(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) codes[i] = fp8_code(values[i], format);
   return codes;
@@ -32,14 +32,13 @@ std::vector<float> descales_of(std::vector<float> const& per_row, int matrices, 
 
 }  // namespace
 
-std::uint8_t fp8_code(float value, numerics::Precision format) {
+std::uint8_t fp8_code(float value, common::Precision format) {
   return __nv_cvt_float_to_fp8(value, __NV_SATFINITE,
-                               format == numerics::Precision::fp8_e5m2 ? __NV_E5M2 : __NV_E4M3);
+                               format == common::Precision::fp8_e5m2 ? __NV_E5M2 : __NV_E4M3);
 }
 
 Fp8Operands quantize_fp8_operands(Problem const& problem, HostInputs const& inputs) {
-  if (!numerics::is_fp8(problem.dtype))
-    throw std::invalid_argument("quantize_fp8_operands: dtype is not FP8");
+  if (!common::is_fp8(problem.dtype)) throw std::invalid_argument("quantize_fp8_operands: dtype is not FP8");
   auto const& s = problem.shape;
   if (inputs.q.size() != s.q_elements() || inputs.k.size() != s.kv_elements() ||
       inputs.v.size() != s.kv_elements())

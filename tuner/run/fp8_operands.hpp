@@ -23,6 +23,6 @@ struct Fp8Operands {
 Fp8Operands quantize_fp8_operands(Problem const& problem, HostInputs const& inputs);
 
 // The FP8 encoding of a value exactly representable in `format` (CUDA's host conversion, saturating).
-std::uint8_t fp8_code(float value, numerics::Precision format);
+std::uint8_t fp8_code(float value, common::Precision format);
 
 }  // namespace fl::tuner

@@ -6,13 +6,13 @@
 #include <random>
 
 #include "numerics/input_families.hpp"
+#include "numerics/precision.hpp"
 
 namespace fl::tuner {
 
 namespace {
 
-std::vector<float> normal_tensor(std::size_t n, std::mt19937_64& rng, float scale,
-                                 numerics::Precision dtype) {
+std::vector<float> normal_tensor(std::size_t n, std::mt19937_64& rng, float scale, common::Precision dtype) {
   std::normal_distribution<float> dist(0.0f, 1.0f);
   std::vector<float> out(n);
   for (auto& x : out) x = numerics::round_to(dtype, scale * dist(rng));
@@ -34,11 +34,11 @@ HostInputs make_normal_inputs(Problem const& problem, std::uint64_t seed, float 
   return in;
 }
 
-std::vector<std::uint16_t> encode_16bit(std::vector<float> const& values, numerics::Precision dtype) {
+std::vector<std::uint16_t> encode_16bit(std::vector<float> const& values, common::Precision dtype) {
   dtype = numerics::storage_precision(dtype);
   std::vector<std::uint16_t> out(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
-    if (dtype == numerics::Precision::bf16) {
+    if (dtype == common::Precision::bf16) {
       out[i] = static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(values[i])).x;
     } else {
       out[i] = static_cast<__half_raw>(__float2half_rn(values[i])).x;
@@ -47,11 +47,11 @@ std::vector<std::uint16_t> encode_16bit(std::vector<float> const& values, numeri
   return out;
 }
 
-std::vector<float> decode_16bit(std::vector<std::uint16_t> const& bits, numerics::Precision dtype) {
+std::vector<float> decode_16bit(std::vector<std::uint16_t> const& bits, common::Precision dtype) {
   dtype = numerics::storage_precision(dtype);
   std::vector<float> out(bits.size());
   for (std::size_t i = 0; i < bits.size(); ++i) {
-    if (dtype == numerics::Precision::bf16) {
+    if (dtype == common::Precision::bf16) {
       __nv_bfloat16_raw raw;
       raw.x = bits[i];
       out[i] = __bfloat162float(__nv_bfloat16(raw));
@@ -64,7 +64,7 @@ std::vector<float> decode_16bit(std::vector<std::uint16_t> const& bits, numerics
   return out;
 }
 
-EncodedInputs encode_inputs(HostInputs const& inputs, numerics::Precision dtype) {
+EncodedInputs encode_inputs(HostInputs const& inputs, common::Precision dtype) {
   dtype = numerics::storage_precision(dtype);
   return EncodedInputs{dtype, encode_16bit(inputs.q, dtype), encode_16bit(inputs.k, dtype),
                        encode_16bit(inputs.v, dtype), encode_16bit(inputs.d_o, dtype)};

@@ -26,10 +26,10 @@ struct HostInputs {
 // and two rotated timing sets): 1.32 s of each candidate's host time before (experiments/tuner/README.md,
 // "Notes").
 struct EncodedInputs {
-  numerics::Precision dtype;  // the storage precision encoded (bf16 for FP8 dtypes)
+  common::Precision dtype;  // the storage precision encoded (bf16 for FP8 dtypes)
   std::vector<std::uint16_t> q, k, v, d_o;
 };
-EncodedInputs encode_inputs(HostInputs const& inputs, numerics::Precision dtype);
+EncodedInputs encode_inputs(HostInputs const& inputs, common::Precision dtype);
 
 struct HostOutputs {
   std::vector<float> o;    // (B, H_q, N_q, D)
@@ -47,7 +47,7 @@ HostInputs make_normal_inputs(Problem const& problem, std::uint64_t seed, float 
 
 // float -> the dtype's 2-byte encoding, and back (CUDA's own host conversions, round to nearest even). FP8
 // dtypes use bf16, the element type of their outputs.
-std::vector<std::uint16_t> encode_16bit(std::vector<float> const& values, numerics::Precision dtype);
-std::vector<float> decode_16bit(std::vector<std::uint16_t> const& bits, numerics::Precision dtype);
+std::vector<std::uint16_t> encode_16bit(std::vector<float> const& values, common::Precision dtype);
+std::vector<float> decode_16bit(std::vector<std::uint16_t> const& bits, common::Precision dtype);
 
 }  // namespace fl::tuner

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "numerics/precision.hpp"
 #include "numerics/reference.hpp"
 
 namespace fl::tuner {
@@ -67,7 +68,7 @@ HostOutputs reference_forward(Problem const& problem, HostInputs const& in) {
 numerics::CheckOptions check_options(Problem const& problem, std::size_t sample_rows, std::uint64_t seed) {
   numerics::CheckOptions options;
   options.claimed = problem.dtype;
-  if (numerics::is_fp8(problem.dtype)) {
+  if (common::is_fp8(problem.dtype)) {
     // The bound allows any FP8 scaling; the recipe says which one the kernel used (reports, diagnosis).
     options.recipe = recipe_of(problem);
     options.use_custom_recipe = true;

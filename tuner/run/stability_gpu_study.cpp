@@ -62,7 +62,7 @@ runtime::Result<std::string> run_stability_gpu_study(
             continue;
           }
           auto const t0 = std::chrono::steady_clock::now();
-          std::string const key = std::string(numerics::name(precision)) + " " + to_string(config);
+          std::string const key = std::string(common::name(precision)) + " " + to_string(config);
           if (!programs.count(key)) {
             auto program = compile_family_config(family, config, p, spec);
             if (!program) return program.error();

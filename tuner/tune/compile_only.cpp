@@ -5,7 +5,7 @@
 #include <future>
 #include <map>
 
-#include "numerics/precision.hpp"
+#include "common/precision.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/compile_pool.hpp"
 #include "tuner/compile/prune.hpp"
@@ -28,7 +28,7 @@ std::vector<Problem> selected_problem_classes(TuneOptions const& options) {
       for (bool causal : causal_values)
         for (Direction direction : directions) {
           problems.push_back(headline_problem(options.seqlens.front(), d, causal,
-                                              *numerics::parse_precision(dtype_name), direction));
+                                              *common::parse_precision(dtype_name), direction));
           problems.back().fp8 = options.fp8;  // ignored by 16-bit dtypes
         }
   return problems;

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "numerics/precision.hpp"
+#include "common/precision.hpp"
 
 namespace fl::tuner {
 
@@ -32,7 +32,7 @@ Problem problem_from_key(db::ProblemKey const& key) {
     p.dtype = dtype->first;
     p.fp8 = dtype->second;
   } else {
-    p.dtype = numerics::Precision::bf16;
+    p.dtype = common::Precision::bf16;
   }
   p.direction =
       key.direction == direction_name(Direction::backward) ? Direction::backward : Direction::forward;

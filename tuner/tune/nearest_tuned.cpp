@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "numerics/precision.hpp"
+#include "common/precision.hpp"
 #include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/tune_loop.hpp"
 
@@ -24,7 +24,7 @@ double log2_ratio(double a, double b) {
 
 double shape_distance(Problem const& wanted, Problem const& tuned) {
   if (wanted.direction != tuned.direction) return std::numeric_limits<double>::infinity();
-  if (numerics::is_fp8(wanted.dtype) != numerics::is_fp8(tuned.dtype))
+  if (common::is_fp8(wanted.dtype) != common::is_fp8(tuned.dtype))
     return std::numeric_limits<double>::infinity();
   auto const& w = wanted.shape;
   auto const& t = tuned.shape;

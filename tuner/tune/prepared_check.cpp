@@ -29,7 +29,7 @@ Verdict PreparedCheck::judge(HostOutputs const& out) const {
   return verdict;
 }
 
-std::vector<std::size_t> screened_rows(numerics::AttentionShape const& shape, std::vector<float> const& v,
+std::vector<std::size_t> screened_rows(common::AttentionShape const& shape, std::vector<float> const& v,
                                        HostOutputs const& out, numerics::PrecisionRecipe const& recipe) {
   numerics::AttentionInputs in;
   in.shape = shape;

@@ -38,7 +38,7 @@ class PreparedCheck {
 };
 
 // The rows numerics' screen flags (numerics::screened_query_rows) for outputs in the tuner's types.
-std::vector<std::size_t> screened_rows(numerics::AttentionShape const& shape, std::vector<float> const& v,
+std::vector<std::size_t> screened_rows(common::AttentionShape const& shape, std::vector<float> const& v,
                                        HostOutputs const& out, numerics::PrecisionRecipe const& recipe);
 
 }  // namespace fl::tuner

@@ -18,7 +18,7 @@ VerificationSet const& ReferenceCache::insert(std::string key, Problem const& pr
   auto const start = std::chrono::steady_clock::now();
   HostOutputs forward;
   if (problem.direction == Direction::backward) forward = reference_forward(problem, inputs);
-  if (encode_once_ && !numerics::is_fp8(problem.dtype))  // FP8 inputs are quantised, not encoded
+  if (encode_once_ && !common::is_fp8(problem.dtype))  // FP8 inputs are quantised, not encoded
     inputs.encoded = std::make_shared<EncodedInputs const>(encode_inputs(inputs, problem.dtype));
   auto set = std::make_unique<VerificationSet>(
       VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed), std::move(forward)});

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "common/precision.hpp"
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
-#include "numerics/precision.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/compile_service.hpp"
 #include "tuner/families/registry.hpp"

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/precision.hpp"
 #include "db/schema.hpp"
 #include "db/tuning_runs.hpp"
-#include "numerics/precision.hpp"
 #include "tuner/families/registry.hpp"
 #include "tuner/report/table.hpp"
 #include "tuner/strategy/family_space.hpp"

@@ -11,9 +11,9 @@
 #include <vector>
 
 namespace mut = fl::numerics::mutants;
+using fl::common::Precision;
 using fl::numerics::AttentionInputs;
 using fl::numerics::AttentionOutputs;
-using fl::numerics::Precision;
 
 namespace {
 
@@ -46,7 +46,7 @@ class RacyTarget final : public mut::MutantRunner {
   int race_tool_calls = 0;
   std::uint64_t race_tool_seed = 0;
   bool has_backward(Precision) const override { return true; }
-  std::string config_json(std::optional<mut::MutantId>, fl::numerics::AttentionShape const&,
+  std::string config_json(std::optional<mut::MutantId>, fl::common::AttentionShape const&,
                           Precision) const override {
     return "{}";
   }
@@ -133,21 +133,21 @@ TEST_CASE("a race the tool cannot show survives with the tool's reason, never si
 
 TEST_CASE("campaign_shape raises N until every family's shape holds two key blocks and a tail",
           "[mutants][campaign]") {
-  fl::numerics::AttentionShape base;
+  fl::common::AttentionShape base;
   base.seqlen_q = base.seqlen_k = 100;
   base.head_dim = 16;
   std::span<fl::numerics::InputFamily const> const families = fl::numerics::all_input_families();
   CHECK(mut::campaign_shape(base, {}, families).seqlen_q == 100);  // no requirement: the shape as given
   CHECK(mut::campaign_shape(base, {16, 32}, families).seqlen_q == 100);
-  fl::numerics::AttentionShape const raised = mut::campaign_shape(base, {128, 128}, families);
+  fl::common::AttentionShape const raised = mut::campaign_shape(base, {128, 128}, families);
   CHECK(raised.seqlen_q > 100);
   for (fl::numerics::InputFamily family : families) {
-    fl::numerics::AttentionShape const s = fl::numerics::family_shape(family, raised);
+    fl::common::AttentionShape const s = fl::numerics::family_shape(family, raised);
     CHECK(s.seqlen_k >= 2 * 128 + 1);
     CHECK(s.seqlen_q >= 2 * 128 + 1);
   }
   // The smallest such N: one less fails for some family (fully_masked_rows loses a quarter of its keys).
-  fl::numerics::AttentionShape smaller = raised;
+  fl::common::AttentionShape smaller = raised;
   --smaller.seqlen_q;
   --smaller.seqlen_k;
   bool some_family_short = false;

@@ -9,7 +9,7 @@
 #include "db/schema.hpp"
 
 namespace mut = fl::numerics::mutants;
-using fl::numerics::Precision;
+using fl::common::Precision;
 
 namespace {
 

@@ -5,12 +5,13 @@
 #include <cmath>
 #include <limits>
 
+#include "numerics/precision.hpp"
 #include "tests/numerics/emulator/naive_attention.hpp"
 
 namespace {
 
-using fl::numerics::AttentionShape;
-using fl::numerics::Precision;
+using fl::common::AttentionShape;
+using fl::common::Precision;
 namespace emu = fl::numerics::emulator;
 
 struct Problem {

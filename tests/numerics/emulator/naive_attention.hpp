@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "numerics/attention_shape.hpp"
+#include "common/attention_shape.hpp"
 
 namespace fl::test {
 
@@ -18,7 +18,7 @@ struct NaiveBackward {
   std::vector<double> dq, dk, dv;
 };
 
-inline std::vector<double> naive_probabilities(numerics::AttentionShape const& s, std::vector<float> const& q,
+inline std::vector<double> naive_probabilities(common::AttentionShape const& s, std::vector<float> const& q,
                                                std::vector<float> const& k, std::size_t b, int h, int i,
                                                double* lse_out) {
   auto const d = static_cast<std::size_t>(s.head_dim);
@@ -49,7 +49,7 @@ inline std::vector<double> naive_probabilities(numerics::AttentionShape const& s
   return sc;
 }
 
-inline NaiveForward naive_forward(numerics::AttentionShape const& s, std::vector<float> const& q,
+inline NaiveForward naive_forward(common::AttentionShape const& s, std::vector<float> const& q,
                                   std::vector<float> const& k, std::vector<float> const& v) {
   auto const d = static_cast<std::size_t>(s.head_dim);
   NaiveForward out{std::vector<double>(s.q_elements(), 0.0), std::vector<double>(s.lse_elements(), 0.0)};
@@ -67,7 +67,7 @@ inline NaiveForward naive_forward(numerics::AttentionShape const& s, std::vector
   return out;
 }
 
-inline NaiveBackward naive_backward(numerics::AttentionShape const& s, std::vector<float> const& q,
+inline NaiveBackward naive_backward(common::AttentionShape const& s, std::vector<float> const& q,
                                     std::vector<float> const& k, std::vector<float> const& v,
                                     std::vector<float> const& d_o) {
   auto const d = static_cast<std::size_t>(s.head_dim);

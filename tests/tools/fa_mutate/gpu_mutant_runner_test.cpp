@@ -22,7 +22,7 @@ using namespace fl;
 using namespace fl::tuner;
 using namespace fl::tools::fa_mutate;
 namespace mut = fl::numerics::mutants;
-using numerics::Precision;
+using common::Precision;
 
 namespace {
 
@@ -206,14 +206,14 @@ TEST_CASE("fa-mutate's campaign on fa2_sm80 kills and names every applicable mut
 
 TEST_CASE("the GPU campaign's problems give every config two key blocks and more than one query block",
           "[tuner][mutants]") {
-  numerics::AttentionShape base{1, 2, 1, 100, 100, 64, false, 0.0};
+  common::AttentionShape base{1, 2, 1, 100, 100, 64, false, 0.0};
   auto check = [&](GpuMutantRunner const& runner, Precision precision, int want_block_m, int want_block_n) {
     mut::CampaignTiles const tiles = runner.largest_tiles(precision, base);
     CHECK(tiles.block_m == want_block_m);
     CHECK(tiles.block_n == want_block_n);
-    numerics::AttentionShape const shape = mut::campaign_shape(base, tiles, numerics::all_input_families());
+    common::AttentionShape const shape = mut::campaign_shape(base, tiles, numerics::all_input_families());
     for (numerics::InputFamily family : numerics::all_input_families()) {
-      numerics::AttentionShape const s = numerics::family_shape(family, shape);
+      common::AttentionShape const s = numerics::family_shape(family, shape);
       INFO(runner.family() << " " << numerics::name(family) << ": N_q " << s.seqlen_q << ", N_k "
                            << s.seqlen_k);
       CHECK(s.seqlen_k >= 2 * tiles.block_n + 1);
@@ -224,7 +224,7 @@ TEST_CASE("the GPU campaign's problems give every config two key blocks and more
   SECTION("fa2_fp8 at its default tiles (kBlockM 128, kBlockN 128 at d = 64): n = 100 was one key block") {
     auto runner = GpuMutantRunner::create({"fa2_fp8", kKernelsDir, runtime::TargetArch::sm_90a, {}, 0, 0});
     REQUIRE(runner);
-    numerics::AttentionShape const shape = check(*runner.value(), Precision::fp8_e4m3, 128, 128);
+    common::AttentionShape const shape = check(*runner.value(), Precision::fp8_e4m3, 128, 128);
     CHECK(shape.seqlen_k > 256);
   }
   SECTION("fa3_sm90: its rows are 64 per consumer warpgroup, whatever --block-m says") {

@@ -33,8 +33,8 @@ using namespace fl::tuner;
 using namespace fl::tools::fa_mutate;
 namespace fs = std::filesystem;
 namespace mut = fl::numerics::mutants;
+using common::Precision;
 using fl::test::ScriptDir;
-using numerics::Precision;
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include "tuner/families/registry.hpp"
 
 using namespace fl::tuner;
-using fl::numerics::Precision;
+using fl::common::Precision;
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include "tuner/families/families.hpp"
 
 TEST_CASE("name expressions follow the declared order, with every value by name", "[tuner][families]") {
-  using fl::numerics::Precision;
+  using fl::common::Precision;
   using fl::tuner::name_expression;
   fl::tuner::Config const values{{"kHeadDim", 128}, {"kBlockM", 128}, {"kBlockN", 32}, {"kNWarps", 4},
                                  {"kStages", 1},    {"kWarpsN", 1},   {"kQInRegs", 0}, {"kEpilogueSmem", 1},
@@ -23,7 +23,7 @@ TEST_CASE("name expressions follow the declared order, with every value by name"
 
 TEST_CASE("every sm80-era family names its default kernels as before the declarations", "[tuner][families]") {
   using namespace fl::tuner;
-  using fl::numerics::Precision;
+  using fl::common::Precision;
   // The strings the families built by concatenation (2026-12-01), for the default configs.
   auto const fwd = headline_problem(1024, 128, true, Precision::bf16, Direction::forward);
   auto const bwd = headline_problem(1024, 64, false, Precision::bf16, Direction::backward);

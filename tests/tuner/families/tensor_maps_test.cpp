@@ -10,7 +10,7 @@
 #include "tuner/families/registry.hpp"
 
 using namespace fl::tuner;
-using fl::numerics::Precision;
+using fl::common::Precision;
 using fl::test::attention_map;
 using fl::test::EncodedTensorMap;
 

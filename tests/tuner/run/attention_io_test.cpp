@@ -26,7 +26,7 @@ TEST_CASE("attention inputs and outputs cross between float64 and the device's h
     CHECK(double(host.q[i]) == in.q[i]);
     CHECK(double(host.k[i]) == in.k[i]);
     CHECK(double(host.v[i]) == in.v[i]);
-    CHECK(double(numerics::round_to(numerics::Precision::bf16, host.q[i])) == in.q[i]);
+    CHECK(double(numerics::round_to(common::Precision::bf16, host.q[i])) == in.q[i]);
   }
 
   tuner::HostOutputs out;

@@ -7,14 +7,15 @@
 #include <cmath>
 
 #include "numerics/fp8_quantization.hpp"
+#include "numerics/precision.hpp"
 #include "tuner/run/device_problem.hpp"
 #include "tuner/run/fp8_error_study.hpp"
 #include "tuner/run/fp8_operands.hpp"
 
 using namespace fl;
 using namespace fl::tuner;
+using common::Precision;
 using numerics::Fp8Scaling;
-using numerics::Precision;
 
 namespace {
 

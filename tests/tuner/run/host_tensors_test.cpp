@@ -8,7 +8,7 @@
 #include "tuner/run/host_tensors.hpp"
 
 using namespace fl::tuner;
-using fl::numerics::Precision;
+using fl::common::Precision;
 
 TEST_CASE("inputs encoded once are the encodings each upload would make", "[tuner][run]") {
   Problem const problem = headline_problem(256, 64, false, Precision::fp16, Direction::backward);

@@ -49,12 +49,12 @@ TEST_CASE("the stability study on the GPU lands where the CPU emulation does", "
   numerics::StabilityOptions o;
   o.seqlens = {512};
   o.block_ns = {16, 32, 64};
-  o.precisions = {numerics::Precision::bf16};
+  o.precisions = {common::Precision::bf16};
   o.families = {numerics::InputFamily::normal};
   auto const cpu = numerics::run_stability_study(o);
   double cpu_tiled = 0, cpu_standard = 0;
   for (auto const& r : cpu)
-    if (r.output == numerics::Precision::bf16) (r.method == "standard" ? cpu_standard : cpu_tiled) = r.rmse;
+    if (r.output == common::Precision::bf16) (r.method == "standard" ? cpu_standard : cpu_tiled) = r.rmse;
   CompileSpec const spec{arch.value(), kernels_dir.value(), {}};
   std::vector<std::string> skipped;
   auto fa2 = run_stability_gpu_study(*find_family("fa2_sm80"), spec, o, "test", [&](std::string const& line) {

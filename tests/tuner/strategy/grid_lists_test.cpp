@@ -87,9 +87,9 @@ TEST_CASE("the headline grid covers every family that can run each headline prob
 
   int wanted = 0;
   for (auto const dtype :
-       {fl::numerics::Precision::bf16, fl::numerics::Precision::fp16, fl::numerics::Precision::fp8_e4m3})
+       {fl::common::Precision::bf16, fl::common::Precision::fp16, fl::common::Precision::fp8_e4m3})
     for (auto const direction : {Direction::forward, Direction::backward}) {
-      if (dtype == fl::numerics::Precision::fp8_e4m3 && direction == Direction::backward) continue;
+      if (dtype == fl::common::Precision::fp8_e4m3 && direction == Direction::backward) continue;
       for (int d : {64, 128, 256})
         for (bool causal : {false, true})
           for (int n : {1024, 2048, 4096, 8192, 16384}) {

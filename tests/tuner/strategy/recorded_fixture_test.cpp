@@ -77,7 +77,7 @@ TEST_CASE("strategies on the recorded H200 run: exhaustive finds the optimum, ra
   auto const costs = read_fixture(path);
   REQUIRE_FALSE(costs.empty());
   auto family = find_family("fa2_sm80");
-  auto const problem = headline_problem(4096, 128, false, fl::numerics::Precision::bf16, Direction::forward);
+  auto const problem = headline_problem(4096, 128, false, fl::common::Precision::bf16, Direction::forward);
   auto const space = family_space(*family, problem);
   auto const points = space.valid_points();
   // The recording must cover today's space; a space changed since needs a new recording.
@@ -163,7 +163,7 @@ std::optional<FixtureSpace> fixture_space() {
   auto const path = std::filesystem::path(FA_TEST_DATA_DIR) / kFixture;
   if (!std::filesystem::exists(path)) return std::nullopt;
   auto family = find_family("fa2_sm80");
-  auto const problem = headline_problem(4096, 128, false, fl::numerics::Precision::bf16, Direction::forward);
+  auto const problem = headline_problem(4096, 128, false, fl::common::Precision::bf16, Direction::forward);
   auto space = family_space(*family, problem);
   auto fallback = family->default_config(problem);
   FixtureSpace f{read_fixture(path), std::move(family), std::move(space), std::move(fallback), 0};

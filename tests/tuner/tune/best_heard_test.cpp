@@ -41,7 +41,7 @@ TEST_CASE("the evaluator hears the best so far before each candidate, except in 
   test::TempKernelsDir dir;
   auto database = db::open_database(dir.path() / "tune.sqlite");
   auto const family = find_family("fa1");
-  Problem const problem = headline_problem(1024, 64, false, numerics::Precision::bf16, Direction::forward);
+  Problem const problem = headline_problem(1024, 64, false, common::Precision::bf16, Direction::forward);
   // Named first: GCC 12 at -O3 (the portable build) reported the brace-initialised GpuKey's strings as
   // maybe uninitialised inside the aggregate (-Werror=maybe-uninitialized, a false positive).
   db::GpuKey gpu;

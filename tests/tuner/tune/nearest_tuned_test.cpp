@@ -12,7 +12,7 @@
 
 using namespace fl;
 using namespace fl::tuner;
-using numerics::Precision;
+using common::Precision;
 
 namespace {
 Problem headline(int n, int d, bool causal, Precision dtype = Precision::bf16,

@@ -11,13 +11,14 @@
 #include <string>
 
 #include "numerics/check.hpp"
+#include "numerics/precision.hpp"
 #include "numerics/reference.hpp"
 #include "tests/tuner/standard_attention.hpp"
 #include "tuner/run/host_tensors.hpp"
 
 using namespace fl::tuner;
+using fl::common::Precision;
 using fl::numerics::InputFamily;
-using fl::numerics::Precision;
 using fl::test::standard_attention;
 
 namespace {

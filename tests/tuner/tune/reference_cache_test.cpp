@@ -5,7 +5,7 @@
 #include "tuner/tune/reference_cache.hpp"
 
 using namespace fl::tuner;
-using fl::numerics::Precision;
+using fl::common::Precision;
 
 TEST_CASE("verification sets carry their inputs' encodings only when encoding once", "[tuner][tune]") {
   Problem const problem = headline_problem(256, 64, true, Precision::bf16, Direction::forward);

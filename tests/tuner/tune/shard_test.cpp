@@ -23,7 +23,7 @@ TEST_CASE("pairs are dealt in turn, candidates split only for a fixed order and 
 
 TEST_CASE("the shards of one problem's candidates cover its space exactly once", "[tuner][tune]") {
   auto const family = find_family("fa2_sm80");
-  auto const problem = headline_problem(4096, 128, false, fl::numerics::Precision::bf16, Direction::forward);
+  auto const problem = headline_problem(4096, 128, false, fl::common::Precision::bf16, Direction::forward);
   auto const space = family_space(*family, problem);
   auto const all = space.valid_points();
   std::multiset<std::string> covered;

@@ -32,7 +32,7 @@ TEST_CASE("without a GPU only the best configs that answer the problems asked ar
     auto database = db::open_database(db_path);
     int const seqlens[kKnown] = {1024, 2048, 4096, 8192, 16384, 512};
     for (int n : seqlens) {
-      auto const problem = headline_problem(n, 64, true, numerics::Precision::fp16, Direction::forward);
+      auto const problem = headline_problem(n, 64, true, common::Precision::fp16, Direction::forward);
       db::store_best_config(database, db::BestConfig{{"NVIDIA H200", 9, 0, 132, "580.159.04", 13000},
                                                      problem_key(problem),
                                                      "fa2_sm80",
@@ -45,8 +45,8 @@ TEST_CASE("without a GPU only the best configs that answer the problems asked ar
                                                      "2026-12-01T00:00:00Z"});
     }
   }
-  auto const asked = headline_problem(2048, 64, true, numerics::Precision::fp16, Direction::forward);
-  auto const near = headline_problem(3000, 64, true, numerics::Precision::fp16, Direction::forward);
+  auto const asked = headline_problem(2048, 64, true, common::Precision::fp16, Direction::forward);
+  auto const near = headline_problem(3000, 64, true, common::Precision::fp16, Direction::forward);
   auto const report =
       report_shipped_configs(runtime::TargetArch::sm_90a, runtime::resolve_kernels_dir(std::nullopt).value(),
                              db_path, {asked, near}, {"fa2_sm80"});

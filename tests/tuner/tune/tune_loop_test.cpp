@@ -34,7 +34,7 @@ struct Setup {
   test::TempKernelsDir dir;
   std::filesystem::path db_path = dir.path() / "tune.sqlite";
   std::unique_ptr<Family> family = find_family("fa2_sm80");
-  Problem problem = headline_problem(4096, 128, false, numerics::Precision::bf16, Direction::forward);
+  Problem problem = headline_problem(4096, 128, false, common::Precision::bf16, Direction::forward);
   db::GpuKey gpu{"Replay GPU", 9, 0, 132, "13000"};
 
   TuneOutcome run(std::function<void()> on_evaluate = {}) {
@@ -300,7 +300,7 @@ TEST_CASE("a GPU fault the evaluator recovers from costs only its culprit: store
 }
 
 TEST_CASE("measurements of different FP8 recipes never share a database key", "[tuner][tune][fp8]") {
-  auto p = headline_problem(2048, 128, false, fl::numerics::Precision::fp8_e4m3, Direction::forward);
+  auto p = headline_problem(2048, 128, false, fl::common::Precision::fp8_e4m3, Direction::forward);
   auto q = p;
   q.fp8.scaling = fl::numerics::Fp8Scaling::per_block;
   q.fp8.block_rows = 128;

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace fl::numerics {
+namespace fl::common {
 
 struct AttentionShape {
   int batch = 1;
@@ -37,4 +37,4 @@ struct AttentionShape {
   std::size_t lse_elements() const { return std::size_t(batch) * heads_q * seqlen_q; }
 };
 
-}  // namespace fl::numerics
+}  // namespace fl::common

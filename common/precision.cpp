@@ -1,0 +1,34 @@
+#include "common/precision.hpp"
+
+#include <array>
+#include <utility>
+
+namespace fl::common {
+
+bool is_fp8(Precision p) {
+  return p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2;
+}
+
+namespace {
+constexpr std::array<std::pair<Precision, std::string_view>, 5> kNames{{
+    {Precision::fp32, "fp32"},
+    {Precision::fp16, "fp16"},
+    {Precision::bf16, "bf16"},
+    {Precision::fp8_e4m3, "fp8_e4m3"},
+    {Precision::fp8_e5m2, "fp8_e5m2"},
+}};
+}  // namespace
+
+std::string_view name(Precision p) {
+  for (auto const& [value, text] : kNames)
+    if (value == p) return text;
+  return "unknown";
+}
+
+std::optional<Precision> parse_precision(std::string_view text) {
+  for (auto const& [value, name_text] : kNames)
+    if (name_text == text) return value;
+  return std::nullopt;
+}
+
+}  // namespace fl::common
