@@ -1,10 +1,10 @@
 #include "numerics/fp8_quantization.hpp"
 
-#include "numerics/precision.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+
+#include "numerics/precision.hpp"
 
 namespace fl::numerics {
 

@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
       return fl::common::kExitBadInput;
     }
   std::string const dtype_text = vm["dtype"].as<std::string>();
-  std::optional<common::Precision> const claimed = parse_precision(dtype_text);
+  std::optional<fl::common::Precision> const claimed = fl::common::parse_precision(dtype_text);
   if (!claimed) {
     std::cerr << "fa-check: --dtype " << dtype_text
               << " is not allowed (fp16, bf16, fp8_e4m3, fp8_e5m2, fp32)\n";

@@ -64,7 +64,7 @@ std::vector<double> parse_number_list(std::string const& text, char const* optio
 }
 
 std::vector<mutants::MutantId> parse_mutants(std::vector<std::string> const& given,
-                                             common::Precision precision, bool given_scores) {
+                                             fl::common::Precision precision, bool given_scores) {
   std::vector<mutants::MutantId> out;
   for (std::string const& text : given) {
     std::stringstream stream(text);
@@ -164,8 +164,8 @@ int main(int argc, char** argv) {
     std::string const precision_text = vm["precision"].as<std::string>();
     bool const exact = precision_text == "fp64";
     // fp64 runs the steps in float64 on fp32 operands.
-    auto const precision =
-        exact ? std::optional<common::Precision>(common::Precision::fp32) : parse_precision(precision_text);
+    auto const precision = exact ? std::optional<fl::common::Precision>(fl::common::Precision::fp32)
+                                 : fl::common::parse_precision(precision_text);
     if (!precision)
       throw po::error("--precision " + precision_text +
                       ": unknown; use fp64, fp32, fp16, bf16, fp8_e4m3 or fp8_e5m2");

@@ -78,9 +78,10 @@ int main(int argc, char** argv) {
       return fl::common::kExitOk;
     }
     study.block_ns = int_list(vm, "block-n");
-    study.precisions = word_list<common::Precision>(
-        vm, "precisions", [](std::string const& w) { return parse_precision(w); }, "fp32, fp16, bf16");
-    for (common::Precision p : study.precisions)
+    study.precisions = word_list<fl::common::Precision>(
+        vm, "precisions", [](std::string const& w) { return fl::common::parse_precision(w); },
+        "fp32, fp16, bf16");
+    for (fl::common::Precision p : study.precisions)
       if (is_fp8(p))
         throw po::error("--precisions " + std::string(name(p)) + ": FP8 is experiments/fp8_error_analysis");
     study.families = word_list<InputFamily>(

@@ -1,9 +1,9 @@
 #include "numerics/emulator/tile_primitives.hpp"
 
-#include "numerics/precision.hpp"
-
 #include <algorithm>
 #include <cstddef>
+
+#include "numerics/precision.hpp"
 
 namespace fl::numerics::emulator {
 

@@ -125,7 +125,7 @@ TEST_CASE("fa3_sm90 FP8 quantised on the device passes the awkward problems", "[
           std::tuple{Precision::fp8_e4m3, Fp8Scaling::per_tensor, 64, true},
           std::tuple{Precision::fp8_e5m2, Fp8Scaling::per_tensor, 64, false}}) {
       Fp8Options const fp8{scaling, rows, incoherent, 0, true};
-      INFO("d" << d << " " << numerics::name(dtype) << " " << numerics::name(scaling) << rows
+      INFO("d" << d << " " << common::name(dtype) << " " << numerics::name(scaling) << rows
                << (incoherent ? " incoherent" : ""));
       CHECK(test::passes_edge_problems(f, {}, d, false, dtype, nullptr, fp8));
     }

@@ -19,14 +19,14 @@ FamilyInputs forward_inputs() {
   FamilyRequest r;
   r.shape = make_shape(1, 2, 1, 600, 96, 16, false);  // 1200 query rows: five slices of 256
   r.seed = 3;
-  r.precision = common::Precision::bf16;
+  r.precision = fl::common::Precision::bf16;
   r.with_backward = false;
   return generate_family(InputFamily::normal, r);
 }
 
 CheckOptions bf16_check() {
   CheckOptions o;
-  o.claimed = common::Precision::bf16;
+  o.claimed = fl::common::Precision::bf16;
   o.threads = 2;
   return o;
 }
@@ -36,7 +36,7 @@ CheckOptions bf16_check() {
 TEST_CASE("a stoppable forward check that is never stopped equals the check in one piece",
           "[check][signals]") {
   FamilyInputs const in = forward_inputs();
-  AttentionOutputs const out = standard_attention(in.inputs, recipe_for(common::Precision::bf16));
+  AttentionOutputs const out = standard_attention(in.inputs, recipe_for(fl::common::Precision::bf16));
   CheckResult const whole = run_check(in.inputs, out, bf16_check());
   CheckOptions sliced = bf16_check();
   int asked = 0;
@@ -58,7 +58,7 @@ TEST_CASE("a stoppable forward check that is never stopped equals the check in o
 TEST_CASE("a check stopped after its first slice judges those rows only, says so, and names nothing",
           "[check][signals]") {
   FamilyInputs const in = forward_inputs();
-  AttentionOutputs out = standard_attention(in.inputs, recipe_for(common::Precision::bf16));
+  AttentionOutputs out = standard_attention(in.inputs, recipe_for(fl::common::Precision::bf16));
   CheckOptions stopped = bf16_check();
   stopped.stop_requested = [] { return SIGINT; };
   CheckResult const correct = run_check(in.inputs, out, stopped);
@@ -89,10 +89,10 @@ TEST_CASE("a backward check asked to stop finishes its rows and skips the diagno
   FamilyRequest r;
   r.shape = make_shape(1, 2, 1, 64, 80, 16, true);
   r.seed = 4;
-  r.precision = common::Precision::bf16;
+  r.precision = fl::common::Precision::bf16;
   r.with_backward = true;
   FamilyInputs const in = generate_family(InputFamily::normal, r);
-  AttentionOutputs out = standard_attention(in.inputs, recipe_for(common::Precision::bf16));
+  AttentionOutputs out = standard_attention(in.inputs, recipe_for(fl::common::Precision::bf16));
   for (double& x : out.dk) x *= 1.5;
   CheckOptions stopped = bf16_check();
   stopped.stop_requested = [] { return SIGTERM; };

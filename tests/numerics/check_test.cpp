@@ -15,7 +15,7 @@ using fl::numerics::test::make_shape;
 
 namespace {
 
-FamilyInputs normal_inputs(common::AttentionShape shape, common::Precision p, bool backward,
+FamilyInputs normal_inputs(fl::common::AttentionShape shape, fl::common::Precision p, bool backward,
                            std::uint64_t seed = 3) {
   FamilyRequest r;
   r.shape = shape;
@@ -31,10 +31,10 @@ TEST_CASE("a planted error in one element of one row of a long sequence is caugh
   // N = 4096: row 3000 of 4096 gets one element off by 2% of its largest |O| (5 bf16 units in the last
   // place); every other row is a correct bf16 result. Averages cannot see it; the per-element bound does.
   FamilyInputs const f =
-      normal_inputs(make_shape(1, 1, 1, 4096, 4096, 32, true), common::Precision::bf16, false);
-  AttentionOutputs observed = standard_attention(f.inputs, recipe_for(common::Precision::bf16));
+      normal_inputs(make_shape(1, 1, 1, 4096, 4096, 32, true), fl::common::Precision::bf16, false);
+  AttentionOutputs observed = standard_attention(f.inputs, recipe_for(fl::common::Precision::bf16));
   CheckOptions options;
-  options.claimed = common::Precision::bf16;
+  options.claimed = fl::common::Precision::bf16;
   options.cross_check_baseline = false;
   CheckResult const clean = run_check(f.inputs, observed, options);
   REQUIRE(clean.pass);
@@ -56,10 +56,10 @@ TEST_CASE("a planted error in one element of one row of a long sequence is caugh
 
 TEST_CASE("sampled check: screened rows join the sample, correct outputs pass", "[numerics][check]") {
   FamilyInputs const f =
-      normal_inputs(make_shape(1, 2, 1, 600, 600, 16, true), common::Precision::fp16, true);
-  AttentionOutputs observed = standard_attention(f.inputs, recipe_for(common::Precision::fp16));
+      normal_inputs(make_shape(1, 2, 1, 600, 600, 16, true), fl::common::Precision::fp16, true);
+  AttentionOutputs observed = standard_attention(f.inputs, recipe_for(fl::common::Precision::fp16));
   CheckOptions options;
-  options.claimed = common::Precision::fp16;
+  options.claimed = fl::common::Precision::fp16;
   options.sample_rows = 40;
   options.sample_key_rows = 20;
   CheckResult const ok = run_check(f.inputs, observed, options);
@@ -77,8 +77,8 @@ TEST_CASE("sampled check: screened rows join the sample, correct outputs pass", 
 
 TEST_CASE("the diagnoser is called on failure with the failing rows, and only then", "[numerics][check]") {
   FamilyInputs const f =
-      normal_inputs(make_shape(1, 1, 1, 64, 64, 16, false), common::Precision::bf16, false);
-  AttentionOutputs observed = standard_attention(f.inputs, recipe_for(common::Precision::bf16));
+      normal_inputs(make_shape(1, 1, 1, 64, 64, 16, false), fl::common::Precision::bf16, false);
+  AttentionOutputs observed = standard_attention(f.inputs, recipe_for(fl::common::Precision::bf16));
   int calls = 0;
   std::vector<std::size_t> seen_rows;
   Diagnoser const diagnoser = [&](DiagnosisRequest const& request) {
@@ -88,7 +88,7 @@ TEST_CASE("the diagnoser is called on failure with the failing rows, and only th
     return std::vector<DiagnosisEntry>{{"second", "worse match", 0.5}, {"first", "better match", 0.1}};
   };
   CheckOptions options;
-  options.claimed = common::Precision::bf16;
+  options.claimed = fl::common::Precision::bf16;
   CHECK(run_check(f.inputs, observed, options, diagnoser).pass);
   CHECK(calls == 0);
   for (std::size_t e = 0; e < 16; ++e) observed.o[10 * 16 + e] *= 1.5;
@@ -102,12 +102,12 @@ TEST_CASE("the diagnoser is called on failure with the failing rows, and only th
 TEST_CASE("masked rows: O must be 0 and LSE either infinity", "[numerics][check]") {
   FamilyRequest req;
   req.shape = make_shape(1, 1, 1, 32, 32, 16, false);
-  req.precision = common::Precision::fp16;
+  req.precision = fl::common::Precision::fp16;
   req.with_backward = false;
   FamilyInputs const f = generate_family(InputFamily::fully_masked_rows, req);
-  AttentionOutputs observed = standard_attention(f.inputs, recipe_for(common::Precision::fp16));
+  AttentionOutputs observed = standard_attention(f.inputs, recipe_for(fl::common::Precision::fp16));
   CheckOptions options;
-  options.claimed = common::Precision::fp16;
+  options.claimed = fl::common::Precision::fp16;
   CHECK(run_check(f.inputs, observed, options).pass);
   observed.lse[0] = INFINITY;  // FlashAttention-2's convention for an empty row
   CHECK(run_check(f.inputs, observed, options).pass);
@@ -117,7 +117,7 @@ TEST_CASE("masked rows: O must be 0 and LSE either infinity", "[numerics][check]
 
 TEST_CASE("bounds are calibrated: the same-precision baseline stays inside, but within ~15x",
           "[numerics][check]") {
-  for (common::Precision p : {common::Precision::fp16, common::Precision::bf16}) {
+  for (fl::common::Precision p : {fl::common::Precision::fp16, fl::common::Precision::bf16}) {
     FamilyInputs const f = normal_inputs(make_shape(1, 2, 2, 256, 256, 64, false), p, true);
     AttentionOutputs const observed = standard_attention(f.inputs, recipe_for(p));
     CheckOptions options;
@@ -148,10 +148,11 @@ TEST_CASE("calibration: unrounded N(0,1) inputs reproduce the H200 peers' error,
     for (double& x : *t) x = rng.normal();
   }
   struct Anchor {
-    common::Precision p;
+    fl::common::Precision p;
     double o_rel;
   };
-  for (Anchor a : {Anchor{common::Precision::bf16, 3.67e-3}, Anchor{common::Precision::fp16, 4.58e-4}}) {
+  for (Anchor a :
+       {Anchor{fl::common::Precision::bf16, 3.67e-3}, Anchor{fl::common::Precision::fp16, 4.58e-4}}) {
     AttentionOutputs const observed = standard_attention(in, recipe_for(a.p));
     CheckOptions options;
     options.claimed = a.p;

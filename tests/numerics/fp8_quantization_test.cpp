@@ -20,7 +20,7 @@ std::vector<double> normals(std::size_t n, std::uint64_t seed, double scale = 1.
 }  // namespace
 
 TEST_CASE("fp8 quantisation round-trips within half an ulp of the scaled value", "[numerics][fp8]") {
-  for (common::Precision format : {common::Precision::fp8_e4m3, common::Precision::fp8_e5m2}) {
+  for (fl::common::Precision format : {fl::common::Precision::fp8_e4m3, fl::common::Precision::fp8_e5m2}) {
     for (Fp8Scaling scaling : {Fp8Scaling::per_tensor, Fp8Scaling::per_block}) {
       // 3 matrices of 70 rows (not a multiple of the 32-row blocks), 16 columns, with an outlier.
       std::vector<double> x = normals(3 * 70 * 16, 9);
@@ -47,22 +47,23 @@ TEST_CASE("per-block scaling is finer than per-tensor scaling on small blocks", 
   std::vector<double> x = normals(64 * 8, 2);
   for (std::size_t i = 32 * 8; i < x.size(); ++i) x[i] *= 1e-4;
   auto err = [&](Fp8Scaling s) {
-    std::vector<double> back = quantize_fp8(x, 1, 64, 8, common::Precision::fp8_e4m3, s, 32).dequantized();
+    std::vector<double> back =
+        quantize_fp8(x, 1, 64, 8, fl::common::Precision::fp8_e4m3, s, 32).dequantized();
     double worst = 0.0;
     for (std::size_t i = 32 * 8; i < x.size(); ++i)
       worst = std::max(worst, std::fabs(back[i] - x[i]) / std::fabs(x[i]));
     return worst;
   };
-  CHECK(err(Fp8Scaling::per_block) <= unit_roundoff(common::Precision::fp8_e4m3) * 1.0001);
+  CHECK(err(Fp8Scaling::per_block) <= unit_roundoff(fl::common::Precision::fp8_e4m3) * 1.0001);
   CHECK(err(Fp8Scaling::per_tensor) > 0.25);
 }
 
 TEST_CASE("fp8 conversion saturates rather than overflowing", "[numerics][fp8]") {
   std::vector<double> x = {1.0, 2.0, 4.0, 8.0};
-  Fp8Tensor t = quantize_fp8(x, 1, 1, 4, common::Precision::fp8_e4m3, Fp8Scaling::per_tensor, 1);
+  Fp8Tensor t = quantize_fp8(x, 1, 1, 4, fl::common::Precision::fp8_e4m3, Fp8Scaling::per_tensor, 1);
   CHECK(t.codes[3] == 448.0f);
   CHECK(t.descales[0] == Approx(8.0 / 448.0));
-  CHECK(round_to(common::Precision::fp8_e4m3, 1e5f) == 448.0f);
+  CHECK(round_to(fl::common::Precision::fp8_e4m3, 1e5f) == 448.0f);
 }
 
 TEST_CASE("incoherent processing leaves Q K^T unchanged and spreads outliers", "[numerics][fp8]") {
@@ -95,10 +96,10 @@ TEST_CASE("incoherent processing leaves Q K^T unchanged and spreads outliers", "
 }
 
 TEST_CASE("fp8 probabilities use FlashAttention-3's 2^8 offset", "[numerics][fp8]") {
-  PrecisionRecipe const r = recipe_for(common::Precision::fp8_e4m3);
-  CHECK(r.outputs == common::Precision::bf16);
+  PrecisionRecipe const r = recipe_for(fl::common::Precision::fp8_e4m3);
+  CHECK(r.outputs == fl::common::Precision::bf16);
   CHECK(round_probability(r, 1.0f) == 1.0f);
   // 0.003 in plain e4m3 is subnormal (step 2^-9, error up to 33%); scaled by 256 it keeps 3 mantissa bits.
   CHECK(std::fabs(round_probability(r, 0.003f) - 0.003f) <= 0.003f * 0.0625f);
-  CHECK(std::fabs(round_to(common::Precision::fp8_e4m3, 0.003f) - 0.003f) > 0.003f * 0.0625f);
+  CHECK(std::fabs(round_to(fl::common::Precision::fp8_e4m3, 0.003f) - 0.003f) > 0.003f * 0.0625f);
 }

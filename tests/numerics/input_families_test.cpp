@@ -14,8 +14,8 @@ using fl::numerics::test::make_shape;
 
 namespace {
 
-FamilyInputs make(InputFamily f, common::AttentionShape shape, std::uint64_t seed = 1,
-                  common::Precision p = common::Precision::bf16) {
+FamilyInputs make(InputFamily f, fl::common::AttentionShape shape, std::uint64_t seed = 1,
+                  fl::common::Precision p = fl::common::Precision::bf16) {
   FamilyRequest r;
   r.shape = shape;
   r.seed = seed;
@@ -32,11 +32,11 @@ std::vector<RowProperties> all_rows(AttentionInputs const& in) {
 }  // namespace
 
 TEST_CASE("families are reproducible, named, and rounded to the storage precision", "[numerics][families]") {
-  common::AttentionShape const shape = make_shape(1, 2, 1, 40, 40, 16, false);
+  fl::common::AttentionShape const shape = make_shape(1, 2, 1, 40, 40, 16, false);
   for (InputFamily f : all_input_families()) {
     CHECK(parse_input_family(name(f)) == f);
-    for (common::Precision p :
-         {common::Precision::fp16, common::Precision::bf16, common::Precision::fp8_e4m3}) {
+    for (fl::common::Precision p :
+         {fl::common::Precision::fp16, fl::common::Precision::bf16, fl::common::Precision::fp8_e4m3}) {
       FamilyInputs const a = make(f, shape, 5, p);
       FamilyInputs const b = make(f, shape, 5, p);
       FamilyInputs const c = make(f, shape, 6, p);
@@ -44,7 +44,7 @@ TEST_CASE("families are reproducible, named, and rounded to the storage precisio
       CHECK(a.inputs.d_o == b.inputs.d_o);
       CHECK(a.adversarial_rows == b.adversarial_rows);
       CHECK(a.inputs.v != c.inputs.v);
-      common::Precision const storage = storage_precision(p);
+      fl::common::Precision const storage = storage_precision(p);
       for (auto const* t : {&a.inputs.q, &a.inputs.k, &a.inputs.v, &a.inputs.d_o})
         for (double x : *t) {
           REQUIRE(std::isfinite(x));
@@ -71,7 +71,7 @@ TEST_CASE("all_negative: every scaled score is below -100", "[numerics][families
 
 TEST_CASE("planted maxima sit in the first or the last key block, 8 above the rest", "[numerics][families]") {
   for (bool causal : {false, true}) {
-    common::AttentionShape const shape = make_shape(1, 2, 1, 100, 300, 32, causal);
+    fl::common::AttentionShape const shape = make_shape(1, 2, 1, 100, 300, 32, causal);
     FamilyInputs const first = make(InputFamily::max_in_first_block, shape);
     FamilyInputs const last = make(InputFamily::max_in_last_block, shape);
     CHECK(first.adversarial_rows.size() == 200u);
@@ -93,7 +93,7 @@ TEST_CASE("planted maxima sit in the first or the last key block, 8 above the re
 TEST_CASE("fully_masked_rows: rows with no visible key, reference O = 0 and LSE = -inf",
           "[numerics][families]") {
   FamilyInputs const f = make(InputFamily::fully_masked_rows, make_shape(1, 1, 1, 40, 40, 16, false));
-  common::AttentionShape const& s = f.inputs.shape;
+  fl::common::AttentionShape const& s = f.inputs.shape;
   CHECK(s.causal);
   CHECK(s.seqlen_k == 30);
   AttentionOutputs const ref = reference_attention(f.inputs);
@@ -120,7 +120,7 @@ TEST_CASE("ragged_tail: n is one past a multiple of every power-of-two block siz
 
 TEST_CASE("constant_rows, huge_dynamic_range, near_dtype_max, fa3_outliers have their property",
           "[numerics][families]") {
-  common::AttentionShape const shape = make_shape(1, 1, 1, 64, 64, 16, false);
+  fl::common::AttentionShape const shape = make_shape(1, 1, 1, 64, 64, 16, false);
   FamilyInputs const c = make(InputFamily::constant_rows, shape);
   for (std::size_t r : c.adversarial_rows) {
     RowProperties const p = row_properties(c.inputs, r);
@@ -133,7 +133,7 @@ TEST_CASE("constant_rows, huge_dynamic_range, near_dtype_max, fa3_outliers have 
     vmax = std::max(vmax, std::fabs(x));
   }
   CHECK(vmax / vmin > 1e6);
-  for (common::Precision p : {common::Precision::fp16, common::Precision::fp8_e4m3}) {
+  for (fl::common::Precision p : {fl::common::Precision::fp16, fl::common::Precision::fp8_e4m3}) {
     FamilyInputs const n = make(InputFamily::near_dtype_max, shape, 1, p);
     double const top = max_finite(p);
     for (double x : n.inputs.v) CHECK(std::fabs(x) >= 0.5 * top * (1 - 1e-2));

@@ -21,7 +21,7 @@ FamilyInputs sampled_inputs(bool backward) {
   FamilyRequest r;
   r.shape = make_shape(1, 2, 1, 300, 340, 16, true);
   r.seed = 5;
-  r.precision = common::Precision::fp16;
+  r.precision = fl::common::Precision::fp16;
   r.with_backward = backward;
   return generate_family(InputFamily::normal, r);
 }
@@ -63,7 +63,7 @@ TEST_CASE("a prepared check judges many outputs as fresh checks would", "[numeri
     INFO((backward ? "backward" : "forward"));
     FamilyInputs const f = sampled_inputs(backward);
     CheckOptions options;
-    options.claimed = common::Precision::fp16;
+    options.claimed = fl::common::Precision::fp16;
     options.sample_rows = 24;
     options.sample_key_rows = 8;
     PreparedCheck const prepared(f.inputs, options);
@@ -72,7 +72,7 @@ TEST_CASE("a prepared check judges many outputs as fresh checks would", "[numeri
     std::size_t const d = std::size_t(f.inputs.shape.head_dim);
     std::size_t const total = query_rows(f.inputs.shape);
 
-    AttentionOutputs const good = standard_attention(f.inputs, recipe_for(common::Precision::fp16));
+    AttentionOutputs const good = standard_attention(f.inputs, recipe_for(fl::common::Precision::fp16));
     std::size_t const in_row = row_with(prepared.sample().query_rows, total, true);
     std::size_t const off_row = row_with(prepared.sample().query_rows, total, false);
     std::vector<std::pair<std::string, AttentionOutputs>> outputs{{"correct", good}};
@@ -108,7 +108,7 @@ TEST_CASE("a prepared check judges many outputs as fresh checks would", "[numeri
 }
 
 TEST_CASE("the base sample holds the structural rows and is drawn from the seed alone", "[numerics][check]") {
-  common::AttentionShape const s =
+  fl::common::AttentionShape const s =
       make_shape(2, 2, 1, 50, 40, 16, true);  // causal, N_q > N_k: 10 masked rows a head
   RowSample const a = base_sample(s, true, 12, 6, 9);
   CHECK(a.query_rows == base_sample(s, true, 12, 6, 9).query_rows);

@@ -36,7 +36,7 @@ double normwise_error(std::vector<double> const& x, std::vector<T> const& exact)
 TEST_CASE("float64 reference agrees with a 50-digit evaluation to 1e-12", "[numerics][reference]") {
   constexpr double kPromisedRelativeError = 1e-12;
   struct Case {
-    common::AttentionShape shape;
+    fl::common::AttentionShape shape;
     double input_scale;  // larger inputs make the softmax peakier and the sums more cancelling
   };
   Case const cases[] = {
@@ -60,7 +60,7 @@ TEST_CASE("float64 reference agrees with a 50-digit evaluation to 1e-12", "[nume
 }
 
 TEST_CASE("reference matches the textbook formulas: causal, GQA, odd n", "[numerics][reference]") {
-  common::AttentionShape const shapes[] = {
+  fl::common::AttentionShape const shapes[] = {
       make_shape(2, 4, 2, 31, 31, 8, true),
       make_shape(1, 3, 1, 17, 29, 12, true),
       make_shape(1, 2, 2, 29, 17, 8, true),
@@ -86,7 +86,7 @@ TEST_CASE("causal masks are bottom-right aligned and empty rows give O = 0, LSE 
           "[numerics][reference]") {
   // n_q = 6 < n_k = 10: query row i sees keys 0 .. i + 4, so its output equals non-causal attention over
   // the first i + 5 keys.
-  common::AttentionShape causal = make_shape(1, 1, 1, 6, 10, 8, true);
+  fl::common::AttentionShape causal = make_shape(1, 1, 1, 6, 10, 8, true);
   AttentionInputs const in = random_inputs(causal, 3);
   AttentionOutputs const ref = reference_attention(in);
   for (int i = 0; i < 6; ++i) {
@@ -117,7 +117,7 @@ TEST_CASE("causal masks are bottom-right aligned and empty rows give O = 0, LSE 
 }
 
 TEST_CASE("sampled reference equals the full reference on the sampled rows", "[numerics][reference]") {
-  common::AttentionShape const shape = make_shape(2, 4, 2, 70, 90, 16, true);
+  fl::common::AttentionShape const shape = make_shape(2, 4, 2, 70, 90, 16, true);
   AttentionInputs const in = random_inputs(shape, 11);
   AttentionOutputs const full = reference_attention(in);
   RowSample sample;

@@ -3,9 +3,9 @@
 // refusals that name the bad value.
 #include "numerics/stability_study.hpp"
 
-#include "numerics/precision.hpp"
-
 #include <catch2/catch.hpp>
+
+#include "numerics/precision.hpp"
 
 namespace {
 using namespace fl::numerics;
@@ -16,7 +16,7 @@ TEST_CASE("the stability study compares tiled and standard attention with the fl
   StabilityOptions o;
   o.seqlens = {64, 512};
   o.block_ns = {16, 64};
-  o.precisions = {common::Precision::bf16, common::Precision::fp32};
+  o.precisions = {fl::common::Precision::bf16, fl::common::Precision::fp32};
   o.families = {InputFamily::normal};
   o.head_dim = 16;
   o.block_m = 32;
@@ -37,13 +37,15 @@ TEST_CASE("the stability study compares tiled and standard attention with the fl
     CHECK((r.method == "standard") == (r.block_n == 0));
   }
   // Keeping O in fp32 removes the final rounding: bf16 rows with an fp32 O deviate less than rounded ones.
-  auto find = [&](common::Precision out, char const* method, int n) {
+  auto find = [&](fl::common::Precision out, char const* method, int n) {
     for (StabilityRow const& r : rows)
-      if (r.precision == common::Precision::bf16 && r.output == out && r.method == method && r.seqlen == n)
+      if (r.precision == fl::common::Precision::bf16 && r.output == out && r.method == method &&
+          r.seqlen == n)
         return r.rmse;
     return -1.0;
   };
-  CHECK(find(common::Precision::fp32, "standard", 512) < find(common::Precision::bf16, "standard", 512));
+  CHECK(find(fl::common::Precision::fp32, "standard", 512) <
+        find(fl::common::Precision::bf16, "standard", 512));
 }
 
 TEST_CASE("the stability study refuses a sample it cannot take", "[stability]") {

@@ -45,7 +45,7 @@ AttentionInputs rising_max_inputs(std::uint64_t seed) {
     for (std::size_t r = 0; r < rows; ++r) {
       double const ramp = ramp_top * double(r % n) / double(n - 1) + shift;
       for (std::size_t e = 0; e < d; ++e)
-        t[r * d + e] = double(round_to(common::Precision::bf16, float(rng.normal() + ramp * u[e])));
+        t[r * d + e] = double(round_to(fl::common::Precision::bf16, float(rng.normal() + ramp * u[e])));
     }
   };
   std::size_t const nq = 48, nk = 96, b = 2;
@@ -55,7 +55,7 @@ AttentionInputs rising_max_inputs(std::uint64_t seed) {
   return in;
 }
 
-CheckResult check(AttentionInputs const& in, AttentionOutputs const& out, common::Precision p) {
+CheckResult check(AttentionInputs const& in, AttentionOutputs const& out, fl::common::Precision p) {
   CheckOptions options;
   options.claimed = p;
   options.threads = 1;
@@ -66,7 +66,7 @@ CheckResult check(AttentionInputs const& in, AttentionOutputs const& out, common
 
 TEST_CASE("FP8 rising-max rows: unrescaled-o fails and is named, correct outputs pass",
           "[numerics][tolerance]") {
-  for (common::Precision p : {common::Precision::fp8_e5m2, common::Precision::fp8_e4m3}) {
+  for (fl::common::Precision p : {fl::common::Precision::fp8_e5m2, fl::common::Precision::fp8_e4m3}) {
     for (std::uint64_t seed : {1u, 2u, 3u}) {
       INFO(name(p) << " seed " << seed);
       AttentionInputs const in = rising_max_inputs(seed);

@@ -47,11 +47,11 @@ struct Case {
     std::filesystem::create_directories(dir);
     FamilyRequest r;
     r.shape = make_shape(2, 4, 2, 48, 80, 16, true);
-    r.precision = common::Precision::bf16;
+    r.precision = fl::common::Precision::bf16;
     r.with_backward = backward;
     r.seed = 9;
     inputs = generate_family(InputFamily::max_in_last_block, r).inputs;
-    outputs = standard_attention(inputs, recipe_for(common::Precision::bf16));
+    outputs = standard_attention(inputs, recipe_for(fl::common::Precision::bf16));
     std::vector<std::size_t> const q = {2, 4, 48, 16}, k = {2, 2, 80, 16}, l = {2, 4, 48};
     write("q", q, inputs.q);
     write("k", k, inputs.k);

@@ -93,8 +93,7 @@ std::optional<std::string> GpuMutantRunner::not_applicable(mut::MutantId id, Pre
     if (auto why = unsupported_precision(Precision::fp8_e4m3))
       return "FP8 only, and " + options_.family + " has no FP8 path (" + *why + ")";
     if (!common::is_fp8(precision))
-      return "FP8 only: there is no FP8 descale or P quantisation at " +
-             std::string(numerics::name(precision));
+      return "FP8 only: there is no FP8 descale or P quantisation at " + std::string(common::name(precision));
   }
   if (runs_backward(id)) {
     if (auto why = backward_unsupported(precision)) return "backward mutant, and " + *why;

@@ -74,9 +74,9 @@ std::variant<std::vector<GpuFamilyRun>, GpuTargetFailure> plan_gpu_mutant_runs(
     GpuFamilyRun run{std::move(runner.value()), {}, {}};
     std::vector<std::string> requested;
     for (common::Precision p : request.precisions) {
-      requested.emplace_back(numerics::name(p));
+      requested.emplace_back(common::name(p));
       if (auto why = run.runner->unsupported_precision(p)) {
-        run.skipped.push_back(std::string(numerics::name(p)) + " skipped: " + *why);
+        run.skipped.push_back(std::string(common::name(p)) + " skipped: " + *why);
         continue;
       }
       Problem problem;

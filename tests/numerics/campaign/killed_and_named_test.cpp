@@ -15,8 +15,8 @@ namespace mut = fl::numerics::mutants;
 namespace emu = fl::numerics::emulator;
 
 // Small enough for seconds on one core, large enough for several key blocks at every tile tested.
-common::AttentionShape campaign_shape() {
-  common::AttentionShape s;
+fl::common::AttentionShape campaign_shape() {
+  fl::common::AttentionShape s;
   s.heads_q = 2;
   s.heads_kv = 1;
   s.seqlen_q = s.seqlen_k = 72;
@@ -31,8 +31,8 @@ std::vector<mut::MutantId> mutants_of(bool fp8) {
   return out;
 }
 
-void check_campaign(emu::LoopOrder order, emu::TileConfig tiles, std::vector<common::Precision> precisions,
-                    bool fp8) {
+void check_campaign(emu::LoopOrder order, emu::TileConfig tiles,
+                    std::vector<fl::common::Precision> precisions, bool fp8) {
   mut::CpuMutantRunner runner(order, tiles, 1);
   mut::CampaignOptions options;
   options.precisions = std::move(precisions);
@@ -52,32 +52,34 @@ void check_campaign(emu::LoopOrder order, emu::TileConfig tiles, std::vector<com
 
 TEST_CASE("forward and backward mutants killed and named: FA-2, kBlockM 64, kBlockN 32, fp16 and bf16",
           "[mutants][campaign]") {
-  check_campaign(emu::LoopOrder::fa2, {64, 32}, {common::Precision::fp16, common::Precision::bf16}, false);
+  check_campaign(emu::LoopOrder::fa2, {64, 32}, {fl::common::Precision::fp16, fl::common::Precision::bf16},
+                 false);
 }
 
 TEST_CASE("forward and backward mutants killed and named: FA-2, kBlockM 16, kBlockN 64, fp16 and bf16",
           "[mutants][campaign]") {
-  check_campaign(emu::LoopOrder::fa2, {16, 64}, {common::Precision::fp16, common::Precision::bf16}, false);
+  check_campaign(emu::LoopOrder::fa2, {16, 64}, {fl::common::Precision::fp16, fl::common::Precision::bf16},
+                 false);
 }
 
 TEST_CASE("forward and backward mutants killed and named: FA-1, kBlockM 32, kBlockN 16, bf16",
           "[mutants][campaign]") {
-  check_campaign(emu::LoopOrder::fa1, {32, 16}, {common::Precision::bf16}, false);
+  check_campaign(emu::LoopOrder::fa1, {32, 16}, {fl::common::Precision::bf16}, false);
 }
 
 TEST_CASE("FP8 mutants killed and named at two tile sizes in e4m3 and e5m2", "[mutants][campaign]") {
-  check_campaign(emu::LoopOrder::fa2, {64, 32}, {common::Precision::fp8_e4m3, common::Precision::fp8_e5m2},
-                 true);
-  check_campaign(emu::LoopOrder::fa2, {16, 64}, {common::Precision::fp8_e4m3, common::Precision::fp8_e5m2},
-                 true);
+  check_campaign(emu::LoopOrder::fa2, {64, 32},
+                 {fl::common::Precision::fp8_e4m3, fl::common::Precision::fp8_e5m2}, true);
+  check_campaign(emu::LoopOrder::fa2, {16, 64},
+                 {fl::common::Precision::fp8_e4m3, fl::common::Precision::fp8_e5m2}, true);
 }
 
 TEST_CASE("the GPU-only mutant is listed as not applicable on the CPU, with its reason", "[mutants]") {
   mut::CpuMutantRunner runner(emu::LoopOrder::fa2, {64, 64});
-  auto const why = runner.not_applicable(mut::MutantId::bwd_race, common::Precision::bf16);
+  auto const why = runner.not_applicable(mut::MutantId::bwd_race, fl::common::Precision::bf16);
   REQUIRE(why);
   CHECK(why->find("GPU only") != std::string::npos);
-  CHECK_FALSE(runner.not_applicable(mut::MutantId::unrescaled_o, common::Precision::bf16));
-  CHECK(runner.not_applicable(mut::MutantId::fp8_p_overflow, common::Precision::bf16));
-  CHECK_FALSE(runner.not_applicable(mut::MutantId::fp8_p_overflow, common::Precision::fp8_e4m3));
+  CHECK_FALSE(runner.not_applicable(mut::MutantId::unrescaled_o, fl::common::Precision::bf16));
+  CHECK(runner.not_applicable(mut::MutantId::fp8_p_overflow, fl::common::Precision::bf16));
+  CHECK_FALSE(runner.not_applicable(mut::MutantId::fp8_p_overflow, fl::common::Precision::fp8_e4m3));
 }

@@ -25,12 +25,12 @@ AttentionInputs inputs_of(InputFamily family, int n, bool backward) {
   r.shape.seqlen_q = r.shape.seqlen_k = n;
   r.shape.head_dim = 16;
   r.seed = 7;
-  r.precision = common::Precision::bf16;
+  r.precision = fl::common::Precision::bf16;
   r.with_backward = backward;
   return generate_family(family, r).inputs;
 }
 
-std::vector<std::size_t> all_rows(common::AttentionShape const& s) {
+std::vector<std::size_t> all_rows(fl::common::AttentionShape const& s) {
   std::vector<std::size_t> rows(query_rows(s));
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
   return rows;
@@ -42,7 +42,7 @@ std::string first_id(std::vector<DiagnosisEntry> const& entries) {
 
 emu::EmulatorConfig config(int block_n, emu::KeyOrder order, MutantSet mutants) {
   emu::EmulatorConfig c;
-  c.precision = common::Precision::bf16;
+  c.precision = fl::common::Precision::bf16;
   c.tiles = {32, block_n};
   c.key_order = order;
   c.mutants = mutants;
@@ -134,7 +134,7 @@ TEST_CASE("fa-check's notes say which models a long problem's diagnosis did not 
   r.shape.seqlen_k = 16384;  // 64 rows x 16384 keys x d 64 x the block sizes x 3 > 4e9 for the models
   r.shape.head_dim = 64;
   r.seed = 2;
-  r.precision = common::Precision::bf16;
+  r.precision = fl::common::Precision::bf16;
   r.with_backward = false;
   AttentionInputs const in = generate_family(InputFamily::normal, r).inputs;
   // The softmax scale 1/d instead of 1/sqrt(d): an interface mistake names it, so the (slow) emulator search
@@ -143,7 +143,7 @@ TEST_CASE("fa-check's notes say which models a long problem's diagnosis did not 
   wrong_scale.shape.softmax_scale = 1.0 / 64;
   AttentionOutputs const observed = reference_attention(wrong_scale);
   CheckOptions options;
-  options.claimed = common::Precision::bf16;
+  options.claimed = fl::common::Precision::bf16;
   CheckResult const result = run_check(in, observed, options, dx::make_fa_check_diagnoser());
   CHECK_FALSE(result.pass);
   REQUIRE_FALSE(result.diagnosis.empty());

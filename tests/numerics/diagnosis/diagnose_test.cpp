@@ -22,12 +22,12 @@ AttentionInputs inputs_of(InputFamily family, bool causal) {
   r.shape.head_dim = 16;
   r.shape.causal = causal;
   r.seed = 3;
-  r.precision = common::Precision::bf16;
+  r.precision = fl::common::Precision::bf16;
   r.with_backward = false;
   return generate_family(family, r).inputs;
 }
 
-std::vector<std::size_t> all_rows(common::AttentionShape const& s) {
+std::vector<std::size_t> all_rows(fl::common::AttentionShape const& s) {
   std::vector<std::size_t> rows(query_rows(s));
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
   return rows;
@@ -43,9 +43,10 @@ dx::DiagnosisOptions quick_options() {
 
 TEST_CASE("the correct algorithm in another loop order and tile is not named as a bug", "[diagnosis]") {
   auto const in = inputs_of(InputFamily::max_in_last_block, true);
-  auto const observed = emu::emulate(in, {common::Precision::bf16, {128, 48}, emu::LoopOrder::fa1, {}, 1});
+  auto const observed =
+      emu::emulate(in, {fl::common::Precision::bf16, {128, 48}, emu::LoopOrder::fa1, {}, 1});
   auto const d =
-      dx::diagnose(in, observed, common::Precision::bf16, {all_rows(in.shape), {}, {}}, quick_options());
+      dx::diagnose(in, observed, fl::common::Precision::bf16, {all_rows(in.shape), {}, {}}, quick_options());
   INFO(d.summary());
   CHECK(d.entries.empty());
   CHECK(d.summary() == "no known signature");
@@ -53,11 +54,11 @@ TEST_CASE("the correct algorithm in another loop order and tile is not named as 
 
 TEST_CASE("a perturbation unlike any catalogued bug has no known signature", "[diagnosis]") {
   auto const in = inputs_of(InputFamily::normal, false);
-  auto observed = emu::emulate(in, {common::Precision::bf16, {64, 32}, emu::LoopOrder::fa2, {}, 1});
+  auto observed = emu::emulate(in, {fl::common::Precision::bf16, {64, 32}, emu::LoopOrder::fa2, {}, 1});
   // Every 7th output element flipped in sign: large, scattered, and no softmax bug does this.
   for (std::size_t i = 0; i < observed.o.size(); i += 7) observed.o[i] = -observed.o[i];
   std::vector<std::size_t> const rows = all_rows(in.shape);
-  auto const d = dx::diagnose(in, observed, common::Precision::bf16, {rows, {}, {}}, quick_options());
+  auto const d = dx::diagnose(in, observed, fl::common::Precision::bf16, {rows, {}, {}}, quick_options());
   INFO(d.summary());
   CHECK(d.entries.empty());
 }
@@ -66,14 +67,14 @@ TEST_CASE("a mutant observed in FA-1 order is named, with the shared row propert
           "[diagnosis]") {
   auto const in = inputs_of(InputFamily::max_in_last_block, false);
   emu::EmulatorConfig config{
-      common::Precision::bf16,
+      fl::common::Precision::bf16,
       {32, 16},
       emu::LoopOrder::fa1,
       fl::numerics::mutants::MutantSet::only(fl::numerics::mutants::MutantId::unrescaled_o),
       1};
   auto const observed = emu::emulate(in, config);
   auto const d =
-      dx::diagnose(in, observed, common::Precision::bf16, {all_rows(in.shape), {}, {}}, quick_options());
+      dx::diagnose(in, observed, fl::common::Precision::bf16, {all_rows(in.shape), {}, {}}, quick_options());
   INFO(d.summary());
   REQUIRE_FALSE(d.entries.empty());
   CHECK(d.entries.front().id == "unrescaled-o");
@@ -91,12 +92,12 @@ TEST_CASE("a backward bug over the replay's work cap is named by the float64 bac
   r.shape.seqlen_q = r.shape.seqlen_k = 320;
   r.shape.head_dim = 64;
   r.seed = 4;
-  r.precision = common::Precision::bf16;
+  r.precision = fl::common::Precision::bf16;
   r.with_backward = true;
   AttentionInputs const in = generate_family(InputFamily::normal, r).inputs;
   // The implementation's tiles (80 x 48) are not the replay's.
   emu::EmulatorConfig config{
-      common::Precision::bf16,
+      fl::common::Precision::bf16,
       {80, 48},
       emu::LoopOrder::fa2,
       fl::numerics::mutants::MutantSet::only(fl::numerics::mutants::MutantId::bwd_missing_delta),
@@ -104,8 +105,8 @@ TEST_CASE("a backward bug over the replay's work cap is named by the float64 bac
   AttentionOutputs const observed = emu::emulate(in, config);
   std::vector<std::size_t> keys(key_rows(in.shape));
   for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i;
-  auto const d =
-      dx::diagnose(in, observed, common::Precision::bf16, {{}, all_rows(in.shape), keys}, quick_options());
+  auto const d = dx::diagnose(in, observed, fl::common::Precision::bf16, {{}, all_rows(in.shape), keys},
+                              quick_options());
   INFO(d.summary());
   CHECK(d.backward);
   REQUIRE_FALSE(d.entries.empty());

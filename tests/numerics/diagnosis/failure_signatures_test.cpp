@@ -25,7 +25,7 @@ constexpr emu::TileConfig kForeignTiles{80, 48};
 // N_q = 400, N_k = 300 (the fully_masked_rows family): query rows 0..99 of each head see no key.
 constexpr int kSeqlenQ = 400, kMaskedRows = 100;
 
-AttentionInputs masked_inputs(common::Precision precision, int heads = 1, int seqlen_q = kSeqlenQ,
+AttentionInputs masked_inputs(fl::common::Precision precision, int heads = 1, int seqlen_q = kSeqlenQ,
                               int head_dim = 16) {
   FamilyRequest r;
   r.shape.heads_q = heads;
@@ -43,7 +43,7 @@ AttentionInputs masked_inputs(common::Precision precision, int heads = 1, int se
 
 // The correct algorithm at foreign tiles in the claimed precision (FP8 quantises Q, K, V and P as the FP8
 // path does), then NaN in O and LSE on query rows [first, last) of every head.
-AttentionOutputs nan_on_masked_rows(AttentionInputs const& in, common::Precision precision, int first,
+AttentionOutputs nan_on_masked_rows(AttentionInputs const& in, fl::common::Precision precision, int first,
                                     int last = kMaskedRows) {
   AttentionOutputs out = emu::emulate(in, {precision, kForeignTiles, emu::LoopOrder::fa2, {}, 1});
   auto const d = std::size_t(in.shape.head_dim);
@@ -57,7 +57,7 @@ AttentionOutputs nan_on_masked_rows(AttentionInputs const& in, common::Precision
 }
 
 CheckResult checked(AttentionInputs const& in, AttentionOutputs const& observed,
-                    common::Precision precision) {
+                    fl::common::Precision precision) {
   CheckOptions options;
   options.claimed = precision;
   options.threads = 1;
@@ -65,7 +65,7 @@ CheckResult checked(AttentionInputs const& in, AttentionOutputs const& observed,
 }
 
 dx::Diagnosis diagnosed(AttentionInputs const& in, AttentionOutputs const& observed,
-                        common::Precision precision, CheckResult const& result) {
+                        fl::common::Precision precision, CheckResult const& result) {
   dx::DiagnosisOptions options;
   options.threads = 1;
   return dx::diagnose(in, observed, precision, {result.judgement.failing_query_rows, {}, {}}, options);
@@ -75,7 +75,8 @@ dx::Diagnosis diagnosed(AttentionInputs const& in, AttentionOutputs const& obser
 
 TEST_CASE("NaN on exactly the fully masked rows is named masked-row-nan first at tiles no replay tries",
           "[diagnosis][signatures]") {
-  common::Precision const precision = GENERATE(common::Precision::bf16, common::Precision::fp8_e4m3);
+  fl::common::Precision const precision =
+      GENERATE(fl::common::Precision::bf16, fl::common::Precision::fp8_e4m3);
   // Every fully masked row NaN, or (a kernel that skips a query tile with no visible key, as FlashAttention
   // does) only those sharing the 80-row tile with the first visible rows: rows 80..99.
   int const first_nan = GENERATE(0, kForeignTiles.block_m);
@@ -103,7 +104,8 @@ TEST_CASE("NaN on the fully masked rows of the H200 campaign's problem is named 
           "[diagnosis][signatures]") {
   // fa-mutate's fa2_fp8 run (2026-12-01): 2 heads, N_q 1020, N_k 765, d 64, 510 NaN rows. The replay needs
   // ~2e11 multiply-adds there, over its cap, and named nothing.
-  common::Precision const precision = GENERATE(common::Precision::bf16, common::Precision::fp8_e4m3);
+  fl::common::Precision const precision =
+      GENERATE(fl::common::Precision::bf16, fl::common::Precision::fp8_e4m3);
   INFO(name(precision));
   constexpr int kCampaignSeqlenQ = 1020;
   AttentionInputs const in = masked_inputs(precision, 2, kCampaignSeqlenQ, 64);
@@ -124,7 +126,8 @@ TEST_CASE("NaN on the rows a last-to-first walk at 80 x 48 starts with no key is
           "[diagnosis][signatures]") {
   // N_q = N_k, causal: no row is fully masked, but walking key blocks last to first (FlashAttention-3's
   // order), a row that sees no key of its tile's first block keeps m = -inf there and turns NaN.
-  common::Precision const precision = GENERATE(common::Precision::bf16, common::Precision::fp8_e4m3);
+  fl::common::Precision const precision =
+      GENERATE(fl::common::Precision::bf16, fl::common::Precision::fp8_e4m3);
   INFO(name(precision));
   FamilyRequest r;
   r.shape.seqlen_q = r.shape.seqlen_k = kSeqlenQ;
@@ -154,10 +157,10 @@ TEST_CASE("NaN on the rows a last-to-first walk at 80 x 48 starts with no key is
 }
 
 TEST_CASE("the masked-row-nan signature holds only for that pattern", "[diagnosis][signatures]") {
-  AttentionInputs const in = masked_inputs(common::Precision::bf16);
+  AttentionInputs const in = masked_inputs(fl::common::Precision::bf16);
   auto const d = std::size_t(in.shape.head_dim);
   AttentionOutputs const correct =
-      nan_on_masked_rows(in, common::Precision::bf16, kMaskedRows);  // no NaN at all
+      nan_on_masked_rows(in, fl::common::Precision::bf16, kMaskedRows);  // no NaN at all
   std::vector<std::size_t> const masked_failing{90, 95, 99};
 
   SECTION("a correct output") {
@@ -165,14 +168,14 @@ TEST_CASE("the masked-row-nan signature holds only for that pattern", "[diagnosi
     CHECK_FALSE(dx::masked_row_nan_signature(in, correct, masked_failing));  // failing but finite
   }
   SECTION("NaN on the masked rows and a visible row wrong too") {
-    AttentionOutputs observed = nan_on_masked_rows(in, common::Precision::bf16, 90);
+    AttentionOutputs observed = nan_on_masked_rows(in, fl::common::Precision::bf16, 90);
     observed.o[200 * d] += 1.0;
     std::vector<std::size_t> failing = masked_failing;
     failing.push_back(200);
     CHECK_FALSE(dx::masked_row_nan_signature(in, observed, failing));
   }
   SECTION("NaN on a row that sees keys") {
-    AttentionOutputs observed = nan_on_masked_rows(in, common::Precision::bf16, 90);
+    AttentionOutputs observed = nan_on_masked_rows(in, fl::common::Precision::bf16, 90);
     observed.o[150 * d + 3] = kNaN;  // an unchecked row (a sampled check) is still looked at
     CHECK_FALSE(dx::masked_row_nan_signature(in, observed, masked_failing));
   }
@@ -189,7 +192,7 @@ TEST_CASE("the masked-row-nan signature holds only for that pattern", "[diagnosi
     CHECK_FALSE(dx::masked_row_nan_signature(full, observed, {95}));
   }
   SECTION("the pattern itself") {
-    AttentionOutputs const observed = nan_on_masked_rows(in, common::Precision::bf16, 90);
+    AttentionOutputs const observed = nan_on_masked_rows(in, fl::common::Precision::bf16, 90);
     auto const entry = dx::masked_row_nan_signature(in, observed, {90, 91, 92, 93, 94, 95, 96, 97, 98, 99});
     REQUIRE(entry);
     CHECK(entry->id == "masked-row-nan");

@@ -19,24 +19,24 @@ namespace {
 using namespace fl::numerics;
 namespace dx = fl::numerics::diagnosis;
 
-AttentionInputs bf16_inputs(common::AttentionShape const& s, std::uint64_t seed) {
+AttentionInputs bf16_inputs(fl::common::AttentionShape const& s, std::uint64_t seed) {
   AttentionInputs in = test::random_inputs(s, seed, false);
   for (auto* t : {&in.q, &in.k, &in.v})
-    for (double& x : *t) x = round_to(common::Precision::bf16, static_cast<float>(x));
+    for (double& x : *t) x = round_to(fl::common::Precision::bf16, static_cast<float>(x));
   return in;
 }
 
 // What a correct bf16 kernel returns for `computed`: the reference, O rounded to bf16, LSE in fp32.
 AttentionOutputs correct_output(AttentionInputs const& computed) {
   AttentionOutputs out = reference_attention(computed);
-  for (double& x : out.o) x = round_to(common::Precision::bf16, static_cast<float>(x));
+  for (double& x : out.o) x = round_to(fl::common::Precision::bf16, static_cast<float>(x));
   for (double& x : out.lse) x = double(float(x));
   return out;
 }
 
 CheckResult check(AttentionInputs const& in, AttentionOutputs const& observed) {
   CheckOptions options;
-  options.claimed = common::Precision::bf16;
+  options.claimed = fl::common::Precision::bf16;
   options.threads = 1;
   return run_check(in, observed, options, dx::make_fa_check_diagnoser({}, 1));
 }

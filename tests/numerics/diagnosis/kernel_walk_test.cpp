@@ -20,7 +20,7 @@ namespace emu = fl::numerics::emulator;
 namespace mut = fl::numerics::mutants;
 
 // fa-mutate --target gpu's campaign shape (--seqlen 100 --head-dim 64 --heads-q 2 --heads-kv 1).
-AttentionInputs campaign_inputs(InputFamily family, bool causal, common::Precision precision) {
+AttentionInputs campaign_inputs(InputFamily family, bool causal, fl::common::Precision precision) {
   FamilyRequest r;
   r.shape.heads_q = 2;
   r.shape.heads_kv = 1;
@@ -33,7 +33,7 @@ AttentionInputs campaign_inputs(InputFamily family, bool causal, common::Precisi
   return generate_family(family, r).inputs;
 }
 
-emu::EmulatorConfig kernel_walk(common::Precision precision, emu::TileConfig tiles, emu::KeyOrder order,
+emu::EmulatorConfig kernel_walk(fl::common::Precision precision, emu::TileConfig tiles, emu::KeyOrder order,
                                 int warps_n, mut::MutantSet mutants) {
   emu::EmulatorConfig c{precision, tiles, emu::LoopOrder::fa2, mutants, 1};
   c.key_order = order;
@@ -60,7 +60,7 @@ constexpr mut::MutantId kOrderDependent[] = {mut::MutantId::unrescaled_o, mut::M
 // The mutant on the input that killed it on the H200 ("normal, non-causal, seed 1"), observed through the
 // verifier: it must fail, and the diagnosis must name it first.
 void check_named(mut::MutantId id, emu::TileConfig tiles, emu::KeyOrder order, int warps_n,
-                 common::Precision precision) {
+                 fl::common::Precision precision) {
   std::string const name(mut::info(id).name);
   INFO(name << " kBlockM " << tiles.block_m << " kBlockN " << tiles.block_n << " warps_n " << warps_n << " "
             << (order == emu::KeyOrder::last_to_first ? "last to first" : "first to last"));
@@ -82,18 +82,18 @@ TEST_CASE("mutants walked last to first at fa2_sm80's tiles are named first", "[
   // fa-mutate does not override it).
   for (emu::TileConfig tiles : {emu::TileConfig{64, 32}, emu::TileConfig{128, 64}})
     for (mut::MutantId id : kOrderDependent)
-      check_named(id, tiles, emu::KeyOrder::last_to_first, 1, common::Precision::bf16);
+      check_named(id, tiles, emu::KeyOrder::last_to_first, 1, fl::common::Precision::bf16);
 }
 
 TEST_CASE("mutants walked last to first are named in fp16 too", "[diagnosis][walk]") {
   for (mut::MutantId id : kOrderDependent)
-    check_named(id, {64, 32}, emu::KeyOrder::last_to_first, 1, common::Precision::fp16);
+    check_named(id, {64, 32}, emu::KeyOrder::last_to_first, 1, fl::common::Precision::fp16);
 }
 
 TEST_CASE("mutants with key blocks split among warp columns are named when that layout is tried",
           "[diagnosis][walk]") {
   for (mut::MutantId id : kOrderDependent)
-    check_named(id, {64, 64}, emu::KeyOrder::last_to_first, 2, common::Precision::bf16);
+    check_named(id, {64, 64}, emu::KeyOrder::last_to_first, 2, fl::common::Precision::bf16);
 }
 
 TEST_CASE("the correct algorithm walked as fa2_sm80 walks it passes every input family",
@@ -103,7 +103,7 @@ TEST_CASE("the correct algorithm walked as fa2_sm80 walks it passes every input 
     emu::KeyOrder order;
     int warps_n;
   };
-  for (common::Precision precision : {common::Precision::bf16, common::Precision::fp16})
+  for (fl::common::Precision precision : {fl::common::Precision::bf16, fl::common::Precision::fp16})
     for (Walked const w : {Walked{{64, 32}, emu::KeyOrder::last_to_first, 1},
                            Walked{{64, 64}, emu::KeyOrder::last_to_first, 2},
                            Walked{{128, 64}, emu::KeyOrder::first_to_last, 4}})
@@ -120,12 +120,12 @@ TEST_CASE("the correct algorithm walked as fa2_sm80 walks it passes every input 
 }
 
 TEST_CASE("the correct algorithm walked last to first is not named as a bug", "[diagnosis][walk]") {
-  auto const in = campaign_inputs(InputFamily::max_in_last_block, true, common::Precision::bf16);
-  auto const observed =
-      emu::emulate(in, kernel_walk(common::Precision::bf16, {64, 32}, emu::KeyOrder::last_to_first, 2, {}));
+  auto const in = campaign_inputs(InputFamily::max_in_last_block, true, fl::common::Precision::bf16);
+  auto const observed = emu::emulate(
+      in, kernel_walk(fl::common::Precision::bf16, {64, 32}, emu::KeyOrder::last_to_first, 2, {}));
   std::vector<std::size_t> rows(query_rows(in.shape));
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
-  auto const d = dx::diagnose(in, observed, common::Precision::bf16, {rows, {}, {}}, options_for(32, 2));
+  auto const d = dx::diagnose(in, observed, fl::common::Precision::bf16, {rows, {}, {}}, options_for(32, 2));
   INFO(d.summary());
   CHECK(d.entries.empty());
 }

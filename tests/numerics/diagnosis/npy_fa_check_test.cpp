@@ -69,7 +69,7 @@ Written write_case(std::string const& tag, AttentionInputs const& in, AttentionO
                    bool backward) {
   fs::path const dir = fs::temp_directory_path() / ("fl_npy_" + tag + "_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  common::AttentionShape const& s = in.shape;
+  fl::common::AttentionShape const& s = in.shape;
   std::vector<std::size_t> const qshape{std::size_t(s.batch), std::size_t(s.heads_q), std::size_t(s.seqlen_q),
                                         std::size_t(s.head_dim)};
   std::vector<std::size_t> const kshape{std::size_t(s.batch), std::size_t(s.heads_kv),
@@ -101,12 +101,15 @@ void check_named(fl::numerics::mutants::MutantId id, InputFamily family, bool ca
   r.shape.head_dim = 32;
   r.shape.causal = causal;
   r.seed = 11;
-  r.precision = common::Precision::fp16;
+  r.precision = fl::common::Precision::fp16;
   r.with_backward = backward;
   AttentionInputs const in = generate_family(family, r).inputs;
   // A tile size outside the default candidates (16..256), handed to fa-check with --block-n.
-  emu::EmulatorConfig const config{
-      common::Precision::fp16, {64, 48}, emu::LoopOrder::fa2, fl::numerics::mutants::MutantSet::only(id), 1};
+  emu::EmulatorConfig const config{fl::common::Precision::fp16,
+                                   {64, 48},
+                                   emu::LoopOrder::fa2,
+                                   fl::numerics::mutants::MutantSet::only(id),
+                                   1};
   AttentionOutputs const out = emu::emulate(in, config);
   std::string const tag(fl::numerics::mutants::info(id).name);
   Written const files = write_case(tag, in, out, backward);

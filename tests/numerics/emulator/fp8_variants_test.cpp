@@ -16,8 +16,8 @@ namespace {
 using namespace fl::numerics;
 namespace emu = fl::numerics::emulator;
 
-common::AttentionShape one_head(int nq, int nk, int d) {
-  common::AttentionShape s;
+fl::common::AttentionShape one_head(int nq, int nk, int d) {
+  fl::common::AttentionShape s;
   s.batch = s.heads_q = s.heads_kv = 1;
   s.seqlen_q = nq;
   s.seqlen_k = nk;
@@ -38,7 +38,7 @@ std::vector<double> draw(std::size_t n, std::vector<double> const& choices, std:
 // output (their total weight ~2047 e^-12 = 1.3%). Walked first to last with FlashAttention-3's static 2^8,
 // their P x 2^8 ~ 1.6e-3 falls into e4m3's subnormals (step 2^-9): the paper's P collapse.
 AttentionInputs sink_problem() {
-  common::AttentionShape const s = one_head(64, 2048, 16);
+  fl::common::AttentionShape const s = one_head(64, 2048, 16);
   std::mt19937 rng(7);
   AttentionInputs in{s,
                      draw(s.q_elements(), {-1, 0, 1}, rng),
@@ -55,9 +55,9 @@ AttentionInputs sink_problem() {
 }
 
 double o_rmse(AttentionInputs const& in, Fp8Variants variants) {
-  PrecisionRecipe const recipe = with_fp8_variants(recipe_for(common::Precision::fp8_e4m3), variants);
+  PrecisionRecipe const recipe = with_fp8_variants(recipe_for(fl::common::Precision::fp8_e4m3), variants);
   emu::EmulatorConfig config;
-  config.precision = common::Precision::fp8_e4m3;
+  config.precision = fl::common::Precision::fp8_e4m3;
   config.tiles = {64, 64};
   config.threads = 1;
   AttentionOutputs const out = emu::emulate(in, recipe, config);
@@ -68,7 +68,7 @@ double o_rmse(AttentionInputs const& in, Fp8Variants variants) {
 std::vector<double> gaussian_bf16(std::size_t n, std::mt19937& rng) {
   std::normal_distribution<double> normal;
   std::vector<double> x(n);
-  for (double& e : x) e = double(round_to(common::Precision::bf16, float(normal(rng))));
+  for (double& e : x) e = double(round_to(fl::common::Precision::bf16, float(normal(rng))));
   return x;
 }
 
@@ -96,7 +96,7 @@ TEST_CASE("FP8 variants: reverse_keys and block_p_scale undo the P collapse unde
 
 TEST_CASE("FP8 variants: rounded_p_sum makes O an exact average when every V row is the same",
           "[emulator][fp8]") {
-  common::AttentionShape const s = one_head(64, 256, 16);
+  fl::common::AttentionShape const s = one_head(64, 256, 16);
   std::mt19937 rng(3);
   AttentionInputs in{s,
                      draw(s.q_elements(), {-2, -1, 0, 1, 2}, rng),
@@ -109,7 +109,7 @@ TEST_CASE("FP8 variants: rounded_p_sum makes O an exact average when every V row
 }
 
 TEST_CASE("FP8 variants: two_term_p cuts the error of P", "[emulator][fp8]") {
-  common::AttentionShape const s = one_head(64, 128, 16);
+  fl::common::AttentionShape const s = one_head(64, 128, 16);
   std::mt19937 rng(5);
   AttentionInputs in{s,
                      draw(s.q_elements(), {-2, -1, 0, 1, 2}, rng),
@@ -126,12 +126,12 @@ TEST_CASE("FP8 variants: two_term_p cuts the error of P", "[emulator][fp8]") {
 
 TEST_CASE("FP8 variants: the operand variants round Q, K or V more finely and leave the others alone",
           "[emulator][fp8]") {
-  common::AttentionShape const s = one_head(64, 64, 32);
+  fl::common::AttentionShape const s = one_head(64, 64, 32);
   std::mt19937 rng(11);
   auto gaussian = [&](std::size_t n) { return gaussian_bf16(n, rng); };
   AttentionInputs const in{
       s, gaussian(s.q_elements()), gaussian(s.kv_elements()), gaussian(s.kv_elements()), {}};
-  PrecisionRecipe const fa3 = recipe_for(common::Precision::fp8_e4m3);
+  PrecisionRecipe const fa3 = recipe_for(fl::common::Precision::fp8_e4m3);
   QuantizedOperands const base = quantize_operands(in, fa3);
   // Largest relative error of a quantised tensor over elements above 1/16 of the largest magnitude.
   auto worst = [](std::vector<float> const& codes, std::vector<float> const& descale,
@@ -161,7 +161,7 @@ TEST_CASE("FP8 variants: the operand variants round Q, K or V more finely and le
   QuantizedOperands const bpv = ops(Fp8Variant::bf16_pv);
   CHECK(worst(bpv.v, bpv.v_descale, in.v, d) == 0.0);
   CHECK(bpv.q == base.q);
-  CHECK(with_fp8_variants(fa3, only(Fp8Variant::bf16_pv)).probabilities == common::Precision::bf16);
+  CHECK(with_fp8_variants(fa3, only(Fp8Variant::bf16_pv)).probabilities == fl::common::Precision::bf16);
 }
 
 TEST_CASE("FP8 variants: names, combinations and the FA-1 refusal", "[emulator][fp8]") {
@@ -175,20 +175,21 @@ TEST_CASE("FP8 variants: names, combinations and the FA-1 refusal", "[emulator][
   CHECK_FALSE(parse_fp8_variants(""));
   CHECK_FALSE(parse_fp8_variants("two_term_q+"));
   emu::EmulatorConfig config;
-  config.precision = common::Precision::fp8_e4m3;
+  config.precision = fl::common::Precision::fp8_e4m3;
   config.loop_order = emu::LoopOrder::fa1;
   AttentionInputs const in = sink_problem();
-  CHECK_THROWS_AS(emu::emulate(in, with_fp8_variants(recipe_for(common::Precision::fp8_e4m3), both), config),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(
+      emu::emulate(in, with_fp8_variants(recipe_for(fl::common::Precision::fp8_e4m3), both), config),
+      std::invalid_argument);
 }
 
 TEST_CASE("FP8 variants: rotate_v rotates V and the epilogue rotates O back", "[emulator][fp8]") {
-  common::AttentionShape const s = one_head(64, 128, 32);
+  fl::common::AttentionShape const s = one_head(64, 128, 32);
   std::mt19937 rng(13);
   auto gaussian = [&](std::size_t n) { return gaussian_bf16(n, rng); };
   AttentionInputs const in{
       s, gaussian(s.q_elements()), gaussian(s.kv_elements()), gaussian(s.kv_elements()), {}};
-  PrecisionRecipe const fa3 = recipe_for(common::Precision::fp8_e4m3);
+  PrecisionRecipe const fa3 = recipe_for(fl::common::Precision::fp8_e4m3);
   Fp8Variants const rotate = only(Fp8Variant::rotate_v);
   QuantizedOperands const base = quantize_operands(in, fa3);
   QuantizedOperands const rotated = quantize_operands(in, with_fp8_variants(fa3, rotate));
@@ -202,7 +203,7 @@ TEST_CASE("FP8 variants: rotate_v rotates V and the epilogue rotates O back", "[
   CHECK(with_rotation < 2 * plain);
   // A forward variant: the backward refuses it rather than use V M as V.
   emu::EmulatorConfig config;
-  config.precision = common::Precision::fp8_e4m3;
+  config.precision = fl::common::Precision::fp8_e4m3;
   AttentionInputs with_do = in;
   with_do.d_o = gaussian(s.q_elements());
   CHECK_THROWS_AS(emu::emulate(with_do, with_fp8_variants(fa3, rotate), config), std::invalid_argument);

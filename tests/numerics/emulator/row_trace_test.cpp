@@ -22,7 +22,7 @@ bool same_bits(float a, float b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-AttentionInputs family_inputs(InputFamily family, bool causal, common::Precision precision) {
+AttentionInputs family_inputs(InputFamily family, bool causal, fl::common::Precision precision) {
   FamilyRequest request;
   request.shape.seqlen_q = 40;
   request.shape.seqlen_k = 40;
@@ -41,16 +41,16 @@ TEST_CASE("trace_row in fp32 ends exactly where emulate_forward does, for every 
   struct Case {
     InputFamily family;
     bool causal;
-    common::Precision precision;
+    fl::common::Precision precision;
   };
   // normal: the order-dependent bugs; all_negative: m-init-zero; ragged_tail: tail-unmasked;
   // fully_masked_rows: masked-row-nan and the rows that see nothing; fp8: the FP8 path's P scale.
-  Case const cases[] = {{InputFamily::normal, false, common::Precision::bf16},
-                        {InputFamily::normal, true, common::Precision::fp16},
-                        {InputFamily::all_negative, false, common::Precision::bf16},
-                        {InputFamily::ragged_tail, false, common::Precision::fp32},
-                        {InputFamily::fully_masked_rows, true, common::Precision::bf16},
-                        {InputFamily::normal, false, common::Precision::fp8_e4m3}};
+  Case const cases[] = {{InputFamily::normal, false, fl::common::Precision::bf16},
+                        {InputFamily::normal, true, fl::common::Precision::fp16},
+                        {InputFamily::all_negative, false, fl::common::Precision::bf16},
+                        {InputFamily::ragged_tail, false, fl::common::Precision::fp32},
+                        {InputFamily::fully_masked_rows, true, fl::common::Precision::bf16},
+                        {InputFamily::normal, false, fl::common::Precision::fp8_e4m3}};
   for (Case const& c : cases) {
     AttentionInputs const in = family_inputs(c.family, c.causal, c.precision);
     PrecisionRecipe const recipe = recipe_for(c.precision);
@@ -78,7 +78,7 @@ TEST_CASE("trace_row in fp32 ends exactly where emulate_forward does, for every 
             all_same = all_same && same_bits(static_cast<float>(trace.output[e]), whole.o[row * d + e]);
           CHECK(all_same);
           // The last block's output so far is the row's O before the final rounding.
-          if (!trace.blocks.empty() && c.precision == common::Precision::fp32)
+          if (!trace.blocks.empty() && c.precision == fl::common::Precision::fp32)
             CHECK(static_cast<float>(trace.blocks.back().output_so_far[0]) == whole.o[row * d]);
         }
       }
@@ -87,8 +87,8 @@ TEST_CASE("trace_row in fp32 ends exactly where emulate_forward does, for every 
 }
 
 TEST_CASE("trace_row in fp64 is the float64 answer and records each block's state", "[emulator]") {
-  AttentionInputs const in = family_inputs(InputFamily::normal, false, common::Precision::fp32);
-  PrecisionRecipe const recipe = recipe_for(common::Precision::fp32);
+  AttentionInputs const in = family_inputs(InputFamily::normal, false, fl::common::Precision::fp32);
+  PrecisionRecipe const recipe = recipe_for(fl::common::Precision::fp32);
   QuantizedOperands const ops = quantize_operands(in, recipe);
   emu::EmulatorConfig config;
   config.tiles = {1, 16};
@@ -110,8 +110,8 @@ TEST_CASE("trace_row in fp64 is the float64 answer and records each block's stat
 }
 
 TEST_CASE("trace_row refuses a row outside the problem and the FA-1 order", "[emulator]") {
-  AttentionInputs const in = family_inputs(InputFamily::normal, false, common::Precision::fp32);
-  PrecisionRecipe const recipe = recipe_for(common::Precision::fp32);
+  AttentionInputs const in = family_inputs(InputFamily::normal, false, fl::common::Precision::fp32);
+  PrecisionRecipe const recipe = recipe_for(fl::common::Precision::fp32);
   QuantizedOperands const ops = quantize_operands(in, recipe);
   emu::EmulatorConfig config;
   CHECK_THROWS_AS(emu::trace_row(ops, recipe, config, 40), std::invalid_argument);

@@ -25,7 +25,7 @@ bool contains(std::string const& text, std::string const& part) {
 
 TEST_CASE("fa-explain's lesson example: the golden block states and the answer", "[explain]") {
   ex::RowProblem const problem =
-      ex::row_from_scores(kLessonScores, kLessonValues, 1, 1.0, common::Precision::fp32);
+      ex::row_from_scores(kLessonScores, kLessonValues, 1, 1.0, fl::common::Precision::fp32);
   ex::Explanation const x = ex::explain_row(problem, 2, {mutants::MutantId::unrescaled_o});
   std::string const text = ex::render_text(problem, x);
   INFO(text);
@@ -48,7 +48,7 @@ TEST_CASE("fa-explain's lesson example: the golden block states and the answer",
 TEST_CASE("fa-explain follows vector values and the kernel's fp32 arithmetic", "[explain]") {
   // Two keys, values (1, 0) and (0, 1): the output is (softmax_0, softmax_1).
   ex::RowProblem const problem = ex::row_from_scores(
-      std::vector<double>{0, 1}, std::vector<double>{1, 0, 0, 1}, 2, 1.0, common::Precision::fp32);
+      std::vector<double>{0, 1}, std::vector<double>{1, 0, 0, 1}, 2, 1.0, fl::common::Precision::fp32);
   ex::Explanation const x = ex::explain_row(problem, 1, {}, emulator::TraceArithmetic::fp32);
   double const p1 = 1 / (1 + std::exp(-1.0));
   REQUIRE(x.variants.front().trace.output.size() == 2);
@@ -63,7 +63,7 @@ TEST_CASE("fa-explain shows the masked and the all-negative bugs on the rows tha
   // A masked first block: without the guard, exp(-inf - (-inf)) is NaN.
   ex::RowProblem const masked =
       ex::row_from_scores(std::vector<double>{-INFINITY, -INFINITY, 1, 2}, std::vector<double>{1, 2, 3, 4}, 1,
-                          1.0, common::Precision::fp32);
+                          1.0, fl::common::Precision::fp32);
   ex::Explanation const x = ex::explain_row(masked, 2, {mutants::MutantId::masked_row_nan});
   CHECK(std::isnan(x.variants[1].trace.output[0]));
   CHECK(x.variants[0].trace.output[0] == Approx(x.exact[0]));
@@ -82,18 +82,18 @@ TEST_CASE("fa-explain shows the masked and the all-negative bugs on the rows tha
 
 TEST_CASE("fa-explain refuses what one row's forward cannot show, naming it", "[explain]") {
   ex::RowProblem const problem =
-      ex::row_from_scores(kLessonScores, kLessonValues, 1, 1.0, common::Precision::fp32);
+      ex::row_from_scores(kLessonScores, kLessonValues, 1, 1.0, fl::common::Precision::fp32);
   CHECK_THROWS_WITH(ex::explain_row(problem, 2, {mutants::MutantId::bwd_missing_delta}),
                     Catch::Contains("bwd-missing-delta is a backward bug"));
   CHECK_THROWS_WITH(ex::explain_row(problem, 2, {mutants::MutantId::fp8_p_overflow}),
                     Catch::Contains("--precision fp8_e4m3"));
   CHECK_THROWS_WITH(ex::explain_row(problem, 0, {}), Catch::Contains("--block 0"));
   CHECK_THROWS_WITH(
-      ex::row_from_scores(kLessonScores, std::vector<double>{1, 2}, 1, 1.0, common::Precision::fp32),
+      ex::row_from_scores(kLessonScores, std::vector<double>{1, 2}, 1, 1.0, fl::common::Precision::fp32),
       Catch::Contains("--values has 2 numbers"));
-  CHECK_THROWS_WITH(
-      ex::row_from_scores(std::vector<double>{NAN}, std::vector<double>{1}, 1, 1.0, common::Precision::fp32),
-      Catch::Contains("--scores"));
-  CHECK(ex::explainable_mutants(common::Precision::fp32, true).size() == 11);  // the forward kind
-  CHECK(ex::explainable_mutants(common::Precision::fp8_e4m3, false).size() == 13);
+  CHECK_THROWS_WITH(ex::row_from_scores(std::vector<double>{NAN}, std::vector<double>{1}, 1, 1.0,
+                                        fl::common::Precision::fp32),
+                    Catch::Contains("--scores"));
+  CHECK(ex::explainable_mutants(fl::common::Precision::fp32, true).size() == 11);  // the forward kind
+  CHECK(ex::explainable_mutants(fl::common::Precision::fp8_e4m3, false).size() == 13);
 }
