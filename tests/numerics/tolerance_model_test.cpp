@@ -20,6 +20,8 @@
 #include "numerics/reference.hpp"
 
 using namespace fl::numerics;
+using fl::common::AttentionShape;
+using fl::common::Precision;
 
 namespace {
 
