@@ -17,6 +17,9 @@ constexpr double kExpArgumentFloor = 16.0;  // (4 u32)^2 / u32^2
 // log w is capped so that w^2 (times squared values) stays finite: a bound of e^150 means "anything finite".
 constexpr double kMaxLogWeight = 150.0;
 constexpr double kLinearLimit = 30.0;  // above this, log(expm1(a)) = a to double precision (e^-30 ~ 1e-13)
+// Products a tensor core sums into the fp32 accumulator per rounding for 16-bit operands (mma.sync m16n8k16,
+// wgmma k16): d / 16 roundings per score, each normalised toward zero (see coherent_dot_lse below).
+constexpr int kTensorCoreStepK = 16;
 
 }  // namespace
 
@@ -93,7 +96,7 @@ RowStats ToleranceModel::query_row(std::size_t row, double* tau_o, double* tau_l
     double const a = kappa_ * std::sqrt(sum_p_var_s);
     double const nonlinearity = a > 1e-8 ? std::expm1(std::min(a, kLinearLimit)) / a : 1.0;
     *tau_lse = kappa_ * std::sqrt(st.var_lse) * nonlinearity +
-               2.0 * kU32 * (std::fabs(st.lse) + std::fabs(st.m) + 2.0);
+               2.0 * kU32 * (std::fabs(st.lse) + std::fabs(st.m) + 2.0) + coherent_dot_lse(row, k0, p);
   }
   std::vector<double> w(nv);
   for (std::size_t j = 0; j < nv; ++j) w[j] = weight_uncertainty(score[j] - st.lse, var_s[j], st.var_lse);
@@ -220,6 +223,22 @@ void ToleranceModel::key_row(std::size_t kr, std::vector<RowStats> const& stats,
         finish(sq(scale_) * var_dk[e] + accumulation_var(count, sq(scale_) * acc_dk[e], dk[e]), dk[e]);
     tau_dv[e] = finish(var_dv[e] + accumulation_var(count, acc_dv[e], dv[e]), dv[e]);
   }
+}
+
+// The part of the fp32 dot products' error that every score of a row shares in sign. Tensor cores add each
+// step's products to the accumulator and normalise the sum toward zero (RZ), so every score moves toward 0
+// by up to one ulp (2 u32 |partial sum| <= 2 u32 |Q_i| |K_j|) per step: errors of one sign, which a common
+// shift of the scores carries into LSE whole (O does not see it), where score_var's independent term is
+// averaged over the row's keys (sum P^2). Scaled scores near -250 at d = 256 (all_negative): the H200's
+// flash_decode LSE over n_k = 4097 keys reached 1.06-1.16x the bound without this term, exactly what an
+// emulation of 16-product steps (2 alignment bits past fp32's 24, RZ) gives (tests/numerics/
+// tolerance_model_test.cpp); round-to-nearest dot products give 0.09x.
+double ToleranceModel::coherent_dot_lse(std::size_t row, std::size_t k0, std::vector<double> const& p) const {
+  double weighted_norms = 0.0;
+  for (std::size_t j = 0; j < p.size(); ++j)
+    weighted_norms += p[j] * std::sqrt(q_norm2_[row] * k_norm2_[k0 + j]);
+  double const steps = std::ceil(double(d_) / kTensorCoreStepK);
+  return 2.0 * kU32 * steps * scale_ * weighted_norms;
 }
 
 OperandNoise ToleranceModel::operand_noise(std::vector<double> const& t, bool inputs_exact) const {

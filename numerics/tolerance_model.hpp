@@ -66,6 +66,8 @@ class ToleranceModel {
                   OperandNoise const& ny, std::size_t b, std::vector<double> const& y2) const;
   double score_var(std::size_t row, std::size_t kr, double score, double m) const;
   double weight_uncertainty(double log_p, double var_s, double var_lse) const;
+  // The LSE bound's share of the dot products' one-signed (round-toward-zero) error; p: the row's weights.
+  double coherent_dot_lse(std::size_t row, std::size_t k0, std::vector<double> const& p) const;
 
   // A sequential fp32 sum of n terms with sum of squares `sum_sq` and result `total`: its partial sums
   // S_k satisfy sum S_k^2 ~ n (sum_sq / 2 + total^2 / 3); each addition adds a relative u32 / sqrt(3).
