@@ -74,7 +74,7 @@ numerics::AttentionInputs study_inputs(numerics::InputFamily recipe, int n, int 
 }  // namespace
 
 std::string Fp8ErrorStudyRow::label() const {
-  return std::string(numerics::name(precision)) + " " + std::string(numerics::name(scaling)) +
+  return std::string(common::name(precision)) + " " + std::string(numerics::name(scaling)) +
          (incoherent ? " incoherent" : "") + (bf16_pv ? " bf16_pv" : "");
 }
 
