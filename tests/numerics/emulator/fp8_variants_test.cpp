@@ -173,18 +173,18 @@ TEST_CASE("FP8 variants: bf16_pv walked last to first (fa3_sm90's kPvBf16) errs 
   FamilyRequest r;
   r.shape = one_head(256, 1024, 128);
   r.seed = 1;
-  r.precision = common::Precision::bf16;
+  r.precision = fl::common::Precision::bf16;
   r.with_backward = false;
   AttentionInputs const in = generate_family(InputFamily::fa3_outliers, r).inputs;
   auto rmse = [&](Fp8Variants variants) {
-    PrecisionRecipe recipe = recipe_for(common::Precision::fp8_e4m3);
-    recipe.fp8_scaling = Fp8Scaling::per_block;
+    PrecisionRecipe recipe = recipe_for(fl::common::Precision::fp8_e4m3);
+    recipe.fp8_scaling = fl::common::Fp8Scaling::per_block;
     recipe.fp8_block_rows = 128;
     recipe.incoherent = true;
     recipe.incoherent_seed = 1;
     recipe = with_fp8_variants(recipe, variants.with(Fp8Variant::reverse_keys));
     emu::EmulatorConfig config;
-    config.precision = common::Precision::fp8_e4m3;
+    config.precision = fl::common::Precision::fp8_e4m3;
     config.tiles = {128, 128};
     config.threads = 1;
     return compute_metrics(emu::emulate(in, recipe, config).o, reference_attention(in, {1}).o).rmse;
