@@ -31,4 +31,14 @@ std::optional<Precision> parse_precision(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view name(Fp8Scaling s) {
+  return s == Fp8Scaling::per_tensor ? "per_tensor" : "per_block";
+}
+
+std::optional<Fp8Scaling> parse_fp8_scaling(std::string_view text) {
+  if (text == "per_tensor") return Fp8Scaling::per_tensor;
+  if (text == "per_block") return Fp8Scaling::per_block;
+  return std::nullopt;
+}
+
 }  // namespace fl::common

@@ -8,16 +8,6 @@
 
 namespace fl::numerics {
 
-std::string_view name(Fp8Scaling s) {
-  return s == Fp8Scaling::per_tensor ? "per_tensor" : "per_block";
-}
-
-std::optional<Fp8Scaling> parse_fp8_scaling(std::string_view text) {
-  if (text == "per_tensor") return Fp8Scaling::per_tensor;
-  if (text == "per_block") return Fp8Scaling::per_block;
-  return std::nullopt;
-}
-
 std::size_t Fp8Tensor::block_of_row(std::size_t flat_row) const {
   if (per_tensor) return 0;
   std::size_t const blocks_per_matrix =
@@ -56,18 +46,18 @@ double subnormal_half_step(common::Precision p) {
 }
 
 Fp8Tensor quantize_fp8(std::span<double const> x, int matrices, int rows, int cols, common::Precision format,
-                       Fp8Scaling scaling, int block_rows) {
+                       common::Fp8Scaling scaling, int block_rows) {
   if (!is_fp8(format)) throw std::invalid_argument("quantize_fp8: format must be fp8_e4m3 or fp8_e5m2");
   if (x.size() != std::size_t(matrices) * std::size_t(rows) * std::size_t(cols))
     throw std::invalid_argument("quantize_fp8: size does not match matrices * rows * cols");
-  if (scaling == Fp8Scaling::per_block && block_rows <= 0)
+  if (scaling == common::Fp8Scaling::per_block && block_rows <= 0)
     throw std::invalid_argument("quantize_fp8: per-block scaling needs block_rows > 0");
   Fp8Tensor t;
   t.format = format;
   t.matrices = matrices;
   t.rows = rows;
   t.cols = cols;
-  t.per_tensor = scaling == Fp8Scaling::per_tensor;
+  t.per_tensor = scaling == common::Fp8Scaling::per_tensor;
   t.block_rows = t.per_tensor ? rows : block_rows;
   std::size_t const blocks =
       t.per_tensor ? 1

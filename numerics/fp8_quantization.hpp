@@ -15,10 +15,6 @@
 
 namespace fl::numerics {
 
-enum class Fp8Scaling { per_tensor, per_block };
-std::string_view name(Fp8Scaling s);  // "per_tensor", "per_block"
-std::optional<Fp8Scaling> parse_fp8_scaling(std::string_view text);
-
 // A (matrices, rows, cols) tensor in FP8: `codes` are FP8 values (exactly representable in `format`) of
 // x * scale; the value a kernel computes with is codes * descale of the row's block.
 struct Fp8Tensor {
@@ -40,7 +36,7 @@ struct Fp8Tensor {
 // `x` is (matrices, rows, cols) row-major. `block_rows` is used by per-block scaling only (> 0).
 // A block whose largest magnitude is 0 (or not finite) gets scale 1.
 Fp8Tensor quantize_fp8(std::span<double const> x, int matrices, int rows, int cols, common::Precision format,
-                       Fp8Scaling scaling, int block_rows);
+                       common::Fp8Scaling scaling, int block_rows);
 
 // The scale mapping `amax` onto the format's largest finite value (1 when amax is 0 or not finite).
 float fp8_scale_for(common::Precision format, double amax);

@@ -17,16 +17,16 @@ namespace {
 
 struct Variant {
   common::Precision precision;
-  Fp8Scaling scaling;
+  common::Fp8Scaling scaling;
   bool incoherent;
   Fp8Variants fp8 = {};
 };
 
 std::vector<Variant> variants() {
-  std::vector<Variant> v = {{common::Precision::fp16, Fp8Scaling::per_tensor, false},
-                            {common::Precision::bf16, Fp8Scaling::per_tensor, false}};
+  std::vector<Variant> v = {{common::Precision::fp16, common::Fp8Scaling::per_tensor, false},
+                            {common::Precision::bf16, common::Fp8Scaling::per_tensor, false}};
   for (common::Precision p : {common::Precision::fp8_e4m3, common::Precision::fp8_e5m2})
-    for (Fp8Scaling s : {Fp8Scaling::per_tensor, Fp8Scaling::per_block})
+    for (common::Fp8Scaling s : {common::Fp8Scaling::per_tensor, common::Fp8Scaling::per_block})
       for (bool inc : {false, true}) v.push_back({p, s, inc});
   return v;
 }
@@ -35,14 +35,15 @@ std::vector<Variant> variants() {
 std::vector<Variant> forward_variants(std::vector<Fp8Variants> const& fp8_variants) {
   std::vector<Variant> v = variants();
   for (Fp8Variants set : fp8_variants)
-    if (!set.is_fa3()) v.push_back({common::Precision::fp8_e4m3, Fp8Scaling::per_block, true, set});
+    if (!set.is_fa3()) v.push_back({common::Precision::fp8_e4m3, common::Fp8Scaling::per_block, true, set});
   return v;
 }
 
 // Standard attention runs in the recipes of the paper's baselines only (fp16, bf16, FP8 per-tensor without
 // incoherent processing): block scaling and the Hadamard rotation are FlashAttention-3 features.
 bool has_baseline(Variant const& v) {
-  return !is_fp8(v.precision) || (v.scaling == Fp8Scaling::per_tensor && !v.incoherent && v.fp8.is_fa3());
+  return !is_fp8(v.precision) ||
+         (v.scaling == common::Fp8Scaling::per_tensor && !v.incoherent && v.fp8.is_fa3());
 }
 
 PrecisionRecipe recipe_of(Variant const& v, int tile, std::uint64_t seed) {

@@ -46,9 +46,9 @@ struct Fp8StudyRow {
   std::string pass;    // "forward" or "backward"
   std::string method;  // "baseline" (standard attention) or "tiled" (FlashAttention emulator)
   common::Precision precision = common::Precision::fp16;
-  Fp8Scaling scaling = Fp8Scaling::per_tensor;  // FP8 only
-  bool incoherent = false;                      // FP8 only
-  Fp8Variants fp8_variants;                     // FP8 only; empty: FlashAttention-3's recipe
+  common::Fp8Scaling scaling = common::Fp8Scaling::per_tensor;  // FP8 only
+  bool incoherent = false;                                      // FP8 only
+  Fp8Variants fp8_variants;                                     // FP8 only; empty: FlashAttention-3's recipe
   InputFamily recipe = InputFamily::normal;
   int head_dim = 0;
   int seqlen = 0;

@@ -24,8 +24,6 @@ namespace fl::numerics {
 
 // FlashAttention-3's FP8 offset: exp2(x - m + 8), so P <= 2^8.
 constexpr double kFp8ProbabilityScale = 256.0;
-// Rows per scaling block for per-block FP8 scaling when nothing else is said (a kBlockN-sized tile).
-constexpr int kDefaultFp8BlockRows = 64;
 
 struct PrecisionRecipe {
   common::Precision claimed = common::Precision::bf16;
@@ -35,8 +33,8 @@ struct PrecisionRecipe {
   common::Precision score_gradients = common::Precision::bf16;
   common::Precision outputs = common::Precision::bf16;
   // FP8 only:
-  Fp8Scaling fp8_scaling = Fp8Scaling::per_tensor;
-  int fp8_block_rows = kDefaultFp8BlockRows;
+  common::Fp8Scaling fp8_scaling = common::Fp8Scaling::per_tensor;
+  int fp8_block_rows = common::kDefaultFp8BlockRows;
   bool incoherent = false;
   std::uint64_t incoherent_seed = 0;
   Fp8Variants fp8_variants;  // beyond FlashAttention-3 (numerics/fp8_variants.hpp); empty: fa3

@@ -33,7 +33,7 @@ PrecisionRecipe draw_recipe(common::Precision claimed, std::uint64_t seed) {
   PrecisionRecipe r = recipe_for(claimed);
   if (!is_fp8(claimed)) return r;
   int const variant = int((seed / 2) % kFp8Variants);
-  r.fp8_scaling = variant % 2 == 0 ? Fp8Scaling::per_tensor : Fp8Scaling::per_block;
+  r.fp8_scaling = variant % 2 == 0 ? common::Fp8Scaling::per_tensor : common::Fp8Scaling::per_block;
   r.fp8_block_rows = kSweepFp8BlockRows;
   r.incoherent = variant >= 2;
   r.incoherent_seed = seed;

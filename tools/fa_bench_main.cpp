@@ -18,6 +18,8 @@
 #include "common/exit_codes.hpp"
 #include "common/precision.hpp"
 #include "common/temporary_files.hpp"
+#include "device/families/families.hpp"
+#include "device/families/registry.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/target_arch.hpp"
@@ -25,8 +27,6 @@
 #include "tuner/bench_table.hpp"
 #include "tuner/cli/bench_options.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/families.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/device_problem.hpp"
 #include "tuner/run/family_runner.hpp"
@@ -34,6 +34,7 @@
 
 namespace po = boost::program_options;
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace {

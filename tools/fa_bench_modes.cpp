@@ -8,15 +8,16 @@
 
 #include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
+#include "device/problem.hpp"
 #include "numerics/precision.hpp"
 #include "runtime/kernel_source.hpp"
 #include "tuner/compile/space_compile.hpp"
-#include "tuner/problem.hpp"
 #include "tuner/run/fp8_error_study.hpp"
 #include "tuner/run/stability_gpu_study.hpp"
 
 namespace fl::tools::fa_bench {
 
+using namespace fl::device;
 using namespace fl::tuner;
 
 bool write_or_false(std::filesystem::path const& path, std::string const& text) {

@@ -4,11 +4,11 @@
 #include <filesystem>
 #include <string>
 
+#include "device/family.hpp"
 #include "runtime/device.hpp"
 #include "runtime/target_arch.hpp"
 #include "tuner/cli/bench_options.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/family.hpp"
 
 namespace fl::tools::fa_bench {
 
@@ -21,15 +21,15 @@ std::string today();
 
 // --compile-space: every config, NVRTC only. Exit 1 when a config the host-side constraints allow fails to
 // compile (the mirror of the kernel's static_asserts is wrong).
-int compile_space_main(tuner::BenchOptions const& opt, tuner::Family const& family);
+int compile_space_main(tuner::BenchOptions const& opt, device::Family const& family);
 
 // --error-study PATH: the FP8 error analysis's forward rows measured on this GPU (tuner/run/fp8_error_study).
-int error_study_main(tuner::BenchOptions const& opt, tuner::Family const& family,
+int error_study_main(tuner::BenchOptions const& opt, device::Family const& family,
                      tuner::CompileSpec const& spec, runtime::DeviceInfo const& device,
                      runtime::TargetArch arch);
 
 // --stability-study PATH: experiments/stability's rows measured on this GPU (tuner/run/stability_gpu_study).
-int stability_study_main(tuner::BenchOptions const& opt, tuner::Family const& family,
+int stability_study_main(tuner::BenchOptions const& opt, device::Family const& family,
                          tuner::CompileSpec const& spec, runtime::DeviceInfo const& device,
                          runtime::TargetArch arch);
 

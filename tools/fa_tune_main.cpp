@@ -12,11 +12,11 @@
 #include "db/merge.hpp"
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
+#include "device/families/registry.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/kernel_source.hpp"
 #include "tuner/cli/tune_options.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/measure/gpu_telemetry.hpp"
 #include "tuner/tune/compile_only.hpp"
 #include "tuner/tune/gpu_backend.hpp"
@@ -116,7 +116,7 @@ int run(int argc, char const* const argv[]) {
     // Ctrl-C / SIGTERM: the rows finished so far are printed (their programs are cached: a rerun resumes).
     common::StopOnSignals const stop_on_signals;
     auto const report =
-        tuner::run_compile_only(options, arch, kernels_dir.value(), db_path, tuner::limits_for(arch),
+        tuner::run_compile_only(options, arch, kernels_dir.value(), db_path, device::limits_for(arch),
                                 [] { return common::StopOnSignals::received(); });
     std::fputs(tuner::render_compile_only(report).c_str(), stdout);
     std::printf("database: %s\n", db_path.string().c_str());
@@ -131,9 +131,9 @@ int run(int argc, char const* const argv[]) {
   }
 
   for (auto const& name : tuner::default_tuning_families(options))
-    if (!tuner::find_family(name)) {
+    if (!device::find_family(name)) {
       std::fprintf(stderr, "fa-tune: --family '%s' is not one of: %s\n", name.c_str(),
-                   tuner::family_names().c_str());
+                   device::family_names().c_str());
       return common::kExitBadInput;
     }
 

@@ -37,7 +37,7 @@ std::vector<AttentionInputs> fp8_operand_views(AttentionInputs const& in, Precis
   auto const d = std::size_t(in.shape.head_dim);
   for (int block_rows : {0, 32, 64, 128}) {  // 0: per tensor
     PrecisionRecipe r = recipe;
-    r.fp8_scaling = block_rows == 0 ? Fp8Scaling::per_tensor : Fp8Scaling::per_block;
+    r.fp8_scaling = block_rows == 0 ? common::Fp8Scaling::per_tensor : common::Fp8Scaling::per_block;
     r.fp8_block_rows = std::max(block_rows, 1);
     r.incoherent = false;
     AttentionInputs view{in.shape, {}, {}, {}, {}};

@@ -31,7 +31,7 @@ done
 
 seqlens=1024,2048,4096,8192,16384
 # The family default (the deterministic dQ pass) at d 64 and 128, then the atomic-dQ mode at the tiles
-# picked from ptxas (tuner/families/fa2_sm80_bwd.cpp, tests/tuner/backward_families_test.cpp). One fa-bench
+# picked from ptxas (device/families/fa2_sm80_bwd.cpp, tests/device/families/backward_families_test.cpp). One fa-bench
 # per run, so a run cut by its limit loses only itself.
 atomic_d64=kBlockM=64,kBlockN=128,kNWarps=8,kStages=2,kDqAtomic=1,kQBlockM=64,kQBlockN=32
 atomic_d128=kBlockM=32,kBlockN=128,kNWarps=8,kStages=1,kDqAtomic=1,kQBlockM=64,kQBlockN=32

@@ -38,6 +38,8 @@ timeout 200 "$bin/test_kernels_src" "[fp8][space]" -r compact >"$dir/test_fp8_sp
 note "test_kernels_src [fp8][space] (every config, sm_89 + sm_90a, d 64/128) rc=$? $(last_line "$dir/test_fp8_space.txt")"
 timeout 100 "$bin/test_tuner" "[fp8]" -r compact >"$dir/test_tuner_fp8.txt" 2>&1
 note "test_tuner [fp8] rc=$? $(last_line "$dir/test_tuner_fp8.txt")"
+timeout 100 "$bin/test_device" "[fp8]" -r compact >"$dir/test_device_fp8.txt" 2>&1
+note "test_device [fp8] (the FP8 problems and family rules, device/) rc=$? $(last_line "$dir/test_device_fp8.txt")"
 
 # 3. fa-check through fa-bench: edge problems (odd n, n_q != n_k, GQA) and one timed shape, per variant.
 check() {  # name, extra fa-bench options

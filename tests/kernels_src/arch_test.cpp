@@ -1,5 +1,5 @@
 // The warp size and the shared-memory limit are written once, in kernels_src/fa_arch.h: NVRTC compiles it
-// to the values the host was built with (tuner/compile/arch_limits.hpp includes it), and no other kernel
+// to the values the host was built with (device/arch_limits.hpp includes it), and no other kernel
 // file writes the limit again.
 #include <catch2/catch.hpp>
 
@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "device/arch_limits.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/arch_limits.hpp"
 
 using namespace fl;
 
@@ -35,15 +35,15 @@ runtime::Result<runtime::CompiledProgram> compile_probe(long warp_size, long sha
 }  // namespace
 
 TEST_CASE("NVRTC sees the warp size and shared-memory limit the host computes with", "[kernels][nvrtc]") {
-  auto const agreed = compile_probe(tuner::kWarpSize, static_cast<long>(tuner::kFamilyMaxSharedBytes));
+  auto const agreed = compile_probe(device::kWarpSize, static_cast<long>(device::kFamilyMaxSharedBytes));
   INFO((agreed ? std::string() : agreed.error().log));
   CHECK(agreed.ok());
   auto const other_warp =
-      compile_probe(tuner::kWarpSize * 2, static_cast<long>(tuner::kFamilyMaxSharedBytes));
+      compile_probe(device::kWarpSize * 2, static_cast<long>(device::kFamilyMaxSharedBytes));
   REQUIRE_FALSE(other_warp.ok());
   CHECK(other_warp.error().log.find("warp size: kernels and host disagree") != std::string::npos);
   auto const other_limit =
-      compile_probe(tuner::kWarpSize, static_cast<long>(tuner::kFamilyMaxSharedBytes) + 1);
+      compile_probe(device::kWarpSize, static_cast<long>(device::kFamilyMaxSharedBytes) + 1);
   REQUIRE_FALSE(other_limit.ok());
   CHECK(other_limit.error().log.find("shared limit: kernels and host disagree") != std::string::npos);
 }

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "device/family.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/family.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/numerics_check.hpp"
 
@@ -18,8 +18,9 @@ namespace fl::test {
 
 // `config` compiled once with `mutants` (for problems.front(): every problem has its head dim, mask and
 // dtype), judged on every problem over every input family that applies.
-inline bool passes_problems(tuner::Family const& f, std::vector<std::string> const& mutants,
-                            std::vector<tuner::Problem> const& problems, tuner::Config const& config) {
+inline bool passes_problems(device::Family const& f, std::vector<std::string> const& mutants,
+                            std::vector<device::Problem> const& problems, device::Config const& config) {
+  using namespace fl::device;
   using namespace fl::tuner;
   auto const program = compile_family_config(f, config, problems.front(),
                                              {runtime::TargetArch::sm_90a, kernels_dir(), mutants});
@@ -43,11 +44,11 @@ inline bool passes_problems(tuner::Family const& f, std::vector<std::string> con
   return true;
 }
 
-inline bool passes_edge_problems(tuner::Family const& f, std::vector<std::string> const& mutants, int d,
+inline bool passes_edge_problems(device::Family const& f, std::vector<std::string> const& mutants, int d,
                                  bool causal, common::Precision dtype,
-                                 tuner::Config const* override_config = nullptr,
-                                 tuner::Fp8Options const& fp8 = {},
-                                 tuner::Direction direction = tuner::Direction::forward) {
+                                 device::Config const* override_config = nullptr,
+                                 device::Fp8Options const& fp8 = {},
+                                 device::Direction direction = device::Direction::forward) {
   using namespace fl::tuner;
   auto base = headline_problem(1024, d, causal, dtype, direction);
   base.fp8 = fp8;

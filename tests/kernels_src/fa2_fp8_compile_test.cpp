@@ -10,19 +10,20 @@
 #include <sstream>
 #include <thread>
 
+#include "device/families/families.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tools/fa_mutate/gpu_mutant_runner.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/space_compile.hpp"
-#include "tuner/families/families.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using namespace fl::tools::fa_mutate;
+using common::Fp8Scaling;
 using common::Precision;
-using numerics::Fp8Scaling;
 using runtime::TargetArch;
 
 namespace {

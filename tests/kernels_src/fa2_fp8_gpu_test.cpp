@@ -4,16 +4,17 @@
 // Skipped where there is no GPU (the lead runs it on the H200: scripts/gpu.sh fp8).
 #include <catch2/catch.hpp>
 
+#include "device/families/families.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/families.hpp"
 #include "tuner/run/benchmark.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
+using common::Fp8Scaling;
 using common::Precision;
-using numerics::Fp8Scaling;
 
 TEST_CASE("fa2_fp8 default configs pass fa-check on every input family", "[gpu][kernels][fp8]") {
   auto context = runtime::PrimaryContext::retain(0);

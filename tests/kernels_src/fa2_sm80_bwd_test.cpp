@@ -9,17 +9,18 @@
 #include <set>
 #include <thread>
 
+#include "device/families/families.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/space_compile.hpp"
-#include "tuner/families/families.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/device_problem.hpp"
 #include "tuner/run/family_runner.hpp"
 #include "tuner/run/numerics_check.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using common::Precision;
 using runtime::TargetArch;

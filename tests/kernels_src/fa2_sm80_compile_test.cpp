@@ -8,12 +8,13 @@
 #include <regex>
 #include <sstream>
 
+#include "device/families/families.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/families.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using common::Precision;
 using runtime::TargetArch;

@@ -6,13 +6,14 @@
 
 #include <set>
 
+#include "device/families/families.hpp"
 #include "kernels_src/fa3_sm90_bwd_config.h"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/families.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using common::Precision;
 using runtime::TargetArch;

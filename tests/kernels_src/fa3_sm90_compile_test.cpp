@@ -14,13 +14,14 @@
 #include <vector>
 
 #include "common/precision.hpp"
+#include "device/families/families.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/compile_checks.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/families.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using common::Precision;
 using runtime::TargetArch;
@@ -72,7 +73,7 @@ TEST_CASE("fa3_sm90 default configs compile for sm_90a without spills", "[kernel
     instances.emplace_back(f.default_config(p), p);
   }
   // d256's 128 x 80 (FlashAttention-3's tile) spills 4 bytes under NVRTC 13.0 and was measured faster than
-  // the spill-free 128 x 64 (tuner/families/fa3_sm90.cpp, default_config): no more than that.
+  // the spill-free 128 x 64 (device/families/fa3_sm90.cpp, default_config): no more than that.
   auto const& [d256, p256] = instances.back();
   compiles_without_spills(instances, {{f.name_expressions(d256, p256).front(), 4}});
 }
@@ -88,7 +89,7 @@ TEST_CASE("fa3_sm90 FP8 defaults and the V transpose compile for sm_90a without 
     instances.emplace_back(f.default_config(p), p);
   }
   auto block = problem_of(128, false, Precision::fp8_e4m3);
-  block.fp8.scaling = numerics::Fp8Scaling::per_block;
+  block.fp8.scaling = common::Fp8Scaling::per_block;
   block.fp8.block_rows = 128;
   instances.emplace_back(f.default_config(block), block);
   compiles_without_spills(instances);
@@ -115,7 +116,7 @@ TEST_CASE("fa3_sm90 FP8 with bf16 P.V compiles for sm_90a without spills at d 64
     instances.emplace_back(f.default_config(p), p);
   }
   auto block = problem_of(128, false, Precision::fp8_e4m3);  // FA3's recipe: per block (V not descaled)
-  block.fp8.scaling = numerics::Fp8Scaling::per_block;
+  block.fp8.scaling = common::Fp8Scaling::per_block;
   block.fp8.block_rows = 128;
   block.fp8.bf16_pv = true;
   instances.emplace_back(f.default_config(block), block);

@@ -8,17 +8,18 @@
 #include <cmath>
 #include <map>
 
+#include "device/families/families.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/edge_check.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/families.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/device_problem.hpp"
 #include "tuner/run/family_runner.hpp"
 #include "tuner/run/fp8_error_study.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using common::Precision;
 
@@ -32,15 +33,15 @@ bool passes_edge_problems(std::vector<std::string> const& mutants, int d, bool c
 
 struct Fp8Variant {
   Precision dtype;
-  numerics::Fp8Scaling scaling;
+  common::Fp8Scaling scaling;
   int block_rows;
   bool incoherent;
 };
 constexpr Fp8Variant kFp8Variants[] = {
-    {Precision::fp8_e4m3, numerics::Fp8Scaling::per_tensor, 64, false},
-    {Precision::fp8_e4m3, numerics::Fp8Scaling::per_block, 128, false},
-    {Precision::fp8_e4m3, numerics::Fp8Scaling::per_tensor, 64, true},
-    {Precision::fp8_e5m2, numerics::Fp8Scaling::per_tensor, 64, false},
+    {Precision::fp8_e4m3, common::Fp8Scaling::per_tensor, 64, false},
+    {Precision::fp8_e4m3, common::Fp8Scaling::per_block, 128, false},
+    {Precision::fp8_e4m3, common::Fp8Scaling::per_tensor, 64, true},
+    {Precision::fp8_e5m2, common::Fp8Scaling::per_tensor, 64, false},
 };
 
 Fp8Options options_of(Fp8Variant const& v) {
@@ -153,7 +154,7 @@ TEST_CASE("fa3_sm90 FP8 default configs are correct on awkward problems", "[gpu]
     for (int d : {64, 128, 256})
       for (bool causal : {false, true}) {
         INFO("d" << d << (causal ? " causal " : " full ") << common::name(v.dtype) << " "
-                 << (v.scaling == numerics::Fp8Scaling::per_block ? "per block" : "per tensor")
+                 << (v.scaling == common::Fp8Scaling::per_block ? "per block" : "per tensor")
                  << (v.incoherent ? " incoherent" : ""));
         CHECK(passes_edge_problems({}, d, causal, v.dtype, nullptr, options_of(v)));
       }
@@ -178,7 +179,7 @@ TEST_CASE("fa3_sm90 FP8 with bf16 P.V is correct on awkward problems", "[gpu][ke
     for (int d : {64, 128, 256})
       for (bool causal : {false, true}) {
         INFO("bf16 P.V d" << d << (causal ? " causal " : " full ") << common::name(v.dtype) << " "
-                          << (v.scaling == numerics::Fp8Scaling::per_block ? "per block" : "per tensor")
+                          << (v.scaling == common::Fp8Scaling::per_block ? "per block" : "per tensor")
                           << (v.incoherent ? " incoherent" : ""));
         Fp8Options o = options_of(v);
         o.bf16_pv = true;

@@ -1,11 +1,12 @@
 // naive and fa1 under NVRTC (no GPU needed): default configs compile for sm_80 and sm_90a without spills.
 #include <catch2/catch.hpp>
 
+#include "device/families/families.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/families.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using common::Precision;
 

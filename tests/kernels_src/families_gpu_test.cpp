@@ -2,13 +2,14 @@
 // rows, n_q != n_k, GQA), against the float64 reference. Skipped where there is no GPU.
 #include <catch2/catch.hpp>
 
+#include "device/families/registry.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/run/benchmark.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using common::Precision;
 

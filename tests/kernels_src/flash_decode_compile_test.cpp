@@ -3,13 +3,14 @@
 // read kernels_src/flash_decode_config.h).
 #include <catch2/catch.hpp>
 
+#include "device/families/families.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/compile_checks.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/families.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using common::Precision;
 using runtime::TargetArch;

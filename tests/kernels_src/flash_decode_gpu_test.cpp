@@ -5,11 +5,12 @@
 // caught. Skipped where there is no GPU.
 #include <catch2/catch.hpp>
 
+#include "device/families/families.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/edge_check.hpp"
-#include "tuner/families/families.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using common::Precision;
 

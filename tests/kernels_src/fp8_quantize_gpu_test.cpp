@@ -6,20 +6,21 @@
 
 #include <cstring>
 
+#include "device/families/families.hpp"
+#include "device/families/fp8_quantize_launches.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/module.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/edge_check.hpp"
-#include "tuner/families/families.hpp"
-#include "tuner/families/fp8_quantize_launches.hpp"
 #include "tuner/run/device_problem.hpp"
 #include "tuner/run/fp8_operands.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
+using common::Fp8Scaling;
 using common::Precision;
-using numerics::Fp8Scaling;
 
 namespace {
 
@@ -125,7 +126,7 @@ TEST_CASE("fa3_sm90 FP8 quantised on the device passes the awkward problems", "[
           std::tuple{Precision::fp8_e4m3, Fp8Scaling::per_tensor, 64, true},
           std::tuple{Precision::fp8_e5m2, Fp8Scaling::per_tensor, 64, false}}) {
       Fp8Options const fp8{scaling, rows, incoherent, 0, true};
-      INFO("d" << d << " " << common::name(dtype) << " " << numerics::name(scaling) << rows
+      INFO("d" << d << " " << common::name(dtype) << " " << common::name(scaling) << rows
                << (incoherent ? " incoherent" : ""));
       CHECK(test::passes_edge_problems(f, {}, d, false, dtype, nullptr, fp8));
     }

@@ -9,6 +9,8 @@
 #include <limits>
 #include <random>
 
+#include "device/families/families.hpp"
+#include "device/families/fp8_quantize_launches.hpp"
 #include "kernels_src/fp8_quantize.h"
 #include "numerics/fp8_quantization.hpp"
 #include "numerics/incoherent_processing.hpp"
@@ -17,8 +19,6 @@
 #include "tests/kernels_src/compile_checks.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/families.hpp"
-#include "tuner/families/fp8_quantize_launches.hpp"
 
 using namespace fl;
 using common::Precision;
@@ -127,8 +127,8 @@ TEST_CASE("fp8_quantize's block scale is numerics::fp8_scale_for", "[kernels][fp
 }
 
 TEST_CASE("fp8_quantize kernels compile for sm_90a without spills", "[kernels][nvrtc][fp8]") {
-  tuner::Fa3Sm90Family const f;
-  auto p = tuner::headline_problem(2048, 128, false, Precision::fp8_e4m3, tuner::Direction::forward);
+  device::Fa3Sm90Family const f;
+  auto p = device::headline_problem(2048, 128, false, Precision::fp8_e4m3, device::Direction::forward);
   p.fp8.on_device = true;
   p.fp8.incoherent = true;
   auto request = tuner::make_family_request(f, f.default_config(p), p,
@@ -137,11 +137,11 @@ TEST_CASE("fp8_quantize kernels compile for sm_90a without spills", "[kernels][n
   request->name_expressions.clear();
   for (auto dtype : {Precision::fp8_e4m3, Precision::fp8_e5m2})
     for (int d : {64, 128, 256})
-      for (auto scaling : {numerics::Fp8Scaling::per_tensor, numerics::Fp8Scaling::per_block}) {
-        auto q = tuner::headline_problem(2048, d, false, dtype, tuner::Direction::forward);
+      for (auto scaling : {common::Fp8Scaling::per_tensor, common::Fp8Scaling::per_block}) {
+        auto q = device::headline_problem(2048, d, false, dtype, device::Direction::forward);
         q.fp8.on_device = true;
         q.fp8.scaling = scaling;
-        for (auto const& name : tuner::fp8_quantize_name_expressions(q))
+        for (auto const& name : device::fp8_quantize_name_expressions(q))
           request->name_expressions.push_back(name);
       }
   auto const program = test::compiles_spill_free(request.value());

@@ -21,13 +21,14 @@
 #include <sstream>
 
 #include "common/sha256.hpp"
+#include "device/families/families.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/families.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using common::Precision;
 using runtime::TargetArch;
@@ -85,7 +86,7 @@ std::vector<Problem> problems_of(Family const& family) {
       for (std::size_t i = 0, n = out.size(); i < n; ++i)
         if (common::is_fp8(out[i].dtype)) {
           Problem block = out[i];
-          block.fp8.scaling = numerics::Fp8Scaling::per_block;
+          block.fp8.scaling = common::Fp8Scaling::per_block;
           block.fp8.block_rows = 128;
           if (!family.unsupported(block)) out.push_back(block);
         }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/problem.hpp"
+#include "device/problem.hpp"
 
 namespace fl::test {
 
@@ -35,11 +35,11 @@ inline long mutant_switch_lines(std::string const& text, std::string const& id) 
 
 // Small problems with every edge: odd n, tails in both sequences, n_q != n_k both ways (fully masked
 // causal rows when n_q > n_k), GQA.
-inline std::vector<tuner::Problem> edge_problems(int head_dim, bool causal, common::Precision dtype) {
-  std::vector<tuner::Problem> out;
+inline std::vector<device::Problem> edge_problems(int head_dim, bool causal, common::Precision dtype) {
+  std::vector<device::Problem> out;
   for (auto [b, hq, hkv, nq, nk] : std::vector<std::array<int, 5>>{
            {2, 4, 2, 333, 333}, {1, 6, 2, 257, 513}, {1, 2, 1, 200, 70}, {1, 2, 2, 17, 17}}) {
-    tuner::Problem p;
+    device::Problem p;
     p.shape = {b, hq, hkv, nq, nk, head_dim, causal, 0.0};
     p.dtype = dtype;
     out.push_back(p);

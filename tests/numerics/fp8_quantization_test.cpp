@@ -21,12 +21,13 @@ std::vector<double> normals(std::size_t n, std::uint64_t seed, double scale = 1.
 
 TEST_CASE("fp8 quantisation round-trips within half an ulp of the scaled value", "[numerics][fp8]") {
   for (fl::common::Precision format : {fl::common::Precision::fp8_e4m3, fl::common::Precision::fp8_e5m2}) {
-    for (Fp8Scaling scaling : {Fp8Scaling::per_tensor, Fp8Scaling::per_block}) {
+    for (fl::common::Fp8Scaling scaling :
+         {fl::common::Fp8Scaling::per_tensor, fl::common::Fp8Scaling::per_block}) {
       // 3 matrices of 70 rows (not a multiple of the 32-row blocks), 16 columns, with an outlier.
       std::vector<double> x = normals(3 * 70 * 16, 9);
       x[100] = 300.0;
       Fp8Tensor const t = quantize_fp8(x, 3, 70, 16, format, scaling, 32);
-      CHECK(t.scales.size() == (scaling == Fp8Scaling::per_tensor ? 1u : 3u * 3u));
+      CHECK(t.scales.size() == (scaling == fl::common::Fp8Scaling::per_tensor ? 1u : 3u * 3u));
       std::vector<double> const back = t.dequantized();
       double const u = unit_roundoff(format);
       for (std::size_t i = 0; i < x.size(); ++i) {
@@ -46,7 +47,7 @@ TEST_CASE("per-block scaling is finer than per-tensor scaling on small blocks", 
   // Block 0 has values ~1, block 1 values ~1e-4: per-tensor scaling pushes block 1 into the subnormals.
   std::vector<double> x = normals(64 * 8, 2);
   for (std::size_t i = 32 * 8; i < x.size(); ++i) x[i] *= 1e-4;
-  auto err = [&](Fp8Scaling s) {
+  auto err = [&](fl::common::Fp8Scaling s) {
     std::vector<double> back =
         quantize_fp8(x, 1, 64, 8, fl::common::Precision::fp8_e4m3, s, 32).dequantized();
     double worst = 0.0;
@@ -54,13 +55,14 @@ TEST_CASE("per-block scaling is finer than per-tensor scaling on small blocks", 
       worst = std::max(worst, std::fabs(back[i] - x[i]) / std::fabs(x[i]));
     return worst;
   };
-  CHECK(err(Fp8Scaling::per_block) <= unit_roundoff(fl::common::Precision::fp8_e4m3) * 1.0001);
-  CHECK(err(Fp8Scaling::per_tensor) > 0.25);
+  CHECK(err(fl::common::Fp8Scaling::per_block) <= unit_roundoff(fl::common::Precision::fp8_e4m3) * 1.0001);
+  CHECK(err(fl::common::Fp8Scaling::per_tensor) > 0.25);
 }
 
 TEST_CASE("fp8 conversion saturates rather than overflowing", "[numerics][fp8]") {
   std::vector<double> x = {1.0, 2.0, 4.0, 8.0};
-  Fp8Tensor t = quantize_fp8(x, 1, 1, 4, fl::common::Precision::fp8_e4m3, Fp8Scaling::per_tensor, 1);
+  Fp8Tensor t =
+      quantize_fp8(x, 1, 1, 4, fl::common::Precision::fp8_e4m3, fl::common::Fp8Scaling::per_tensor, 1);
   CHECK(t.codes[3] == 448.0f);
   CHECK(t.descales[0] == Approx(8.0 / 448.0));
   CHECK(round_to(fl::common::Precision::fp8_e4m3, 1e5f) == 448.0f);

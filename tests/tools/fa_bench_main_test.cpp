@@ -4,9 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "device/families/registry.hpp"
 #include "tests/tool_process.hpp"
 #include "tuner/cli/bench_options.hpp"
-#include "tuner/families/registry.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -105,7 +105,7 @@ TEST_CASE("fa-bench: a problem that cannot fit in the GPU's memory is named with
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
   auto const opt = fl::tuner::parse_bench_options(int(argv.size()), argv.data());
-  auto const naive = fl::tuner::find_family("naive");
+  auto const naive = fl::device::find_family("naive");
   constexpr std::size_t kH200Bytes = 150'000'000'000;  // about 140 GiB
   // S and P: 2 * 4 * 64 * 65536^2 * 4 bytes = 8.8 TB (the H200 run printed nothing for 60 s; killed).
   auto const refused = fl::tuner::device_fit_problem(opt, *naive, kH200Bytes);
@@ -143,7 +143,7 @@ TEST_CASE("fa-bench: decode shapes, --seqlen-q rows against --seqlen keys, --hea
   CHECK(p.shape.seqlen_q == 4);
   CHECK(p.shape.seqlen_k == 32768);
   // The plan is judged on the decode shape (flash_decode refuses n_q = n_k = 32768 as a prefill).
-  auto const family = fl::tuner::find_family("flash_decode");
+  auto const family = fl::device::find_family("flash_decode");
   fl::tuner::validate_bench_plan(opt, *family);
   check_refused("--family flash_decode --seqlen 32768");
   check_refused("--seqlen-q 0");

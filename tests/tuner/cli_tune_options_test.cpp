@@ -6,6 +6,7 @@
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/tune/compile_only.hpp"
 
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace {
@@ -97,12 +98,12 @@ TEST_CASE("fa-tune options: --gpus names GPUs or all, once each, and what it can
 TEST_CASE("fa-tune options: the FP8 recipe (scaling, block rows, rotation, where it is quantised)",
           "[tuner][cli][fp8]") {
   auto const defaults = parse({"--dtype", "fp8_e4m3"});
-  CHECK(defaults.fp8.scaling == fl::numerics::Fp8Scaling::per_tensor);
+  CHECK(defaults.fp8.scaling == fl::common::Fp8Scaling::per_tensor);
   CHECK_FALSE(defaults.fp8.incoherent);
   CHECK_FALSE(defaults.fp8.on_device);
   auto const o = parse({"--dtype", "fp8_e4m3", "--fp8-scaling", "per_block", "--fp8-block-rows", "128",
                         "--incoherent", "--fp8-quantize", "device"});
-  CHECK(o.fp8.scaling == fl::numerics::Fp8Scaling::per_block);
+  CHECK(o.fp8.scaling == fl::common::Fp8Scaling::per_block);
   CHECK(o.fp8.block_rows == 128);
   CHECK(o.fp8.incoherent);
   CHECK(o.fp8.on_device);

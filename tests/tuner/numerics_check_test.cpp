@@ -6,6 +6,7 @@
 
 #include "tests/tuner/standard_attention.hpp"
 
+using namespace fl::device;
 using namespace fl::tuner;
 using fl::common::Precision;
 using fl::numerics::InputFamily;
@@ -54,4 +55,15 @@ TEST_CASE("fully_masked_rows needs a causal kernel and makes the problem causal"
   family_inputs(p, InputFamily::fully_masked_rows, 1);
   CHECK(p.shape.causal);
   CHECK(p.shape.seqlen_k < p.shape.seqlen_q);
+}
+
+TEST_CASE("an FP8 problem with P V in bf16: FA3's recipe for the check, bf16 P for the operands", "[tuner]") {
+  Problem p = headline_problem(4096, 128, true, Precision::fp8_e4m3, Direction::forward);
+  p.fp8.scaling = fl::common::Fp8Scaling::per_block;
+  p.fp8.block_rows = 128;
+  p.fp8.incoherent = true;
+  p.fp8.bf16_pv = true;
+  CHECK(recipe_of(p).probabilities == Precision::fp8_e4m3);  // the check's recipe: FA3's tolerances
+  CHECK(operand_recipe_of(p).probabilities == Precision::bf16);
+  CHECK(operand_recipe_of(p).fp8_variants.has(fl::numerics::Fp8Variant::bf16_pv));
 }

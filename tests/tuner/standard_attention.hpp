@@ -10,9 +10,9 @@
 
 namespace fl::test {
 
+using device::Problem;
 using tuner::HostInputs;
 using tuner::HostOutputs;
-using tuner::Problem;
 
 // Standard attention in float (an implementation independent of the checker's double reference),
 // rounded to the dtype like a kernel's output.

@@ -2,15 +2,16 @@
 
 #include <stdexcept>
 
+#include "device/families/registry.hpp"
 #include "tools/fa_mutate/racecheck_probe.hpp"
 #include "tuner/compile/compile_config.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/run/attention_io.hpp"
 #include "tuner/run/numerics_check.hpp"
 #include "tuner/run/run_once.hpp"
 
 namespace fl::tools::fa_mutate {
 
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace mut = numerics::mutants;
@@ -75,7 +76,7 @@ std::optional<std::string> GpuMutantRunner::backward_unsupported(Precision preci
   std::string const name = options_.family + "_bwd";
   if (!backward_)
     return options_.family + " has no backward on the GPU (no family " + name +
-           " in tuner/families/registry)";
+           " in device/families/registry)";
   Problem p = representative_problem(Direction::backward);
   p.dtype = precision;
   p.shape.head_dim = options_.head_dim;

@@ -22,6 +22,7 @@
 #include <string>
 #include <utility>
 
+#include "device/family.hpp"
 #include "numerics/campaign/mutant_runner.hpp"
 #include "runtime/compile_request.hpp"
 #include "runtime/nvrtc_compiler.hpp"
@@ -30,7 +31,6 @@
 #include "tools/fa_mutate/mutant_sources.hpp"
 #include "tools/fa_mutate/racecheck.hpp"
 #include "tuner/compile/compile_service.hpp"
-#include "tuner/family.hpp"
 
 namespace fl::tools::fa_mutate {
 
@@ -95,25 +95,25 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   static bool runs_backward(numerics::mutants::MutantId mutant);
   // The config of the problem's direction: the forward family's default with the requested tiles, or the
   // backward family's default. A broken constraint is reported by config_violation().
-  tuner::Config config_for(tuner::Problem const& problem) const;
-  std::optional<std::string> config_violation(tuner::Problem const& problem) const;
+  device::Config config_for(device::Problem const& problem) const;
+  std::optional<std::string> config_violation(device::Problem const& problem) const;
   // The NVRTC request of `mutant` (nullopt: the correct kernel) for `problem` (forward or backward): the
   // switch is its only -D beyond the family's own.
   runtime::Result<runtime::CompileRequest> compile_request(std::optional<numerics::mutants::MutantId> mutant,
-                                                           tuner::Problem const& problem) const;
+                                                           device::Problem const& problem) const;
   // The program of (mutant, problem class), compiled on first use and kept.
   runtime::Result<runtime::CompiledProgram const*> program(std::optional<numerics::mutants::MutantId> mutant,
-                                                           tuner::Problem const& problem);
+                                                           device::Problem const& problem);
   std::size_t programs_held() const { return programs_.size(); }
   // One direction of `mutant` (nullopt: the correct kernel), as run() does it: fa-mutate --racecheck-probe
   // runs the correct kernel of a backward mutant's direction alone.
   numerics::AttentionOutputs run_direction(std::optional<numerics::mutants::MutantId> mutant,
                                            numerics::AttentionInputs const& inputs,
-                                           common::Precision precision, tuner::Direction direction);
+                                           common::Precision precision, device::Direction direction);
 
  private:
   GpuMutantRunner(GpuMutantOptions options, FamilySource forward, std::optional<FamilySource> backward);
-  tuner::Family const& family_for(tuner::Problem const& problem) const;
+  device::Family const& family_for(device::Problem const& problem) const;
 
   GpuMutantOptions options_;
   FamilySource forward_;

@@ -3,13 +3,14 @@
 #include <algorithm>
 
 #include "common/exit_codes.hpp"
+#include "device/families/registry.hpp"
 #include "numerics/mutants/catalogue.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/target_arch.hpp"
-#include "tuner/families/registry.hpp"
 
 namespace fl::tools::fa_mutate {
 
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace {

@@ -4,7 +4,7 @@
 
 namespace fl::tools::fa_mutate {
 
-using namespace fl::tuner;
+using namespace fl::device;
 
 namespace {
 

@@ -7,24 +7,24 @@
 #include <string>
 #include <string_view>
 
+#include "device/family.hpp"
 #include "runtime/result.hpp"
-#include "tuner/family.hpp"
 
 namespace fl::tools::fa_mutate {
 
 struct FamilySource {
-  std::unique_ptr<tuner::Family> family;
+  std::unique_ptr<device::Family> family;
   std::string text;
   std::string files;  // "fa2_sm80_fwd.cu and the 7 kernels_src headers it includes", for reasons
 };
 
 // The problem a family is asked about before any input exists (its source file, whether it runs a dtype):
 // bf16 at the default shape, in `direction`.
-tuner::Problem representative_problem(tuner::Direction direction = tuner::Direction::forward);
+device::Problem representative_problem(device::Direction direction = device::Direction::forward);
 
 // `family`'s sources for `direction`, from kernels_dir.
-runtime::Result<FamilySource> load_family_source(std::unique_ptr<tuner::Family> family,
-                                                 tuner::Direction direction,
+runtime::Result<FamilySource> load_family_source(std::unique_ptr<device::Family> family,
+                                                 device::Direction direction,
                                                  std::filesystem::path const& kernels_dir);
 
 // Whether `text` holds `switch_name` as a whole token on a preprocessor line (#ifdef, #ifndef, #if

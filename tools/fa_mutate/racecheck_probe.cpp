@@ -10,6 +10,7 @@
 
 namespace fl::tools::fa_mutate {
 
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace mut = numerics::mutants;

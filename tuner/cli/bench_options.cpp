@@ -11,9 +11,9 @@
 #include "common/exit_codes.hpp"
 #include "common/input_limits.hpp"
 #include "common/strict_command_line.hpp"
+#include "device/families/registry.hpp"
 #include "numerics/mutants/catalogue.hpp"
 #include "tuner/cli/fp8_options.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/run/device_problem.hpp"
 
 namespace po = boost::program_options;
@@ -50,7 +50,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   int runs = 30, warmup = 5;
   int batch = 0, heads = 0, heads_kv = 0, seqlen_q = 0;
   desc.add_options()("help", "print this help")("family", po::value(&family)->default_value("fa2_sm80"),
-                                                ("kernel family: " + family_names()).c_str())(
+                                                ("kernel family: " + device::family_names()).c_str())(
       "config", po::value(&config), "tunables, e.g. kBlockM=128,kBlockN=64 (unset ones: the family default)")(
       "dtype", po::value(&dtypes)->default_value("bf16"),
       "element types, comma-separated: fp16, bf16 (fa2_fp8: fp8_e4m3, fp8_e5m2)")(
@@ -108,9 +108,10 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   }
   BenchOptions o;
   o.family = family;
-  if (!find_family(family)) bench_bad_input("unknown --family '" + family + "'; known: " + family_names());
+  if (!device::find_family(family))
+    bench_bad_input("unknown --family '" + family + "'; known: " + device::family_names());
   if (vm.count("config")) {
-    o.config = parse_config(config);
+    o.config = device::parse_config(config);
     if (!o.config) bench_bad_input("--config '" + config + "' is not NAME=INT[,NAME=INT...]");
   }
   auto const words = common::parse_word_list(dtypes);
@@ -124,7 +125,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   refuse_repeats(o.dtypes, "--dtype", dtypes);
   auto const fp8 = fp8_options_of(fp8_flags);
   if (auto const* why = std::get_if<std::string>(&fp8)) bench_bad_input(*why);
-  o.fp8 = std::get<Fp8Options>(fp8);
+  o.fp8 = std::get<device::Fp8Options>(fp8);
   if (vm.count("error-study")) o.error_study = vm["error-study"].as<std::string>();
   if (vm.count("stability-study")) o.stability_study = vm["stability-study"].as<std::string>();
   auto const dims = common::parse_positive_int_list(head_dims);
@@ -144,7 +145,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   }
   if (direction != "fwd" && direction != "bwd")
     bench_bad_input("--direction '" + direction + "' is not one of fwd, bwd");
-  o.direction = direction == "bwd" ? Direction::backward : Direction::forward;
+  o.direction = direction == "bwd" ? device::Direction::backward : device::Direction::forward;
   if (vm.count("arch")) {
     auto const a = runtime::parse_target_arch(arch);
     if (!a) bench_bad_input(a.error().message);
@@ -179,7 +180,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       bench_bad_input(*complaint);
   o.check_only = vm.count("check-only") > 0;
   o.launch_once = vm.count("launch-once") > 0;
-  if (o.launch_once && (o.check_only || o.direction == Direction::backward))
+  if (o.launch_once && (o.check_only || o.direction == device::Direction::backward))
     bench_bad_input("--launch-once runs forward families only and excludes --check-only");
   o.compile_space = vm.count("compile-space") > 0;
   // --runs and --warmup set the timing; a mode that times nothing ignored them.
@@ -196,8 +197,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
 
 namespace {
 // Every (dtype, head dim, mask) problem class of the options, at the first sequence length.
-std::vector<Problem> problem_classes(BenchOptions const& opt) {
-  std::vector<Problem> out;
+std::vector<device::Problem> problem_classes(BenchOptions const& opt) {
+  std::vector<device::Problem> out;
   for (auto const dtype : opt.dtypes)
     for (int const d : opt.head_dims)
       for (bool const causal : opt.causal) {
@@ -207,14 +208,15 @@ std::vector<Problem> problem_classes(BenchOptions const& opt) {
 }
 }  // namespace
 
-Config bench_config(BenchOptions const& opt, Family const& family, Problem const& base) {
-  Config config = family.default_config(base);
+device::Config bench_config(BenchOptions const& opt, device::Family const& family,
+                            device::Problem const& base) {
+  device::Config config = family.default_config(base);
   if (opt.config)
     for (auto const& [k, v] : *opt.config) config[k] = v;
   return config;
 }
 
-void validate_bench_plan(BenchOptions const& opt, Family const& family) {
+void validate_bench_plan(BenchOptions const& opt, device::Family const& family) {
   for (auto const& [option, path] : {std::pair{"--csv", &opt.csv},
                                      {"--json", &opt.json},
                                      {"--error-study", &opt.error_study},
@@ -235,7 +237,8 @@ void validate_bench_plan(BenchOptions const& opt, Family const& family) {
         bench_bad_input("--stability-study runs fp16 and bf16 (FP8: --error-study), not " +
                         std::string(common::name(dtype)));
   if (!opt.error_study.empty()) {
-    Problem probe = headline_problem(1024, 128, false, common::Precision::fp8_e4m3, Direction::forward);
+    device::Problem probe =
+        device::headline_problem(1024, 128, false, common::Precision::fp8_e4m3, device::Direction::forward);
     if (family.unsupported(probe))
       bench_bad_input("--error-study needs an FP8 family (fa2_fp8, fa3_sm90), not " + opt.family);
     probe.fp8.bf16_pv = opt.fp8.bf16_pv;
@@ -245,7 +248,7 @@ void validate_bench_plan(BenchOptions const& opt, Family const& family) {
   for (auto const& base : problem_classes(opt)) {
     if (auto why = family.unsupported(base)) bench_bad_input(*why);
     if (!opt.config) continue;
-    Config const defaults = family.default_config(base);
+    device::Config const defaults = family.default_config(base);
     for (auto const& [name, value] : *opt.config)
       if (!defaults.contains(name)) {
         std::string known;
@@ -253,37 +256,37 @@ void validate_bench_plan(BenchOptions const& opt, Family const& family) {
         bench_bad_input("--config " + name + " is not a tunable of " + std::string(family.name()) + " (" +
                         known + ")");
       }
-    Config const config = bench_config(opt, family, base);
+    device::Config const config = bench_config(opt, family, base);
     if (auto why = family.violates(config, base))
-      bench_bad_input("--config " + to_string(config) + ": " + *why);
+      bench_bad_input("--config " + device::to_string(config) + ": " + *why);
   }
 }
 
-std::optional<std::string> device_fit_problem(BenchOptions const& opt, Family const& family,
+std::optional<std::string> device_fit_problem(BenchOptions const& opt, device::Family const& family,
                                               std::size_t device_bytes) {
   for (auto const& base : problem_classes(opt))
     for (int const n : opt.seqlens) {
-      Problem const p = timed_problem(opt, n, base.shape.head_dim, base.shape.causal, base.dtype);
+      device::Problem const p = timed_problem(opt, n, base.shape.head_dim, base.shape.causal, base.dtype);
       // Bounded first in floating point, so that the byte count below cannot wrap: no term of it is more
       // than 16 bytes per element of the largest of Q (b h n d) and a score matrix (b h n n).
       auto const& s = p.shape;
       double const bound =
           16.0 * s.batch * s.heads_q * s.seqlen_q * double(std::max(s.seqlen_k, s.head_dim) + s.head_dim);
       if (bound > kMaxCountedBytes)
-        return describe(p) + " needs more than 2^60 bytes of GPU memory; the GPU has " +
+        return device::describe(p) + " needs more than 2^60 bytes of GPU memory; the GPU has " +
                std::to_string(device_bytes);
       std::size_t const needed =
           DeviceProblem::bytes_needed(p, family.scratch(bench_config(opt, family, p), p));
       if (needed > device_bytes)
-        return describe(p) + " needs " + std::to_string(needed) + " bytes of GPU memory; the GPU has " +
-               std::to_string(device_bytes);
+        return device::describe(p) + " needs " + std::to_string(needed) +
+               " bytes of GPU memory; the GPU has " + std::to_string(device_bytes);
     }
   return std::nullopt;
 }
 
 // The headline shape for n and d, or the --batch/--heads/--heads-kv/--seqlen-q override.
-Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, common::Precision dtype) {
-  Problem p = headline_problem(n, d, causal, dtype, opt.direction);
+device::Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, common::Precision dtype) {
+  device::Problem p = device::headline_problem(n, d, causal, dtype, opt.direction);
   if (opt.batch > 0) p.shape.batch = opt.batch;
   if (opt.heads > 0) p.shape.heads_q = p.shape.heads_kv = opt.heads;
   if (opt.heads_kv > 0) p.shape.heads_kv = opt.heads_kv;

@@ -7,16 +7,16 @@
 #include <vector>
 
 #include "common/precision.hpp"
+#include "device/config.hpp"
+#include "device/family.hpp"
+#include "device/problem.hpp"
 #include "runtime/target_arch.hpp"
-#include "tuner/config.hpp"
-#include "tuner/family.hpp"
-#include "tuner/problem.hpp"
 
 namespace fl::tuner {
 
 struct BenchOptions {
   std::string family = "fa2_sm80";
-  std::optional<Config> config;
+  std::optional<device::Config> config;
   std::vector<common::Precision> dtypes;
   std::vector<int> head_dims, seqlens;
   std::vector<bool> causal;
@@ -31,8 +31,8 @@ struct BenchOptions {
   bool check_only = false;
   bool launch_once = false;
   bool compile_space = false;
-  Direction direction = Direction::forward;
-  Fp8Options fp8;
+  device::Direction direction = device::Direction::forward;
+  device::Fp8Options fp8;
   std::string error_study;      // --error-study: CSV path
   std::string stability_study;  // --stability-study: CSV path
 };
@@ -47,19 +47,20 @@ BenchOptions parse_bench_options(int argc, char** argv);
 // answered "no GPU", exit 3, on a machine without one): each dtype/head dim/mask supported by the family,
 // --config's names known to it and its values allowed, --mutant switches in the catalogue, the outputs
 // writable, and options the mode would ignore refused. Exits 2 through bench_bad_input.
-void validate_bench_plan(BenchOptions const& opt, Family const& family);
+void validate_bench_plan(BenchOptions const& opt, device::Family const& family);
 
 // The family config fa-bench runs on `base`: the default with --config's values over it.
-Config bench_config(BenchOptions const& opt, Family const& family, Problem const& base);
+device::Config bench_config(BenchOptions const& opt, device::Family const& family,
+                            device::Problem const& base);
 
 // The first timed problem that cannot fit in `device_bytes` of GPU memory, as one line with the bytes it
 // needs and the bytes the GPU has; nullopt when all fit. Asked before any allocation: a naive problem
 // whose S alone needs 4.4 TB was left to allocate (and hang) instead.
-std::optional<std::string> device_fit_problem(BenchOptions const& opt, Family const& family,
+std::optional<std::string> device_fit_problem(BenchOptions const& opt, device::Family const& family,
                                               std::size_t device_bytes);
 
 // The headline shape for n and d, or the --batch/--heads/--heads-kv/--seqlen-q override (and the FP8
 // options): n is n_k, and n_q too unless --seqlen-q gives it.
-Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, common::Precision dtype);
+device::Problem timed_problem(BenchOptions const& opt, int n, int d, bool causal, common::Precision dtype);
 
 }  // namespace fl::tuner

@@ -32,9 +32,9 @@ void add_fp8_options(po::options_description& desc, Fp8Flags& flags) {
       "--fp8-quantize host)");
 }
 
-std::variant<Fp8Options, std::string> fp8_options_of(Fp8Flags const& flags) {
-  Fp8Options o;
-  auto const scaling = numerics::parse_fp8_scaling(flags.scaling);
+std::variant<device::Fp8Options, std::string> fp8_options_of(Fp8Flags const& flags) {
+  device::Fp8Options o;
+  auto const scaling = common::parse_fp8_scaling(flags.scaling);
   if (!scaling) return "--fp8-scaling '" + flags.scaling + "' is not one of per_tensor, per_block";
   o.scaling = *scaling;
   if (flags.block_rows <= 0 || flags.block_rows % kFp8BlockRowsMultiple != 0)

@@ -8,13 +8,13 @@
 #include <string>
 #include <variant>
 
-#include "tuner/problem.hpp"
+#include "device/problem.hpp"
 
 namespace fl::tuner {
 
 struct Fp8Flags {
   std::string scaling = "per_tensor";
-  int block_rows = numerics::kDefaultFp8BlockRows;
+  int block_rows = common::kDefaultFp8BlockRows;
   bool incoherent = false;
   std::string quantize = "host";
   std::string pv = "fp8";
@@ -24,6 +24,6 @@ struct Fp8Flags {
 void add_fp8_options(boost::program_options::options_description& desc, Fp8Flags& flags);
 
 // The options, or the one line naming the bad value and what is allowed.
-std::variant<Fp8Options, std::string> fp8_options_of(Fp8Flags const& flags);
+std::variant<device::Fp8Options, std::string> fp8_options_of(Fp8Flags const& flags);
 
 }  // namespace fl::tuner

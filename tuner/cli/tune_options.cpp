@@ -274,7 +274,7 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   require_one_of(o.strategy, {"exhaustive", "random", "anneal", "bayes"}, "strategy");
   auto const fp8 = fp8_options_of(fp8_flags);
   if (auto const* why = std::get_if<std::string>(&fp8)) throw UsageError(*why);
-  o.fp8 = std::get<Fp8Options>(fp8);
+  o.fp8 = std::get<device::Fp8Options>(fp8);
   require_one_of(o.pace, {"fast", "baseline"}, "pace");
 
   if (vm.count("batch") != vm.count("heads")) throw UsageError("--batch and --heads go together");

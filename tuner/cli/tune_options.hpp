@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "tuner/problem.hpp"
+#include "device/problem.hpp"
 
 namespace fl::tuner {
 
@@ -56,7 +56,7 @@ struct TuneOptions {
   std::optional<int> worker_gpu;
   std::optional<std::pair<int, int>> shard;
   std::uint64_t seed = 1;
-  Fp8Options fp8;  // how the FP8 dtypes' operands are made (tuner/cli/fp8_options.hpp)
+  device::Fp8Options fp8;  // how the FP8 dtypes' operands are made (tuner/cli/fp8_options.hpp)
   bool help = false;
   std::string help_text;
 };

@@ -5,8 +5,9 @@
 
 namespace fl::tuner {
 
-runtime::Result<runtime::CompileRequest> make_family_request(Family const& family, Config const& config,
-                                                             Problem const& problem,
+runtime::Result<runtime::CompileRequest> make_family_request(device::Family const& family,
+                                                             device::Config const& config,
+                                                             device::Problem const& problem,
                                                              CompileSpec const& spec) {
   auto source = runtime::load_kernel_source(family.source_file(problem), spec.kernels_dir);
   if (!source) return source.error();
@@ -17,8 +18,9 @@ runtime::Result<runtime::CompileRequest> make_family_request(Family const& famil
   return request;
 }
 
-runtime::Result<runtime::CompiledProgram> compile_family_config(Family const& family, Config const& config,
-                                                                Problem const& problem,
+runtime::Result<runtime::CompiledProgram> compile_family_config(device::Family const& family,
+                                                                device::Config const& config,
+                                                                device::Problem const& problem,
                                                                 CompileSpec const& spec) {
   auto request = make_family_request(family, config, problem, spec);
   if (!request) return request.error();

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "device/family.hpp"
 #include "runtime/compile_request.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "runtime/result.hpp"
 #include "runtime/target_arch.hpp"
-#include "tuner/family.hpp"
 
 namespace fl::tuner {
 
@@ -20,12 +20,15 @@ struct CompileSpec {
 };
 
 // The request fa-tune and fa-bench compile (and hash for the compile cache).
-runtime::Result<runtime::CompileRequest> make_family_request(Family const& family, Config const& config,
-                                                             Problem const& problem, CompileSpec const& spec);
+runtime::Result<runtime::CompileRequest> make_family_request(device::Family const& family,
+                                                             device::Config const& config,
+                                                             device::Problem const& problem,
+                                                             CompileSpec const& spec);
 
 // make_family_request, then NVRTC. Fails (stage "compile") with the whole NVRTC log.
-runtime::Result<runtime::CompiledProgram> compile_family_config(Family const& family, Config const& config,
-                                                                Problem const& problem,
+runtime::Result<runtime::CompiledProgram> compile_family_config(device::Family const& family,
+                                                                device::Config const& config,
+                                                                device::Problem const& problem,
                                                                 CompileSpec const& spec);
 
 }  // namespace fl::tuner

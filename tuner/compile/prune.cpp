@@ -8,7 +8,7 @@ constexpr int kRegisterAllocationUnit = 8;
 }  // namespace
 
 std::optional<std::string> prune_before_compile(std::size_t dynamic_shared_bytes, int block_threads,
-                                                ArchLimits const& limits) {
+                                                device::ArchLimits const& limits) {
   if (dynamic_shared_bytes > limits.max_shared_per_block_optin)
     return "shared memory " + std::to_string(dynamic_shared_bytes) + " B over the opt-in limit " +
            std::to_string(limits.max_shared_per_block_optin) + " B";
@@ -20,7 +20,7 @@ std::optional<std::string> prune_before_compile(std::size_t dynamic_shared_bytes
 
 std::optional<std::string> prune_on_resources(runtime::CompiledProgram const& program,
                                               std::size_t dynamic_shared_bytes, int block_threads,
-                                              ArchLimits const& limits) {
+                                              device::ArchLimits const& limits) {
   for (auto const& kernel : program.resources.entries()) {
     if (kernel.spills())
       return "spills " + std::to_string(kernel.spill_store_bytes) + " B stores / " +
@@ -30,8 +30,8 @@ std::optional<std::string> prune_on_resources(runtime::CompiledProgram const& pr
       return "shared memory " + std::to_string(shared) + " B (static + dynamic) over the opt-in limit";
     int const regs_per_thread =
         (kernel.registers + kRegisterAllocationUnit - 1) / kRegisterAllocationUnit * kRegisterAllocationUnit;
-    int const warps = (block_threads + kWarpSize - 1) / kWarpSize;
-    if (regs_per_thread * kWarpSize * warps > limits.registers_per_sm)
+    int const warps = (block_threads + device::kWarpSize - 1) / device::kWarpSize;
+    if (regs_per_thread * device::kWarpSize * warps > limits.registers_per_sm)
       return "zero occupancy: " + std::to_string(kernel.registers) + " registers x " +
              std::to_string(block_threads) + " threads exceed the register file";
   }

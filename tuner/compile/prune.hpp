@@ -6,17 +6,17 @@
 #include <optional>
 #include <string>
 
+#include "device/arch_limits.hpp"
 #include "runtime/nvrtc_compiler.hpp"
-#include "tuner/compile/arch_limits.hpp"
 
 namespace fl::tuner {
 
 std::optional<std::string> prune_before_compile(std::size_t dynamic_shared_bytes, int block_threads,
-                                                ArchLimits const& limits);
+                                                device::ArchLimits const& limits);
 
 // Checks every entry kernel in the program.
 std::optional<std::string> prune_on_resources(runtime::CompiledProgram const& program,
                                               std::size_t dynamic_shared_bytes, int block_threads,
-                                              ArchLimits const& limits);
+                                              device::ArchLimits const& limits);
 
 }  // namespace fl::tuner

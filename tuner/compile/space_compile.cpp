@@ -6,9 +6,9 @@
 
 namespace fl::tuner {
 
-std::vector<SpaceEntry> compile_space(Family const& family, Problem const& problem, CompileSpec const& spec,
-                                      unsigned threads) {
-  auto const configs = enumerate_space(family, problem);
+std::vector<SpaceEntry> compile_space(device::Family const& family, device::Problem const& problem,
+                                      CompileSpec const& spec, unsigned threads) {
+  auto const configs = device::enumerate_space(family, problem);
   std::vector<SpaceEntry> out(configs.size());
   std::atomic<std::size_t> next{0};
   auto const worker = [&] {

@@ -11,7 +11,7 @@
 namespace fl::tuner {
 
 struct SpaceEntry {
-  Config config;
+  device::Config config;
   bool compiled = false;
   std::string error;  // first line of the NVRTC log when it failed
   int max_registers = 0;
@@ -19,7 +19,7 @@ struct SpaceEntry {
   double compile_ms = 0;
 };
 
-std::vector<SpaceEntry> compile_space(Family const& family, Problem const& problem, CompileSpec const& spec,
-                                      unsigned threads);
+std::vector<SpaceEntry> compile_space(device::Family const& family, device::Problem const& problem,
+                                      CompileSpec const& spec, unsigned threads);
 
 }  // namespace fl::tuner

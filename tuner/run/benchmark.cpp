@@ -23,9 +23,9 @@ constexpr std::size_t kMiB = 1 << 20;
 
 }  // namespace
 
-runtime::Result<Verdict> check_config(Family const& family, Config const& config, Problem problem,
-                                      runtime::CompiledProgram const& program, CheckOptions const& options,
-                                      HostInputs const* given) {
+runtime::Result<Verdict> check_config(device::Family const& family, device::Config const& config,
+                                      device::Problem problem, runtime::CompiledProgram const& program,
+                                      CheckOptions const& options, HostInputs const* given) {
   HostInputs generated;
   if (!given && !family_applies(options.input_family, problem.shape.causal))
     return runtime::Error{"input",
@@ -36,13 +36,14 @@ runtime::Result<Verdict> check_config(Family const& family, Config const& config
   HostInputs const& inputs = given ? *given : generated;
   // A backward kernel reads the forward's O and LSE: the float64 reference's, so it is judged alone.
   HostOutputs forward;
-  if (problem.direction == Direction::backward) forward = reference_forward(problem, inputs);
+  if (problem.direction == device::Direction::backward) forward = reference_forward(problem, inputs);
   auto out = run_once(family, config, problem, program, inputs, &forward);
   if (!out) return out.error();
   return judge_forward(problem, inputs, out.value(), options.sample_rows, options.seed);
 }
 
-runtime::Result<TimedResult> time_config(Family const& family, Config const& config, Problem const& problem,
+runtime::Result<TimedResult> time_config(device::Family const& family, device::Config const& config,
+                                         device::Problem const& problem,
                                          runtime::CompiledProgram const& program,
                                          runtime::DeviceInfo const& device, TimingOptions const& options,
                                          HostInputs const& host_inputs,
@@ -50,7 +51,7 @@ runtime::Result<TimedResult> time_config(Family const& family, Config const& con
                                          HostOutputs const* forward) {
   // A backward reads O and LSE: without them it would be timed on poisoned (NaN) inputs, whose special
   // values change nothing in the arithmetic's speed but make the run meaningless as a measurement.
-  if (problem.direction == Direction::backward && !prepare && !forward)
+  if (problem.direction == device::Direction::backward && !prepare && !forward)
     return runtime::Error{"input",
                           "timing a backward needs the forward's O and LSE (prepare or forward outputs)", ""};
   auto const scratch = family.scratch(config, problem);
@@ -58,7 +59,7 @@ runtime::Result<TimedResult> time_config(Family const& family, Config const& con
   auto const usable = static_cast<std::size_t>(kUsableMemoryShare * double(device.memory_bytes));
   if (set_bytes > usable)
     return runtime::Error{"memory",
-                          describe(problem) + " needs " + std::to_string(set_bytes / kMiB) +
+                          device::describe(problem) + " needs " + std::to_string(set_bytes / kMiB) +
                               " MiB of device memory; " + device.name + " has " +
                               std::to_string(usable / kMiB) + " MiB usable",
                           ""};
@@ -71,7 +72,7 @@ runtime::Result<TimedResult> time_config(Family const& family, Config const& con
   // FP8: quantised once on the host for every set (about a second per set at the largest shapes), or by
   // the launch sequence itself (quantised on the device: timed with the forward).
   std::optional<Fp8Operands> fp8;
-  if (common::is_fp8(problem.dtype) && !quantizes_on_device(problem)) {
+  if (common::is_fp8(problem.dtype) && !device::quantizes_on_device(problem)) {
     try {
       fp8 = quantize_fp8_operands(problem, host_inputs);
     } catch (std::invalid_argument const& e) {
@@ -90,7 +91,7 @@ runtime::Result<TimedResult> time_config(Family const& family, Config const& con
   if (!stats) return stats.error();
   TimedResult result;
   result.stats = stats.value();
-  result.tflops = attention_flops(problem) / (result.stats.median_ms * 1e-3) / 1e12;
+  result.tflops = device::attention_flops(problem) / (result.stats.median_ms * 1e-3) / 1e12;
   result.input_sets = sets;
   return result;
 }

@@ -1,13 +1,13 @@
 #pragma once
 // Check-then-time for one compiled family config: the verification runs on the problem given (sampled
 // rows for big n), the timing on device-resident input sets rotated so that a run never starts with its
-// inputs in L2. TFLOP/s by the FlashAttention convention (tuner/problem.hpp).
+// inputs in L2. TFLOP/s by the FlashAttention convention (device/problem.hpp).
 #include <cstdint>
 #include <functional>
 
+#include "device/family.hpp"
 #include "runtime/device.hpp"
 #include "runtime/nvrtc_compiler.hpp"
-#include "tuner/family.hpp"
 #include "tuner/run/device_problem.hpp"
 #include "tuner/run/host_tensors.hpp"
 #include "tuner/run/numerics_check.hpp"
@@ -24,9 +24,9 @@ struct CheckOptions {
 // Runs the config once on `given` inputs, or on seeded inputs of options.input_family (which may adjust
 // the shape: fully masked rows, ragged tails), and judges O and LSE with numerics' reference and
 // tolerance model.
-runtime::Result<Verdict> check_config(Family const& family, Config const& config, Problem problem,
-                                      runtime::CompiledProgram const& program, CheckOptions const& options,
-                                      HostInputs const* given = nullptr);
+runtime::Result<Verdict> check_config(device::Family const& family, device::Config const& config,
+                                      device::Problem problem, runtime::CompiledProgram const& program,
+                                      CheckOptions const& options, HostInputs const* given = nullptr);
 
 struct TimedResult {
   TimingStats stats;
@@ -38,7 +38,8 @@ struct TimedResult {
 // Times the config on `problem` with `inputs` uploaded to every rotated set (same values, different
 // addresses: what the L2 sees). Refuses (stage "memory") a problem whose tensors and scratch do not fit
 // in the device's memory, naming both sizes.
-runtime::Result<TimedResult> time_config(Family const& family, Config const& config, Problem const& problem,
+runtime::Result<TimedResult> time_config(device::Family const& family, device::Config const& config,
+                                         device::Problem const& problem,
                                          runtime::CompiledProgram const& program,
                                          runtime::DeviceInfo const& device, TimingOptions const& options,
                                          HostInputs const& inputs,

@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "device/families/fp8_quantize_launches.hpp"
 #include "numerics/incoherent_processing.hpp"
 #include "numerics/input_families.hpp"
 #include "numerics/precision_recipe.hpp"
-#include "tuner/families/fp8_quantize_launches.hpp"
 #include "tuner/run/fp8_operands.hpp"
 
 namespace fl::tuner {
@@ -34,7 +34,7 @@ runtime::Status upload_bits(runtime::DeviceBuffer& buffer, std::vector<std::uint
 }
 
 // Whether inputs.encoded holds this problem's encodings (the right dtype, the right sizes).
-bool encoded_for(Problem const& problem, HostInputs const& inputs) {
+bool encoded_for(device::Problem const& problem, HostInputs const& inputs) {
   auto const* e = inputs.encoded.get();
   return e && e->dtype == numerics::storage_precision(problem.dtype) && e->q.size() == inputs.q.size() &&
          e->k.size() == inputs.k.size() && e->v.size() == inputs.v.size() &&
@@ -42,7 +42,7 @@ bool encoded_for(Problem const& problem, HostInputs const& inputs) {
 }
 
 // Q, K, V of a 16-bit problem: the encodings made once when the inputs carry them, else converted now.
-runtime::Status upload_inputs(DeviceProblem& dp, Problem const& problem, HostInputs const& inputs) {
+runtime::Status upload_inputs(DeviceProblem& dp, device::Problem const& problem, HostInputs const& inputs) {
   if (encoded_for(problem, inputs)) {
     if (auto st = upload_bits(dp.q, inputs.encoded->q); !st) return st;
     if (auto st = upload_bits(dp.k, inputs.encoded->k); !st) return st;
@@ -58,7 +58,7 @@ std::size_t input_element_bytes(common::Precision dtype) {
   return common::is_fp8(dtype) ? 1 : kBytes16;
 }
 // V's: bf16 when an FP8 problem multiplies P V in bf16.
-std::size_t v_element_bytes(Problem const& problem) {
+std::size_t v_element_bytes(device::Problem const& problem) {
   return problem.fp8.bf16_pv && common::is_fp8(problem.dtype) ? kBytes16 : input_element_bytes(problem.dtype);
 }
 
@@ -79,7 +79,8 @@ runtime::Status allocate_slot(std::optional<runtime::DeviceBuffer>& slot, std::s
 
 // Quantised on the device: the bf16 inputs, the signs, empty descale arrays; the fp8_quantize launches
 // write the codes into dp.q, dp.k, dp.v and the factors into the arrays.
-runtime::Status upload_fp8_sources(DeviceProblem& dp, Problem const& problem, HostInputs const& inputs) {
+runtime::Status upload_fp8_sources(DeviceProblem& dp, device::Problem const& problem,
+                                   HostInputs const& inputs) {
   auto const bf16 = common::Precision::bf16;
   bool const encoded =
       inputs.encoded && inputs.encoded->dtype == bf16 && inputs.encoded->q.size() == inputs.q.size();
@@ -96,7 +97,8 @@ runtime::Status upload_fp8_sources(DeviceProblem& dp, Problem const& problem, Ho
     } else if (auto st = upload(**sources[t], *values[t], bf16); !st) {
       return st;
     }
-    if (auto st = allocate_slot(*descales[t], sizeof(float) * std::size_t(fp8_descale_blocks(problem, t)));
+    if (auto st =
+            allocate_slot(*descales[t], sizeof(float) * std::size_t(device::fp8_descale_blocks(problem, t)));
         !st)
       return st;
     p.fp8_source[t] = as_pointer<void const>(**sources[t]);
@@ -106,7 +108,7 @@ runtime::Status upload_fp8_sources(DeviceProblem& dp, Problem const& problem, Ho
   p.q_descale_blocks = p.fp8_descales[0];
   p.k_descale_blocks = p.fp8_descales[1];
   p.v_descale_blocks = p.fp8_descales[2];
-  p.descale_block_rows = descale_block_rows(problem);
+  p.descale_block_rows = device::descale_block_rows(problem);
   p.fp8_rotation_signs = nullptr;
   if (problem.fp8.incoherent) {
     std::vector<float> signs;
@@ -127,11 +129,11 @@ runtime::Status upload_fp8_sources(DeviceProblem& dp, Problem const& problem, Ho
 
 // Q, K, V codes into the already allocated buffers, the descale factors into params (per tensor) or new
 // device arrays (per block).
-runtime::Status upload_fp8(DeviceProblem& dp, Problem const& problem, HostInputs const& inputs,
+runtime::Status upload_fp8(DeviceProblem& dp, device::Problem const& problem, HostInputs const& inputs,
                            Fp8Operands const* given) {
   fa::AttentionParams& p = dp.params;
   p.p_scale = static_cast<float>(numerics::recipe_for(problem.dtype).probability_scale);
-  if (quantizes_on_device(problem)) return upload_fp8_sources(dp, problem, inputs);
+  if (device::quantizes_on_device(problem)) return upload_fp8_sources(dp, problem, inputs);
   Fp8Operands quantised;
   if (!given) {
     try {
@@ -166,7 +168,7 @@ runtime::Status upload_fp8(DeviceProblem& dp, Problem const& problem, HostInputs
 
 }  // namespace
 
-std::size_t DeviceProblem::bytes_needed(Problem const& problem, ScratchBytes const& scratch) {
+std::size_t DeviceProblem::bytes_needed(device::Problem const& problem, device::ScratchBytes const& scratch) {
   auto const& s = problem.shape;
   std::size_t const in_bytes = input_element_bytes(problem.dtype);
   std::size_t bytes = in_bytes * (s.q_elements() + s.kv_elements()) +
@@ -176,16 +178,16 @@ std::size_t DeviceProblem::bytes_needed(Problem const& problem, ScratchBytes con
   if (common::is_fp8(problem.dtype))
     bytes += sizeof(float) * (s.lse_elements() + 2 * s.kv_elements() / s.head_dim);
   // Quantised on the device: the bf16 inputs and the signs besides the codes.
-  if (quantizes_on_device(problem))
+  if (device::quantizes_on_device(problem))
     bytes += kBytes16 * (s.q_elements() + 2 * s.kv_elements()) + sizeof(float) * std::size_t(s.head_dim);
-  if (problem.direction == Direction::backward)  // dO, dQ, dK, dV, D
+  if (problem.direction == device::Direction::backward)  // dO, dQ, dK, dV, D
     bytes += kBytes16 * (2 * s.q_elements() + 2 * s.kv_elements()) + sizeof(float) * s.lse_elements();
   return bytes;
 }
 
-runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, HostInputs const& inputs,
-                                                     ScratchBytes const& scratch, HostOutputs const* forward,
-                                                     Fp8Operands const* fp8_ops) {
+runtime::Result<DeviceProblem> DeviceProblem::create(device::Problem const& problem, HostInputs const& inputs,
+                                                     device::ScratchBytes const& scratch,
+                                                     HostOutputs const* forward, Fp8Operands const* fp8_ops) {
   auto const& s = problem.shape;
   bool const fp8 = common::is_fp8(problem.dtype);
   std::size_t const in_bytes = input_element_bytes(problem.dtype);
@@ -212,7 +214,7 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
     if (auto st = sc->fill_bytes(0); !st) return st.error();
     dp.scratch.emplace(std::move(sc.value()));
   }
-  bool const backward = problem.direction == Direction::backward;
+  bool const backward = problem.direction == device::Direction::backward;
   if (fp8 && backward) return runtime::Error{"input", "FP8 problems are forward only", ""};
   dp.params.q_descale = dp.params.k_descale = dp.params.v_descale = 1.0f;
   dp.params.p_scale = 1.0f;
@@ -273,8 +275,8 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
     p.v_transposed = take(scratch.v_transposed);
     p.dq_semaphore = reinterpret_cast<int*>(take(scratch.dq_semaphore));
     p.tile_counter = reinterpret_cast<int*>(take(scratch.tile_counter));
-    offset = (offset + ScratchBytes::kScratchAlign - 1) / ScratchBytes::kScratchAlign *
-             ScratchBytes::kScratchAlign;
+    offset = (offset + device::ScratchBytes::kScratchAlign - 1) / device::ScratchBytes::kScratchAlign *
+             device::ScratchBytes::kScratchAlign;
     p.fp8_amax = reinterpret_cast<double*>(take(scratch.fp8_amax));
   }
   long long const d = s.head_dim;
@@ -302,14 +304,14 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
   return dp;
 }
 
-runtime::Result<HostOutputs> DeviceProblem::download(Problem const& problem) const {
+runtime::Result<HostOutputs> DeviceProblem::download(device::Problem const& problem) const {
   HostOutputs out;
   std::vector<std::uint16_t> bits(problem.shape.q_elements());
   if (auto st = o.download(bits.data(), bits.size() * sizeof(std::uint16_t)); !st) return st.error();
   out.o = decode_16bit(bits, problem.dtype);
   out.lse.resize(problem.shape.lse_elements());
   if (auto st = lse.download(out.lse.data(), out.lse.size() * sizeof(float)); !st) return st.error();
-  if (problem.direction == Direction::backward) {
+  if (problem.direction == device::Direction::backward) {
     auto const fetch = [&](runtime::DeviceBuffer const& b, std::size_t n,
                            std::vector<float>& dst) -> runtime::Status {
       std::vector<std::uint16_t> raw(n);

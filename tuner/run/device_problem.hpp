@@ -5,9 +5,9 @@
 // descale factors (per tensor in the params, per block in device arrays), O in bf16.
 #include <optional>
 
+#include "device/family.hpp"
 #include "kernels_src/fa_params.h"
 #include "runtime/device_buffer.hpp"
-#include "tuner/family.hpp"
 #include "tuner/run/fp8_operands.hpp"
 #include "tuner/run/host_tensors.hpp"
 
@@ -26,7 +26,7 @@ struct DeviceProblem {
   std::optional<runtime::DeviceBuffer> q_source, k_source, v_source, rotation_signs;
 
   // Device bytes this problem needs (inputs, outputs, scratch): what a size check compares with free memory.
-  static std::size_t bytes_needed(Problem const& problem, ScratchBytes const& scratch);
+  static std::size_t bytes_needed(device::Problem const& problem, device::ScratchBytes const& scratch);
 
   // Allocates, uploads `inputs` and poisons O and LSE (0xFF bytes: NaN) so that an unwritten element
   // shows. Fails (stage "memory") with a clear message when the device has too little free memory.
@@ -35,13 +35,13 @@ struct DeviceProblem {
   // FP8 dtypes: Q, K, V are quantised here, or taken from `fp8` when given (quantised once by the caller
   // for many input sets: time_config); quantised on the device, the bf16 inputs are uploaded and the
   // codes and descales are left to the launch sequence.
-  static runtime::Result<DeviceProblem> create(Problem const& problem, HostInputs const& inputs,
-                                               ScratchBytes const& scratch,
+  static runtime::Result<DeviceProblem> create(device::Problem const& problem, HostInputs const& inputs,
+                                               device::ScratchBytes const& scratch,
                                                HostOutputs const* forward = nullptr,
                                                Fp8Operands const* fp8 = nullptr);
 
   // O and LSE; dQ, dK, dV as well for a backward problem.
-  runtime::Result<HostOutputs> download(Problem const& problem) const;
+  runtime::Result<HostOutputs> download(device::Problem const& problem) const;
 };
 
 }  // namespace fl::tuner

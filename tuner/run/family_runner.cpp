@@ -31,8 +31,8 @@ runtime::Result<unsigned> current_sm_count() {
 
 }  // namespace
 
-runtime::Result<FamilyRunner> FamilyRunner::load(Family const& family, Config const& config,
-                                                 Problem const& problem,
+runtime::Result<FamilyRunner> FamilyRunner::load(device::Family const& family, device::Config const& config,
+                                                 device::Problem const& problem,
                                                  runtime::CompiledProgram const& program) {
   auto module = runtime::LoadedModule::load(program.cubin);
   if (!module) return module.error();

@@ -9,6 +9,7 @@
 #include "numerics/quantized_operands.hpp"
 #include "numerics/reference.hpp"
 #include "numerics/seeded_random.hpp"
+#include "tuner/run/numerics_check.hpp"
 #include "tuner/run/run_once.hpp"
 
 namespace fl::tuner {
@@ -17,7 +18,7 @@ namespace {
 
 struct Variant {
   common::Precision precision;
-  numerics::Fp8Scaling scaling;
+  common::Fp8Scaling scaling;
   bool incoherent;
   bool bf16_pv;
 };
@@ -26,11 +27,11 @@ struct Variant {
 std::vector<Variant> fp8_variants(bool bf16_pv) {
   auto const e4m3 = common::Precision::fp8_e4m3;
   if (bf16_pv)
-    return {{e4m3, numerics::Fp8Scaling::per_block, true, false},
-            {e4m3, numerics::Fp8Scaling::per_block, true, true}};
+    return {{e4m3, common::Fp8Scaling::per_block, true, false},
+            {e4m3, common::Fp8Scaling::per_block, true, true}};
   std::vector<Variant> out;
   for (auto p : {e4m3, common::Precision::fp8_e5m2})
-    for (auto s : {numerics::Fp8Scaling::per_tensor, numerics::Fp8Scaling::per_block})
+    for (auto s : {common::Fp8Scaling::per_tensor, common::Fp8Scaling::per_block})
       for (bool inc : {false, true}) out.push_back({p, s, inc, false});
   return out;
 }
@@ -38,8 +39,9 @@ std::vector<Variant> fp8_variants(bool bf16_pv) {
 // The emulator's O on `rows` for what `family` computes with `config`: the operands of the problem (bf16 V
 // with bf16_pv), its recipe, its key block and key order. bf16_pv runs on fa3_sm90 only, which walks its
 // key blocks last to first (kernels_src/fa3_sm90_fwd.cu): the emulator's reverse_keys.
-std::vector<double> emulated_o(Family const& family, Config const& config, Problem const& p,
-                               numerics::AttentionInputs const& in, std::vector<std::size_t> const& rows) {
+std::vector<double> emulated_o(device::Family const& family, device::Config const& config,
+                               device::Problem const& p, numerics::AttentionInputs const& in,
+                               std::vector<std::size_t> const& rows) {
   numerics::PrecisionRecipe recipe = operand_recipe_of(p);
   recipe = numerics::with_fp8_variants(recipe, recipe.fp8_variants.with(numerics::Fp8Variant::reverse_keys));
   auto const ops = numerics::quantize_operands(in, recipe);
@@ -74,7 +76,7 @@ numerics::AttentionInputs study_inputs(numerics::InputFamily recipe, int n, int 
 }  // namespace
 
 std::string Fp8ErrorStudyRow::label() const {
-  return std::string(common::name(precision)) + " " + std::string(numerics::name(scaling)) +
+  return std::string(common::name(precision)) + " " + std::string(common::name(scaling)) +
          (incoherent ? " incoherent" : "") + (bf16_pv ? " bf16_pv" : "");
 }
 
@@ -87,7 +89,7 @@ std::string csv_line(Fp8ErrorStudyRow const& r, std::string const& source) {
   char line[512];
   std::snprintf(line, sizeof line, "forward,%s,%s,%s,%s,%d,%s,%d,%d,%zu,%g,%g,0,0,0,0,%s%s %s\n",
                 r.method.c_str(), r.label().c_str(), std::string(common::name(r.precision)).c_str(),
-                std::string(numerics::name(r.scaling)).c_str(), r.incoherent ? 1 : 0,
+                std::string(common::name(r.scaling)).c_str(), r.incoherent ? 1 : 0,
                 std::string(numerics::name(r.recipe)).c_str(), r.head_dim, r.seqlen, r.rows, r.o_rmse,
                 r.o_rel, r.method == "emulated" ? "emulated for " : "", source.c_str(), r.config.c_str());
   return line;
@@ -108,7 +110,7 @@ std::vector<std::size_t> fp8_study_rows(int n, Fp8ErrorStudyOptions const& o) {
 }
 
 runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
-    Family const& family, CompileSpec const& spec, Fp8ErrorStudyOptions const& o,
+    device::Family const& family, CompileSpec const& spec, Fp8ErrorStudyOptions const& o,
     std::function<void(Fp8ErrorStudyRow const&)> const& progress) {
   std::vector<Fp8ErrorStudyRow> out;
   auto emit = [&](Fp8ErrorStudyRow const& row) {
@@ -130,7 +132,7 @@ runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
                         {},
                         nullptr};
         for (auto const& v : fp8_variants(o.bf16_pv)) {
-          Problem p;
+          device::Problem p;
           p.shape = inputs.shape;
           p.dtype = v.precision;
           p.fp8.scaling = v.scaling;
@@ -139,7 +141,7 @@ runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
           p.fp8.incoherent_seed = o.seed;
           p.fp8.bf16_pv = v.bf16_pv;
           if (auto why = family.unsupported(p)) return runtime::Error{"input", *why, ""};
-          Config const config = family.default_config(p);
+          device::Config const config = family.default_config(p);
           auto const key = std::tuple{int(v.precision), d, int(v.scaling), v.bf16_pv};
           if (!programs.count(key)) {
             auto program = compile_family_config(family, config, p, spec);
@@ -165,7 +167,7 @@ runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
           auto const m = numerics::compute_metrics(got, ref.o);
           row.o_rmse = m.rmse;
           row.o_rel = m.rel_frobenius;
-          row.config = to_string(config);  // commas would split the CSV field
+          row.config = device::to_string(config);  // commas would split the CSV field
           for (char& c : row.config)
             if (c == ',') c = ';';
           emit(row);
@@ -181,7 +183,7 @@ runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
   return out;
 }
 
-runtime::Result<std::string> run_fp8_error_study(Family const& family, CompileSpec const& spec,
+runtime::Result<std::string> run_fp8_error_study(device::Family const& family, CompileSpec const& spec,
                                                  Fp8ErrorStudyOptions const& o,
                                                  std::function<void(std::string const&)> const& progress) {
   std::string csv = fp8_error_study_header();

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "numerics/quantized_operands.hpp"
+#include "tuner/run/numerics_check.hpp"
 
 namespace fl::tuner {
 
@@ -18,8 +19,9 @@ std::vector<std::uint8_t> codes_of(std::vector<float> const& values, common::Pre
 
 // numerics' one descale per row, back to the kernel's one per tensor or per (matrix, block of rows): the
 // descale of a block is that of its first row.
-std::vector<float> descales_of(std::vector<float> const& per_row, int matrices, int rows, Problem const& p) {
-  if (p.fp8.scaling == numerics::Fp8Scaling::per_tensor) return {per_row.front()};
+std::vector<float> descales_of(std::vector<float> const& per_row, int matrices, int rows,
+                               device::Problem const& p) {
+  if (p.fp8.scaling == common::Fp8Scaling::per_tensor) return {per_row.front()};
   int const block_rows = p.fp8.block_rows;
   int const blocks = (rows + block_rows - 1) / block_rows;
   std::vector<float> out;
@@ -37,12 +39,13 @@ std::uint8_t fp8_code(float value, common::Precision format) {
                                format == common::Precision::fp8_e5m2 ? __NV_E5M2 : __NV_E4M3);
 }
 
-Fp8Operands quantize_fp8_operands(Problem const& problem, HostInputs const& inputs) {
+Fp8Operands quantize_fp8_operands(device::Problem const& problem, HostInputs const& inputs) {
   if (!common::is_fp8(problem.dtype)) throw std::invalid_argument("quantize_fp8_operands: dtype is not FP8");
   auto const& s = problem.shape;
   if (inputs.q.size() != s.q_elements() || inputs.k.size() != s.kv_elements() ||
       inputs.v.size() != s.kv_elements())
-    throw std::invalid_argument("quantize_fp8_operands: Q, K, V sizes do not match " + describe(problem));
+    throw std::invalid_argument("quantize_fp8_operands: Q, K, V sizes do not match " +
+                                device::describe(problem));
   // numerics' operands, as its emulations and tolerance model see them (the incoherent rotation of Q and K
   // included: (Q M)(K M)^T = Q K^T), encoded as the kernel reads them.
   numerics::AttentionInputs in;
@@ -62,7 +65,7 @@ Fp8Operands quantize_fp8_operands(Problem const& problem, HostInputs const& inpu
   out.q_descale = descales_of(ops.q_descale, q_mats, s.seqlen_q, problem);
   out.k_descale = descales_of(ops.k_descale, kv_mats, s.seqlen_k, problem);
   out.v_descale = descales_of(ops.v_descale, kv_mats, s.seqlen_k, problem);
-  out.per_tensor = problem.fp8.scaling == numerics::Fp8Scaling::per_tensor;
+  out.per_tensor = problem.fp8.scaling == common::Fp8Scaling::per_tensor;
   out.block_rows = out.per_tensor ? 0 : problem.fp8.block_rows;
   return out;
 }

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tuner/problem.hpp"
+#include "device/problem.hpp"
 #include "tuner/run/host_tensors.hpp"
 
 namespace fl::tuner {
@@ -22,7 +22,7 @@ struct Fp8Operands {
 };
 
 // Throws std::invalid_argument when the dtype is not FP8 or the sizes do not match the shape.
-Fp8Operands quantize_fp8_operands(Problem const& problem, HostInputs const& inputs);
+Fp8Operands quantize_fp8_operands(device::Problem const& problem, HostInputs const& inputs);
 
 // The FP8 encoding of a value exactly representable in `format` (CUDA's host conversion, saturating).
 std::uint8_t fp8_code(float value, common::Precision format);

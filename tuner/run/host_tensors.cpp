@@ -21,7 +21,7 @@ std::vector<float> normal_tensor(std::size_t n, std::mt19937_64& rng, float scal
 
 }  // namespace
 
-HostInputs make_normal_inputs(Problem const& problem, std::uint64_t seed, float q_spread) {
+HostInputs make_normal_inputs(device::Problem const& problem, std::uint64_t seed, float q_spread) {
   std::mt19937_64 rng(seed);
   // FP8 kernels quantise bf16 inputs themselves (numerics' storage precision).
   auto const stored = numerics::storage_precision(problem.dtype);
@@ -29,7 +29,7 @@ HostInputs make_normal_inputs(Problem const& problem, std::uint64_t seed, float 
   in.q = normal_tensor(problem.shape.q_elements(), rng, q_spread, stored);
   in.k = normal_tensor(problem.shape.kv_elements(), rng, 1.0f, stored);
   in.v = normal_tensor(problem.shape.kv_elements(), rng, 1.0f, stored);
-  if (problem.direction == Direction::backward)
+  if (problem.direction == device::Direction::backward)
     in.d_o = normal_tensor(problem.shape.q_elements(), rng, 1.0f, stored);
   return in;
 }

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "tuner/problem.hpp"
+#include "device/problem.hpp"
 
 namespace fl::tuner {
 
@@ -43,7 +43,7 @@ struct HostOutputs {
 // dtype: the values an FP8 kernel's host quantises, tuner/run/fp8_operands.hpp), Q scaled by
 // `q_spread` so that the scores have a spread wide enough for the running max to move between key blocks.
 // Never zeros (a zero input hides unwritten outputs and wrong indexing).
-HostInputs make_normal_inputs(Problem const& problem, std::uint64_t seed, float q_spread = 2.0f);
+HostInputs make_normal_inputs(device::Problem const& problem, std::uint64_t seed, float q_spread = 2.0f);
 
 // float -> the dtype's 2-byte encoding, and back (CUDA's own host conversions, round to nearest even). FP8
 // dtypes use bf16, the element type of their outputs.

@@ -7,6 +7,23 @@
 
 namespace fl::tuner {
 
+numerics::PrecisionRecipe recipe_of(device::Problem const& problem) {
+  numerics::PrecisionRecipe recipe = numerics::recipe_for(problem.dtype);
+  if (common::is_fp8(problem.dtype)) {
+    recipe.fp8_scaling = problem.fp8.scaling;
+    recipe.fp8_block_rows = problem.fp8.block_rows;
+    recipe.incoherent = problem.fp8.incoherent;
+    recipe.incoherent_seed = problem.fp8.incoherent_seed;
+  }
+  return recipe;
+}
+
+numerics::PrecisionRecipe operand_recipe_of(device::Problem const& problem) {
+  numerics::PrecisionRecipe const recipe = recipe_of(problem);
+  if (!common::is_fp8(problem.dtype) || !problem.fp8.bf16_pv) return recipe;
+  return numerics::with_fp8_variants(recipe, numerics::Fp8Variants{}.with(numerics::Fp8Variant::bf16_pv));
+}
+
 namespace {
 std::vector<float> to_float(std::vector<double> const& v) {
   return {v.begin(), v.end()};
@@ -16,12 +33,12 @@ std::vector<double> to_double(std::vector<float> const& v) {
 }
 }  // namespace
 
-HostInputs family_inputs(Problem& problem, numerics::InputFamily family, std::uint64_t seed) {
+HostInputs family_inputs(device::Problem& problem, numerics::InputFamily family, std::uint64_t seed) {
   numerics::FamilyRequest request;
   request.shape = problem.shape;
   request.seed = seed;
   request.precision = problem.dtype;
-  request.with_backward = problem.direction == Direction::backward;
+  request.with_backward = problem.direction == device::Direction::backward;
   auto generated = numerics::generate_family(family, request);
   problem.shape = generated.inputs.shape;
   // Values are already rounded to the dtype, so the float copy is exact.
@@ -33,7 +50,7 @@ bool family_applies(numerics::InputFamily family, bool causal) {
   return causal || family != numerics::InputFamily::fully_masked_rows;
 }
 
-numerics::AttentionInputs to_numerics(Problem const& problem, HostInputs const& in) {
+numerics::AttentionInputs to_numerics(device::Problem const& problem, HostInputs const& in) {
   numerics::AttentionInputs out;
   out.shape = problem.shape;
   out.q = to_double(in.q);
@@ -53,7 +70,7 @@ numerics::AttentionOutputs to_numerics(HostOutputs const& out) {
   return o;
 }
 
-HostOutputs reference_forward(Problem const& problem, HostInputs const& in) {
+HostOutputs reference_forward(device::Problem const& problem, HostInputs const& in) {
   auto inputs = to_numerics(problem, in);
   inputs.d_o.clear();  // O and LSE only
   auto const ref = numerics::reference_attention(inputs);
@@ -65,7 +82,8 @@ HostOutputs reference_forward(Problem const& problem, HostInputs const& in) {
   return out;
 }
 
-numerics::CheckOptions check_options(Problem const& problem, std::size_t sample_rows, std::uint64_t seed) {
+numerics::CheckOptions check_options(device::Problem const& problem, std::size_t sample_rows,
+                                     std::uint64_t seed) {
   numerics::CheckOptions options;
   options.claimed = problem.dtype;
   if (common::is_fp8(problem.dtype)) {
@@ -95,7 +113,7 @@ Verdict verdict_of(numerics::CheckResult const& result) {
   return {result.pass, text};
 }
 
-Verdict judge_forward(Problem const& problem, HostInputs const& in, HostOutputs const& out,
+Verdict judge_forward(device::Problem const& problem, HostInputs const& in, HostOutputs const& out,
                       std::size_t sample_rows, std::uint64_t seed) {
   return verdict_of(numerics::run_check(to_numerics(problem, in), to_numerics(out),
                                         check_options(problem, sample_rows, seed)));

@@ -5,9 +5,9 @@
 
 namespace fl::tuner {
 
-runtime::Result<HostOutputs> run_once(Family const& family, Config const& config, Problem const& problem,
-                                      runtime::CompiledProgram const& program, HostInputs const& inputs,
-                                      HostOutputs const* forward) {
+runtime::Result<HostOutputs> run_once(device::Family const& family, device::Config const& config,
+                                      device::Problem const& problem, runtime::CompiledProgram const& program,
+                                      HostInputs const& inputs, HostOutputs const* forward) {
   auto runner = FamilyRunner::load(family, config, problem, program);
   if (!runner) return runner.error();
   auto device = DeviceProblem::create(problem, inputs, family.scratch(config, problem), forward);

@@ -13,15 +13,15 @@ namespace {
 constexpr char const* kBlockNParam = "kBlockN";
 
 // The kBlockN values of the family's search space (empty when it has none).
-std::vector<int> block_n_space(Family const& family) {
-  for (ParamSpec const& spec : family.parameters())
+std::vector<int> block_n_space(device::Family const& family) {
+  for (device::ParamSpec const& spec : family.parameters())
     if (spec.name == kBlockNParam) return spec.values;
   return {};
 }
 }  // namespace
 
 runtime::Result<std::string> run_stability_gpu_study(
-    Family const& family, CompileSpec const& spec, numerics::StabilityOptions const& o,
+    device::Family const& family, CompileSpec const& spec, numerics::StabilityOptions const& o,
     std::string const& source, std::function<void(std::string const&)> const& progress) {
   numerics::validate_stability_options(o);
   std::string csv = numerics::stability_csv_header();
@@ -37,11 +37,11 @@ runtime::Result<std::string> run_stability_gpu_study(
         auto const inputs = numerics::stability_inputs(o, input_family, precision, n);
         auto const sample = numerics::stability_rows(o, inputs.shape, n);
         auto const ref = numerics::reference_sampled(inputs, sample, {o.threads});
-        Problem p;
+        device::Problem p;
         p.shape = inputs.shape;
         p.dtype = precision;
         if (auto why = family.unsupported(p)) return runtime::Error{"input", *why, ""};
-        Config const defaults = family.default_config(p);
+        device::Config const defaults = family.default_config(p);
         bool const tiled = defaults.contains(kBlockNParam);
         HostInputs const host{{inputs.q.begin(), inputs.q.end()},
                               {inputs.k.begin(), inputs.k.end()},
@@ -49,7 +49,7 @@ runtime::Result<std::string> run_stability_gpu_study(
                               {},
                               nullptr};
         for (int block_n : tiled ? o.block_ns : std::vector<int>{0}) {
-          Config config = defaults;
+          device::Config config = defaults;
           if (tiled) config[kBlockNParam] = block_n;
           if (tiled && std::find(space.begin(), space.end(), block_n) == space.end()) {
             emit("# " + std::string(family.name()) + " kBlockN " + std::to_string(block_n) +
@@ -62,7 +62,7 @@ runtime::Result<std::string> run_stability_gpu_study(
             continue;
           }
           auto const t0 = std::chrono::steady_clock::now();
-          std::string const key = std::string(common::name(precision)) + " " + to_string(config);
+          std::string const key = std::string(common::name(precision)) + " " + device::to_string(config);
           if (!programs.count(key)) {
             auto program = compile_family_config(family, config, p, spec);
             if (!program) return program.error();
@@ -88,7 +88,7 @@ runtime::Result<std::string> run_stability_gpu_study(
           row.rmse = m.rmse;
           row.rel_frobenius = m.rel_frobenius;
           row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          std::string config_text = to_string(config);  // commas would split the CSV field
+          std::string config_text = device::to_string(config);  // commas would split the CSV field
           for (char& c : config_text)
             if (c == ',') c = ';';
           emit(numerics::stability_csv_line(row, o.head_dim, source + " " + config_text));

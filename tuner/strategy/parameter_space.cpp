@@ -11,14 +11,14 @@ ParameterSpace::ParameterSpace(std::vector<Parameter> parameters, Validity is_va
     if (p.values.empty()) throw std::invalid_argument("parameter " + p.name + " has no values");
 }
 
-Config ParameterSpace::config_of(PointIndex const& point) const {
-  Config config;
+device::Config ParameterSpace::config_of(PointIndex const& point) const {
+  device::Config config;
   for (std::size_t i = 0; i < parameters_.size(); ++i)
     config[parameters_[i].name] = parameters_[i].values.at(point.at(i));
   return config;
 }
 
-std::optional<PointIndex> ParameterSpace::point_of(Config const& config) const {
+std::optional<PointIndex> ParameterSpace::point_of(device::Config const& config) const {
   if (config.size() != parameters_.size()) return std::nullopt;
   PointIndex point;
   for (auto const& p : parameters_) {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/config.hpp"
+#include "device/config.hpp"
 
 namespace fl::tuner {
 
@@ -21,14 +21,14 @@ using PointIndex = std::vector<int>;  // one value index per parameter
 
 class ParameterSpace {
  public:
-  using Validity = std::function<bool(Config const&)>;
+  using Validity = std::function<bool(device::Config const&)>;
 
   ParameterSpace(std::vector<Parameter> parameters, Validity is_valid);
 
   std::vector<Parameter> const& parameters() const { return parameters_; }
-  Config config_of(PointIndex const& point) const;
+  device::Config config_of(PointIndex const& point) const;
   // The point of `config` (every parameter set to one of its values, nothing else), when it is valid.
-  std::optional<PointIndex> point_of(Config const& config) const;
+  std::optional<PointIndex> point_of(device::Config const& config) const;
   bool is_valid(PointIndex const& point) const;
   // Every valid point, in lexicographic index order (the exhaustive strategy's order).
   std::vector<PointIndex> valid_points() const;

@@ -6,11 +6,11 @@
 namespace fl::tuner {
 
 SimulationResult simulate(SearchStrategy& strategy, ParameterSpace const& space, RecordedCost const& cost,
-                          std::size_t budget, std::vector<Config> const& first) {
+                          std::size_t budget, std::vector<device::Config> const& first) {
   SimulationResult result;
   std::map<PointIndex, std::optional<double>> answered;
   auto const evaluate = [&](PointIndex const& point) {
-    Config const config = space.config_of(point);
+    device::Config const config = space.config_of(point);
     auto const measured = cost(config);
     answered[point] = measured;
     strategy.report(point, measured);

@@ -10,12 +10,12 @@
 namespace fl::tuner {
 
 // cost of a config as recorded (ms), nullopt for a config that was rejected.
-using RecordedCost = std::function<std::optional<double>(Config const&)>;
+using RecordedCost = std::function<std::optional<double>(device::Config const&)>;
 
 struct SimulationResult {
   std::size_t evaluations = 0;
   std::optional<double> best_cost;
-  Config best_config;
+  device::Config best_config;
   std::vector<double> best_after;  // best cost after each evaluation (infinity before the first success)
 };
 
@@ -23,6 +23,6 @@ struct SimulationResult {
 // each problem's default (and --warm-start's configs); they count in the budget, and a proposal of one of
 // them is answered again without counting (tuner/tune/tune_loop.cpp).
 SimulationResult simulate(SearchStrategy& strategy, ParameterSpace const& space, RecordedCost const& cost,
-                          std::size_t budget, std::vector<Config> const& first = {});
+                          std::size_t budget, std::vector<device::Config> const& first = {});
 
 }  // namespace fl::tuner

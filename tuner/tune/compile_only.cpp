@@ -6,40 +6,40 @@
 #include <map>
 
 #include "common/precision.hpp"
+#include "device/families/registry.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/compile_pool.hpp"
 #include "tuner/compile/prune.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/report/progress.hpp"
 #include "tuner/report/table.hpp"
 
 namespace fl::tuner {
 
-std::vector<Problem> selected_problem_classes(TuneOptions const& options) {
-  std::vector<Problem> problems;
+std::vector<device::Problem> selected_problem_classes(TuneOptions const& options) {
+  std::vector<device::Problem> problems;
   std::vector<bool> causal_values;
   if (options.causal != CausalChoice::yes) causal_values.push_back(false);
   if (options.causal != CausalChoice::no) causal_values.push_back(true);
-  std::vector<Direction> directions;
-  if (options.direction != DirectionChoice::bwd) directions.push_back(Direction::forward);
-  if (options.direction != DirectionChoice::fwd) directions.push_back(Direction::backward);
+  std::vector<device::Direction> directions;
+  if (options.direction != DirectionChoice::bwd) directions.push_back(device::Direction::forward);
+  if (options.direction != DirectionChoice::fwd) directions.push_back(device::Direction::backward);
   for (auto const& dtype_name : options.dtypes)
     for (int d : options.head_dims)
       for (bool causal : causal_values)
-        for (Direction direction : directions) {
-          problems.push_back(headline_problem(options.seqlens.front(), d, causal,
-                                              *common::parse_precision(dtype_name), direction));
+        for (device::Direction direction : directions) {
+          problems.push_back(device::headline_problem(options.seqlens.front(), d, causal,
+                                                      *common::parse_precision(dtype_name), direction));
           problems.back().fp8 = options.fp8;  // ignored by 16-bit dtypes
         }
   return problems;
 }
 
-std::vector<std::unique_ptr<Family>> selected_families(TuneOptions const& options) {
-  if (options.families.empty()) return all_families();
-  std::vector<std::unique_ptr<Family>> families;
+std::vector<std::unique_ptr<device::Family>> selected_families(TuneOptions const& options) {
+  if (options.families.empty()) return device::all_families();
+  std::vector<std::unique_ptr<device::Family>> families;
   for (auto const& name : options.families) {
-    auto family = find_family(name);
-    if (!family) throw UsageError("--family '" + name + "' is not one of: " + family_names());
+    auto family = device::find_family(name);
+    if (!family) throw UsageError("--family '" + name + "' is not one of: " + device::family_names());
     families.push_back(std::move(family));
   }
   return families;
@@ -47,9 +47,9 @@ std::vector<std::unique_ptr<Family>> selected_families(TuneOptions const& option
 
 namespace {
 
-std::string problem_class(Problem const& p) {
-  return dtype_key(p) + " d" + std::to_string(p.shape.head_dim) + (p.shape.causal ? " causal " : " full ") +
-         direction_name(p.direction);
+std::string problem_class(device::Problem const& p) {
+  return device::dtype_key(p) + " d" + std::to_string(p.shape.head_dim) +
+         (p.shape.causal ? " causal " : " full ") + device::direction_name(p.direction);
 }
 
 struct PendingConfig {
@@ -59,7 +59,7 @@ struct PendingConfig {
   std::shared_future<runtime::Result<CompileResult>> compiled;
 };
 
-void finish_row(PendingConfig& pending, ArchLimits const& limits) {
+void finish_row(PendingConfig& pending, device::ArchLimits const& limits) {
   auto& row = pending.row;
   auto const& result = pending.compiled.get();
   if (!result) {
@@ -85,7 +85,7 @@ void finish_row(PendingConfig& pending, ArchLimits const& limits) {
 
 CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetArch arch,
                                    std::filesystem::path const& kernels_dir,
-                                   std::filesystem::path const& db_path, ArchLimits const& limits,
+                                   std::filesystem::path const& db_path, device::ArchLimits const& limits,
                                    std::function<int()> const& stop) {
   auto const start = std::chrono::steady_clock::now();
   CompilePool pool(options.jobs, db_path);
@@ -98,11 +98,11 @@ CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetAr
   for (auto const& family : families) {
     for (auto const& problem : selected_problem_classes(options)) {
       if (family->unsupported(problem)) continue;
-      for (auto const& config : enumerate_space(*family, problem)) {
+      for (auto const& config : device::enumerate_space(*family, problem)) {
         PendingConfig p;
         p.row.family = std::string(family->name());
         p.row.problem_class = problem_class(problem);
-        p.row.config = to_string(config);
+        p.row.config = device::to_string(config);
         for (auto const& launch : family->launches(config, problem)) {
           p.dynamic_shared = std::max(p.dynamic_shared, launch.dynamic_shared_bytes);
           p.block_threads = std::max(p.block_threads, int(launch.block.x * launch.block.y * launch.block.z));

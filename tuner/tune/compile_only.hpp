@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "device/arch_limits.hpp"
+#include "device/family.hpp"
 #include "tuner/cli/tune_options.hpp"
-#include "tuner/compile/arch_limits.hpp"
-#include "tuner/family.hpp"
 
 namespace fl::tuner {
 
@@ -38,16 +38,16 @@ struct CompileOnlyReport {
 
 // The problems the options select: one per (dtype, head dim, causal, direction), each at the headline
 // shape of the first --seqlen (the compiled code depends on the class, not on the sizes).
-std::vector<Problem> selected_problem_classes(TuneOptions const& options);
+std::vector<device::Problem> selected_problem_classes(TuneOptions const& options);
 
 // Families named by --family (all when none). Throws UsageError for an unknown name.
-std::vector<std::unique_ptr<Family>> selected_families(TuneOptions const& options);
+std::vector<std::unique_ptr<device::Family>> selected_families(TuneOptions const& options);
 
 // `stop` (when given) returns the signal that asked to stop, 0 for none: asked before each row, so a
 // stopped run reports the rows finished so far (whose programs are in the cache) and sets stop_signal.
 CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetArch arch,
                                    std::filesystem::path const& kernels_dir,
-                                   std::filesystem::path const& db_path, ArchLimits const& limits,
+                                   std::filesystem::path const& db_path, device::ArchLimits const& limits,
                                    std::function<int()> const& stop = {});
 
 std::string render_compile_only(CompileOnlyReport const& report);

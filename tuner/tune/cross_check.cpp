@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "db/tuning_runs.hpp"
-#include "tuner/families/registry.hpp"
+#include "device/families/registry.hpp"
 #include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/source_hash.hpp"
 #include "tuner/tune/tune_command.hpp"
@@ -36,7 +36,7 @@ std::string percent(double fraction) {
 std::optional<db::MeasurementKey> reference_of_run(
     TuneOptions const& options, db::GpuKey const& gpu, std::string const& nvrtc_version,
     std::filesystem::path const& kernels_dir,
-    std::function<bool(Family const&, Problem const&)> const& can_measure) {
+    std::function<bool(device::Family const&, device::Problem const&)> const& can_measure) {
   auto const pairs = run_pairs(options, can_measure);
   if (pairs.empty()) return std::nullopt;
   auto const& [problem, index, family] = pairs.front();
@@ -46,21 +46,21 @@ std::optional<db::MeasurementKey> reference_of_run(
                             nvrtc_version,
                             hash.value(),
                             std::string(family->name()),
-                            to_string(family->default_config(problem)),
+                            device::to_string(family->default_config(problem)),
                             problem_key(problem)};
 }
 
 void time_reference(TuneOptions const& options, TuningBackend& backend, db::Database& database,
                     std::filesystem::path const& kernels_dir, std::int64_t run_id) {
-  auto const reference =
-      reference_of_run(options, backend.gpu(), backend.nvrtc_version(), kernels_dir,
-                       [&](Family const& f, Problem const& p) { return backend.can_measure(f, p); });
+  auto const reference = reference_of_run(
+      options, backend.gpu(), backend.nvrtc_version(), kernels_dir,
+      [&](device::Family const& f, device::Problem const& p) { return backend.can_measure(f, p); });
   if (!reference) return;
-  auto const family = find_family(reference->family);
+  auto const family = device::find_family(reference->family);
   auto& evaluator = backend.evaluator_for(*family);
   evaluator.hear_best(std::nullopt);  // timed in full: no early stop
   auto row = measurement_of(
-      evaluator.evaluate(*parse_config(reference->config), problem_from_key(reference->problem)));
+      evaluator.evaluate(*device::parse_config(reference->config), problem_from_key(reference->problem)));
   row.run_id = run_id;
   db::store_remeasurement(database, *reference, run_id, row);
 }

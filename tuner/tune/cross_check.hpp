@@ -14,8 +14,8 @@
 
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
+#include "device/family.hpp"
 #include "tuner/cli/tune_options.hpp"
-#include "tuner/family.hpp"
 #include "tuner/tune/tuning_backend.hpp"
 
 namespace fl::tuner {
@@ -41,7 +41,7 @@ struct CrossCheck {
 std::optional<db::MeasurementKey> reference_of_run(
     TuneOptions const& options, db::GpuKey const& gpu, std::string const& nvrtc_version,
     std::filesystem::path const& kernels_dir,
-    std::function<bool(Family const&, Problem const&)> const& can_measure);
+    std::function<bool(device::Family const&, device::Problem const&)> const& can_measure);
 
 // A worker's side: times the reference on this worker's GPU and stores it as a re-measurement under run_id.
 void time_reference(TuneOptions const& options, TuningBackend& backend, db::Database& database,

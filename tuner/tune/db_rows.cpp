@@ -6,7 +6,7 @@
 
 namespace fl::tuner {
 
-db::ProblemKey problem_key(Problem const& problem) {
+db::ProblemKey problem_key(device::Problem const& problem) {
   auto const& s = problem.shape;
   return {s.batch,
           s.heads_q,
@@ -14,13 +14,13 @@ db::ProblemKey problem_key(Problem const& problem) {
           s.seqlen_q,
           s.seqlen_k,
           s.head_dim,
-          dtype_key(problem),
+          device::dtype_key(problem),
           s.causal,
-          direction_name(problem.direction)};
+          device::direction_name(problem.direction)};
 }
 
-Problem problem_from_key(db::ProblemKey const& key) {
-  Problem p;
+device::Problem problem_from_key(db::ProblemKey const& key) {
+  device::Problem p;
   p.shape.batch = key.batch;
   p.shape.heads_q = key.heads_q;
   p.shape.heads_kv = key.heads_kv;
@@ -28,14 +28,15 @@ Problem problem_from_key(db::ProblemKey const& key) {
   p.shape.seqlen_k = key.seqlen_k;
   p.shape.head_dim = key.head_dim;
   p.shape.causal = key.causal;
-  if (auto const dtype = parse_dtype_key(key.dtype)) {
+  if (auto const dtype = device::parse_dtype_key(key.dtype)) {
     p.dtype = dtype->first;
     p.fp8 = dtype->second;
   } else {
     p.dtype = common::Precision::bf16;
   }
-  p.direction =
-      key.direction == direction_name(Direction::backward) ? Direction::backward : Direction::forward;
+  p.direction = key.direction == device::direction_name(device::Direction::backward)
+                    ? device::Direction::backward
+                    : device::Direction::forward;
   return p;
 }
 

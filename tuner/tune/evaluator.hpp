@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "tuner/config.hpp"
+#include "device/config.hpp"
+#include "device/problem.hpp"
 #include "tuner/measure/timing_stats.hpp"
-#include "tuner/problem.hpp"
 
 namespace fl::tuner {
 
@@ -34,9 +34,9 @@ struct Evaluation {
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
-  virtual Evaluation evaluate(Config const& config, Problem const& problem) = 0;
+  virtual Evaluation evaluate(device::Config const& config, device::Problem const& problem) = 0;
   // A hint: `config` is likely to be evaluated soon; an evaluator may start compiling it now.
-  virtual void prefetch(Config const& /*config*/, Problem const& /*problem*/) {}
+  virtual void prefetch(device::Config const& /*config*/, device::Problem const& /*problem*/) {}
   // After an evaluation with context_lost: make the GPU usable again (a fresh context or worker process).
   // True when the next candidate can run; false ends the run after the culprit.
   virtual bool recover() { return false; }

@@ -1,7 +1,7 @@
 #include "tuner/tune/gpu_backend.hpp"
 
+#include "device/families/registry.hpp"
 #include "runtime/compile_request.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/measure/gpu_telemetry.hpp"
 
 namespace fl::tuner {
@@ -27,10 +27,10 @@ GpuBackend::GpuBackend(int jobs, runtime::TargetArch arch, std::filesystem::path
       gpu_(gpu_key(device_)),
       nvrtc_version_(runtime::nvrtc_version()) {}
 
-Evaluator& GpuBackend::evaluator_for(Family const& family) {
+Evaluator& GpuBackend::evaluator_for(device::Family const& family) {
   auto& slot = evaluators_[std::string(family.name())];
   if (!slot.evaluator) {
-    slot.family = find_family(family.name());
+    slot.family = device::find_family(family.name());
     slot.evaluator = std::make_unique<GpuEvaluator>(
         *slot.family, pool_, invalidator_, spec_, device_,
         TimingOptions{kTuningWarmupRuns, kTuningTimedRuns, std::nullopt}, references_, pace_);

@@ -28,7 +28,7 @@ class GpuBackend final : public TuningBackend {
   db::GpuKey gpu() const override { return gpu_; }
   std::string nvrtc_version() const override { return nvrtc_version_; }
   int compile_workers() const override { return pool_.workers(); }
-  Evaluator& evaluator_for(Family const& family) override;
+  Evaluator& evaluator_for(device::Family const& family) override;
   double reference_seconds() const override { return references_.seconds_spent(); }
 
  private:
@@ -41,7 +41,7 @@ class GpuBackend final : public TuningBackend {
   db::GpuKey gpu_;
   std::string nvrtc_version_;
   struct FamilyEvaluator {
-    std::unique_ptr<Family> family;  // the backend's own copy: the evaluator refers to it
+    std::unique_ptr<device::Family> family;  // the backend's own copy: the evaluator refers to it
     std::unique_ptr<GpuEvaluator> evaluator;
   };
   std::map<std::string, FamilyEvaluator> evaluators_;

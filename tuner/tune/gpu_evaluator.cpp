@@ -41,8 +41,8 @@ double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::string pending_key(Config const& config, Problem const& problem) {
-  return to_string(config) + "|" + describe(problem);
+std::string pending_key(device::Config const& config, device::Problem const& problem) {
+  return device::to_string(config) + "|" + device::describe(problem);
 }
 }  // namespace
 
@@ -51,8 +51,8 @@ bool is_sticky_cuda_error(std::string const& message) {
                      [&](std::string_view name) { return message.find(name) != std::string::npos; });
 }
 
-Problem verification_problem(Problem const& problem) {
-  Problem small = problem;
+device::Problem verification_problem(device::Problem const& problem) {
+  device::Problem small = problem;
   small.shape.batch = 1;
   small.shape.heads_kv = std::min(problem.shape.heads_kv, 2);
   small.shape.heads_q = small.shape.heads_kv * problem.shape.group_size();
@@ -69,7 +69,7 @@ std::optional<EvaluationPace> pace_named(std::string const& name) {
   return std::nullopt;
 }
 
-GpuEvaluator::GpuEvaluator(Family const& family, CompilePool& pool, CompileService& invalidator,
+GpuEvaluator::GpuEvaluator(device::Family const& family, CompilePool& pool, CompileService& invalidator,
                            CompileSpec spec, runtime::DeviceInfo device, TimingOptions timing,
                            ReferenceCache& references, EvaluationPace pace)
     : family_(family),
@@ -77,13 +77,13 @@ GpuEvaluator::GpuEvaluator(Family const& family, CompilePool& pool, CompileServi
       invalidator_(invalidator),
       spec_(std::move(spec)),
       device_(std::move(device)),
-      limits_(limits_for(device_)),
+      limits_(device::limits_for(device_)),
       timing_(timing),
       references_(references),
       pace_(pace) {}
 
-GpuEvaluator::PendingCompile& GpuEvaluator::submit(Config const& config, Problem const& problem,
-                                                   bool urgent) {
+GpuEvaluator::PendingCompile& GpuEvaluator::submit(device::Config const& config,
+                                                   device::Problem const& problem, bool urgent) {
   auto const key = pending_key(config, problem);
   if (auto it = pending_.find(key); it != pending_.end()) return it->second;
   auto request = make_family_request(family_, config, problem, spec_);
@@ -102,11 +102,11 @@ bool GpuEvaluator::recover() {
   return runtime::reset_primary_context(device_.ordinal).ok();
 }
 
-void GpuEvaluator::prefetch(Config const& config, Problem const& problem) {
+void GpuEvaluator::prefetch(device::Config const& config, device::Problem const& problem) {
   (void)submit(config, problem, false);
 }
 
-Evaluation GpuEvaluator::evaluate(Config const& config, Problem const& problem) {
+Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem const& problem) {
   Evaluation e;
   auto failed = [&](std::string verdict, runtime::Error const& error) {
     e.verdict = std::move(verdict);
@@ -144,8 +144,9 @@ Evaluation GpuEvaluator::evaluate(Config const& config, Problem const& problem) 
   auto const& small_set = references_.family_set(verification_problem(problem), numerics::InputFamily::normal,
                                                  kSmallProblemSeed, 0);
   auto const& small_problem = small_set.check.problem();
-  auto small = run_once(family_, config, small_problem, program, small_set.check.inputs(),
-                        small_problem.direction == Direction::backward ? &small_set.forward : nullptr);
+  auto small =
+      run_once(family_, config, small_problem, program, small_set.check.inputs(),
+               small_problem.direction == device::Direction::backward ? &small_set.forward : nullptr);
   if (!small) {
     // A cached CUBIN the driver refuses is dropped, so the next run recompiles it.
     if (small.error().stage == "load") invalidator_.invalidate(compiled->cache_key);
@@ -159,7 +160,7 @@ Evaluation GpuEvaluator::evaluate(Config const& config, Problem const& problem) 
 
   auto const& timed_set = references_.normal_set(problem, kInputSeed, kTimedCheckRows);
   auto big = run_once(family_, config, problem, program, timed_set.check.inputs(),
-                      problem.direction == Direction::backward ? &timed_set.forward : nullptr);
+                      problem.direction == device::Direction::backward ? &timed_set.forward : nullptr);
   if (!big) return failed("failed", big.error());
   e.verify_ms = ms_since(verifying);
 
@@ -172,7 +173,7 @@ Evaluation GpuEvaluator::evaluate(Config const& config, Problem const& problem) 
         // A backward is timed on the reference forward's O and LSE (the same ones its verification used).
         return time_config(family_, config, problem, program, device_, timing_options,
                            timed_set.check.inputs(), {},
-                           problem.direction == Direction::backward ? &timed_set.forward : nullptr);
+                           problem.direction == device::Direction::backward ? &timed_set.forward : nullptr);
       });
   e.verify_ms += judged.judge_wait_ms;
   if (!judged.verdict.pass) {  // its timing, if it ran alongside, is dropped here

@@ -15,8 +15,8 @@
 #include <optional>
 #include <string>
 
+#include "device/arch_limits.hpp"
 #include "runtime/device.hpp"
-#include "tuner/compile/arch_limits.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/compile_pool.hpp"
 #include "tuner/compile/compile_service.hpp"
@@ -41,11 +41,11 @@ class GpuEvaluator final : public Evaluator {
  public:
   // `invalidator` drops a cached CUBIN the driver refuses to load (the pool's workers have their own
   // connections; this one belongs to the calling thread).
-  GpuEvaluator(Family const& family, CompilePool& pool, CompileService& invalidator, CompileSpec spec,
+  GpuEvaluator(device::Family const& family, CompilePool& pool, CompileService& invalidator, CompileSpec spec,
                runtime::DeviceInfo device, TimingOptions timing, ReferenceCache& references,
                EvaluationPace pace = {});
-  Evaluation evaluate(Config const& config, Problem const& problem) override;
-  void prefetch(Config const& config, Problem const& problem) override;
+  Evaluation evaluate(device::Config const& config, device::Problem const& problem) override;
+  void prefetch(device::Config const& config, device::Problem const& problem) override;
   // A fresh primary context (runtime::reset_primary_context); nothing of the old one is kept here (every
   // evaluation loads its module and allocates its buffers anew), so the next candidate runs as in a new run.
   bool recover() override;
@@ -53,14 +53,14 @@ class GpuEvaluator final : public Evaluator {
 
  private:
   using PendingCompile = std::future<runtime::Result<CompileResult>>;
-  PendingCompile& submit(Config const& config, Problem const& problem, bool urgent);
+  PendingCompile& submit(device::Config const& config, device::Problem const& problem, bool urgent);
 
-  Family const& family_;
+  device::Family const& family_;
   CompilePool& pool_;
   CompileService& invalidator_;
   CompileSpec spec_;
   runtime::DeviceInfo device_;
-  ArchLimits limits_;
+  device::ArchLimits limits_;
   TimingOptions timing_;
   ReferenceCache& references_;
   EvaluationPace pace_;
@@ -70,7 +70,7 @@ class GpuEvaluator final : public Evaluator {
 
 // The small problem every candidate must pass first: odd sequence lengths (no block multiple), two
 // heads, the problem's dtype, head dim, mask and direction.
-Problem verification_problem(Problem const& problem);
+device::Problem verification_problem(device::Problem const& problem);
 
 // Whether a runtime error left the CUDA context unusable (sticky errors: every later call fails the same).
 bool is_sticky_cuda_error(std::string const& message);

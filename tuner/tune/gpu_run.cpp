@@ -26,9 +26,8 @@ int tune_on_gpus(TuneOptions const& options, std::vector<std::string> user_args,
   std::vector<int> gpus = options.gpus;
   db::GpuKey gpu;
   std::string nvrtc = "replay", identity;
-  std::function<bool(Family const&, Problem const&)> can_measure = [](auto const&, auto const&) {
-    return true;
-  };
+  std::function<bool(device::Family const&, device::Problem const&)> can_measure =
+      [](auto const&, auto const&) { return true; };
   std::unique_ptr<ReplayBackend> replay;
   if (!options.replay_path.empty()) {  // the workers replay; their ordinals are labels
     try {

@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "db/schema.hpp"
-#include "tuner/families/registry.hpp"
+#include "device/families/registry.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/source_hash.hpp"
@@ -118,11 +118,11 @@ std::vector<WorkerExit> run_gpu_workers(std::filesystem::path const& self,
   return exits;
 }
 
-TuningReport report_from_store(TuneOptions const& options, db::GpuKey const& gpu,
-                               std::string const& nvrtc_version, std::filesystem::path const& kernels_dir,
-                               std::filesystem::path const& db_path,
-                               std::function<bool(Family const&, Problem const&)> const& can_measure,
-                               std::int64_t before_run) {
+TuningReport report_from_store(
+    TuneOptions const& options, db::GpuKey const& gpu, std::string const& nvrtc_version,
+    std::filesystem::path const& kernels_dir, std::filesystem::path const& db_path,
+    std::function<bool(device::Family const&, device::Problem const&)> const& can_measure,
+    std::int64_t before_run) {
   auto database = db::open_database(db_path);
   TuningReport report;
   report.gpu = gpu;
@@ -135,10 +135,10 @@ TuningReport report_from_store(TuneOptions const& options, db::GpuKey const& gpu
     if (!hash) throw std::runtime_error(hash.error().one_line());
     TuneRow row;
     row.family = name;
-    row.problem = describe(problem);
+    row.problem = device::describe(problem);
     row.problem_spec = problem;
     row.space_size = family_space(*family, problem).valid_points().size();
-    row.default_config = to_string(family->default_config(problem));
+    row.default_config = device::to_string(family->default_config(problem));
     row.default_verdict = "not measured";
     db::MeasurementKey const prefix{gpu, nvrtc_version, hash.value(), name, "", problem_key(problem)};
     std::optional<db::Measurement> best;

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "db/tuning_store.hpp"
+#include "device/family.hpp"
 #include "tuner/cli/tune_options.hpp"
-#include "tuner/family.hpp"
 #include "tuner/tune/tune_command.hpp"
 
 namespace fl::tuner {
@@ -47,10 +47,10 @@ std::vector<WorkerExit> run_gpu_workers(std::filesystem::path const& self,
 // `can_measure`, every measurement stored under (gpu, nvrtc, the family's source hash), the best among them
 // stored as the best config. Rows of runs after `before_run` count as measured by this run, older ones as
 // resumed.
-TuningReport report_from_store(TuneOptions const& options, db::GpuKey const& gpu,
-                               std::string const& nvrtc_version, std::filesystem::path const& kernels_dir,
-                               std::filesystem::path const& db_path,
-                               std::function<bool(Family const&, Problem const&)> const& can_measure,
-                               std::int64_t before_run);
+TuningReport report_from_store(
+    TuneOptions const& options, db::GpuKey const& gpu, std::string const& nvrtc_version,
+    std::filesystem::path const& kernels_dir, std::filesystem::path const& db_path,
+    std::function<bool(device::Family const&, device::Problem const&)> const& can_measure,
+    std::int64_t before_run);
 
 }  // namespace fl::tuner

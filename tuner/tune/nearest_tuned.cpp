@@ -22,7 +22,7 @@ double log2_ratio(double a, double b) {
 }
 }  // namespace
 
-double shape_distance(Problem const& wanted, Problem const& tuned) {
+double shape_distance(device::Problem const& wanted, device::Problem const& tuned) {
   if (wanted.direction != tuned.direction) return std::numeric_limits<double>::infinity();
   if (common::is_fp8(wanted.dtype) != common::is_fp8(tuned.dtype))
     return std::numeric_limits<double>::infinity();
@@ -37,15 +37,15 @@ double shape_distance(Problem const& wanted, Problem const& tuned) {
   return d;
 }
 
-TunedAnswer nearest_tuned(Family const& family, Problem const& problem,
+TunedAnswer nearest_tuned(device::Family const& family, device::Problem const& problem,
                           std::vector<db::BestConfig> const& known) {
   TunedAnswer answer;
-  answer.config = to_string(family.default_config(problem));
+  answer.config = device::to_string(family.default_config(problem));
   double best = std::numeric_limits<double>::infinity();
   std::string best_shape;
   for (auto const& row : known) {
     if (row.family != family.name()) continue;
-    auto const config = parse_config(row.config);
+    auto const config = device::parse_config(row.config);
     if (!config) continue;
     auto const tuned = problem_from_key(row.problem);
     double const distance = shape_distance(problem, tuned);
@@ -53,7 +53,7 @@ TunedAnswer nearest_tuned(Family const& family, Problem const& problem,
     ++answer.considered;
     if (family.violates(*config, problem)) continue;
     // Ties go to the larger measured speed, then to the shape's name, so the answer never depends on order.
-    auto const shape = describe(tuned);
+    auto const shape = device::describe(tuned);
     bool const nearer =
         distance < best ||
         (distance == best && answer.from &&
@@ -69,29 +69,29 @@ TunedAnswer nearest_tuned(Family const& family, Problem const& problem,
   return answer;
 }
 
-std::vector<Config> warm_start_configs(Family const& family, Problem const& problem,
-                                       std::vector<db::BestConfig> const& known, std::size_t limit) {
+std::vector<device::Config> warm_start_configs(device::Family const& family, device::Problem const& problem,
+                                               std::vector<db::BestConfig> const& known, std::size_t limit) {
   struct Near {
     double distance;
     double tflops;
     std::string shape;
-    Config config;
+    device::Config config;
   };
   std::vector<Near> near;
   for (auto const& row : known) {
     if (row.family != family.name()) continue;
-    auto const config = parse_config(row.config);
+    auto const config = device::parse_config(row.config);
     auto const tuned = problem_from_key(row.problem);
     double const distance = shape_distance(problem, tuned);
     if (!config || !std::isfinite(distance) || distance == 0.0 || family.violates(*config, problem)) continue;
-    near.push_back({distance, row.tflops, describe(tuned), *config});
+    near.push_back({distance, row.tflops, device::describe(tuned), *config});
   }
   std::sort(near.begin(), near.end(), [](Near const& a, Near const& b) {
     if (a.distance != b.distance) return a.distance < b.distance;
     if (a.tflops != b.tflops) return a.tflops > b.tflops;
     return a.shape < b.shape;
   });
-  std::vector<Config> configs;
+  std::vector<device::Config> configs;
   for (auto const& n : near) {
     if (configs.size() >= limit) break;
     if (std::find(configs.begin(), configs.end(), n.config) == configs.end()) configs.push_back(n.config);

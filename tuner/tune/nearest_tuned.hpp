@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "db/tuning_store.hpp"
-#include "tuner/family.hpp"
+#include "device/family.hpp"
 
 namespace fl::tuner {
 
@@ -30,16 +30,16 @@ struct TunedAnswer {
 };
 
 // Infinity when the two are never near (another direction); 0 for the same problem.
-double shape_distance(Problem const& wanted, Problem const& tuned);
+double shape_distance(device::Problem const& wanted, device::Problem const& tuned);
 
 // The answer for `family` at `problem` from the best configs known (any GPU; the caller filters by target).
-TunedAnswer nearest_tuned(Family const& family, Problem const& problem,
+TunedAnswer nearest_tuned(device::Family const& family, device::Problem const& problem,
                           std::vector<db::BestConfig> const& known);
 
 // --warm-start: the configs of `family` tuned at other shapes (by the same nearness), valid for `problem`,
 // nearest first, each once, at most `limit`: what a small budget with bayes or anneal then refines. Ties go
 // to the faster row, then to the shape's name.
-std::vector<Config> warm_start_configs(Family const& family, Problem const& problem,
-                                       std::vector<db::BestConfig> const& known, std::size_t limit);
+std::vector<device::Config> warm_start_configs(device::Family const& family, device::Problem const& problem,
+                                               std::vector<db::BestConfig> const& known, std::size_t limit);
 
 }  // namespace fl::tuner

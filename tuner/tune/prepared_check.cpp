@@ -7,7 +7,7 @@ namespace fl::tuner {
 namespace {
 
 // The same-precision baseline only adds notes, which a Verdict does not carry: not computed per problem.
-numerics::CheckOptions tuner_check_options(Problem const& problem, std::size_t sample_rows,
+numerics::CheckOptions tuner_check_options(device::Problem const& problem, std::size_t sample_rows,
                                            std::uint64_t seed) {
   numerics::CheckOptions options = check_options(problem, sample_rows, seed);
   options.cross_check_baseline = false;
@@ -16,7 +16,7 @@ numerics::CheckOptions tuner_check_options(Problem const& problem, std::size_t s
 
 }  // namespace
 
-PreparedCheck::PreparedCheck(Problem const& problem, HostInputs inputs, std::size_t sample_rows,
+PreparedCheck::PreparedCheck(device::Problem const& problem, HostInputs inputs, std::size_t sample_rows,
                              std::uint64_t seed)
     : problem_(problem),
       inputs_(std::move(inputs)),

@@ -17,12 +17,13 @@ class PreparedCheck {
  public:
   // The same arguments as judge_forward: claimed precision = problem.dtype, sample_rows (0: numerics'
   // default: every row of a small problem), sample seed. `inputs` are kept (the screen reads V).
-  PreparedCheck(Problem const& problem, HostInputs inputs, std::size_t sample_rows, std::uint64_t seed);
+  PreparedCheck(device::Problem const& problem, HostInputs inputs, std::size_t sample_rows,
+                std::uint64_t seed);
 
   // The verdict judge_forward(problem, inputs, out, sample_rows, seed) would give, with the same summary.
   Verdict judge(HostOutputs const& out) const;
 
-  Problem const& problem() const { return problem_; }
+  device::Problem const& problem() const { return problem_; }
   HostInputs const& inputs() const { return inputs_; }
   bool sampled() const { return check_.sampled(); }
   numerics::RowSample const& sample() const { return check_.sample(); }
@@ -31,7 +32,7 @@ class PreparedCheck {
   std::size_t fallbacks() const { return fallbacks_; }
 
  private:
-  Problem problem_;
+  device::Problem problem_;
   HostInputs inputs_;
   numerics::PreparedCheck check_;
   mutable std::size_t fallbacks_ = 0;

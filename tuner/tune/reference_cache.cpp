@@ -5,19 +5,20 @@
 namespace fl::tuner {
 
 namespace {
-std::string key_of(Problem const& problem, std::string const& inputs, std::uint64_t seed,
+std::string key_of(device::Problem const& problem, std::string const& inputs, std::uint64_t seed,
                    std::size_t sample_rows) {
   // describe() names the shape (b, h_q/h_kv, n_q x n_k, d), dtype, mask and direction.
-  return describe(problem) + "|" + inputs + "|seed " + std::to_string(seed) + "|rows " +
+  return device::describe(problem) + "|" + inputs + "|seed " + std::to_string(seed) + "|rows " +
          std::to_string(sample_rows);
 }
 }  // namespace
 
-VerificationSet const& ReferenceCache::insert(std::string key, Problem const& problem, HostInputs inputs,
-                                              std::uint64_t seed, std::size_t sample_rows) {
+VerificationSet const& ReferenceCache::insert(std::string key, device::Problem const& problem,
+                                              HostInputs inputs, std::uint64_t seed,
+                                              std::size_t sample_rows) {
   auto const start = std::chrono::steady_clock::now();
   HostOutputs forward;
-  if (problem.direction == Direction::backward) forward = reference_forward(problem, inputs);
+  if (problem.direction == device::Direction::backward) forward = reference_forward(problem, inputs);
   if (encode_once_ && !common::is_fp8(problem.dtype))  // FP8 inputs are quantised, not encoded
     inputs.encoded = std::make_shared<EncodedInputs const>(encode_inputs(inputs, problem.dtype));
   auto set = std::make_unique<VerificationSet>(
@@ -35,18 +36,19 @@ VerificationSet const& ReferenceCache::insert(std::string key, Problem const& pr
   return *sets_.emplace(std::move(key), std::move(set)).first->second;
 }
 
-VerificationSet const& ReferenceCache::family_set(Problem const& problem, numerics::InputFamily family,
-                                                  std::uint64_t seed, std::size_t sample_rows) {
+VerificationSet const& ReferenceCache::family_set(device::Problem const& problem,
+                                                  numerics::InputFamily family, std::uint64_t seed,
+                                                  std::size_t sample_rows) {
   auto key = key_of(problem, std::string(numerics::name(family)), seed, sample_rows);
   if (auto it = sets_.find(key); it != sets_.end()) return *it->second;
   auto const start = std::chrono::steady_clock::now();
-  Problem shaped = problem;  // some families adjust the shape (fully masked rows, ragged tails)
+  device::Problem shaped = problem;  // some families adjust the shape (fully masked rows, ragged tails)
   auto inputs = family_inputs(shaped, family, seed);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return insert(std::move(key), shaped, std::move(inputs), seed, sample_rows);
 }
 
-VerificationSet const& ReferenceCache::normal_set(Problem const& problem, std::uint64_t seed,
+VerificationSet const& ReferenceCache::normal_set(device::Problem const& problem, std::uint64_t seed,
                                                   std::size_t sample_rows) {
   auto key = key_of(problem, "make_normal_inputs", seed, sample_rows);
   if (auto it = sets_.find(key); it != sets_.end()) return *it->second;

@@ -33,16 +33,17 @@ class ReferenceCache {
   static constexpr std::size_t kLargeSetBytes = std::size_t(64) << 20;
 
   // Inputs from numerics' input family (the small awkward verification problem).
-  VerificationSet const& family_set(Problem const& problem, numerics::InputFamily family, std::uint64_t seed,
-                                    std::size_t sample_rows);
+  VerificationSet const& family_set(device::Problem const& problem, numerics::InputFamily family,
+                                    std::uint64_t seed, std::size_t sample_rows);
   // make_normal_inputs(problem, seed) (the timed problem: the same values are timed).
-  VerificationSet const& normal_set(Problem const& problem, std::uint64_t seed, std::size_t sample_rows);
+  VerificationSet const& normal_set(device::Problem const& problem, std::uint64_t seed,
+                                    std::size_t sample_rows);
 
   std::size_t size() const { return sets_.size(); }
   double seconds_spent() const { return seconds_; }  // building inputs and references, all sets
 
  private:
-  VerificationSet const& insert(std::string key, Problem const& problem, HostInputs inputs,
+  VerificationSet const& insert(std::string key, device::Problem const& problem, HostInputs inputs,
                                 std::uint64_t seed, std::size_t sample_rows);
   std::map<std::string, std::unique_ptr<VerificationSet>> sets_;
   std::vector<std::string> large_;  // keys of the large sets, oldest first

@@ -11,9 +11,9 @@ namespace fl::tuner {
 RecordedEvaluator::RecordedEvaluator(Recording const& recording, std::string family, bool cut_clearly_slower)
     : recording_(recording), family_(std::move(family)), cut_clearly_slower_(cut_clearly_slower) {}
 
-Evaluation RecordedEvaluator::evaluate(Config const& config, Problem const& problem) {
+Evaluation RecordedEvaluator::evaluate(device::Config const& config, device::Problem const& problem) {
   Evaluation e;
-  auto const it = recording_.rows.find({family_, describe(problem), to_string(config)});
+  auto const it = recording_.rows.find({family_, device::describe(problem), device::to_string(config)});
   if (it == recording_.rows.end()) {
     e.verdict = "failed";
     e.diagnosis = "replay: not in the recording";
@@ -31,7 +31,7 @@ Evaluation RecordedEvaluator::evaluate(Config const& config, Problem const& prob
                           .min_ms = m.p20_ms.value_or(median),
                           .max_ms = m.p80_ms.value_or(median),
                           .runs = kTuningTimedRuns};  // recordings are of fa-tune's protocol
-    e.tflops = m.tflops.value_or(attention_flops(problem) / (median * 1e-3) / 1e12);
+    e.tflops = m.tflops.value_or(device::attention_flops(problem) / (median * 1e-3) / 1e12);
     std::vector<double> const probe(kProbeRuns, e.stats->p20_ms);
     if (m.verdict == "ok" && cut_after_probe(probe, cut_threshold_ms(best_ms_))) {
       e.stats->runs = kProbeRuns;
@@ -69,11 +69,11 @@ ReplayBackend::ReplayBackend(std::filesystem::path const& recording, bool cut_cl
       gpu_(replay_gpu(recording_, recording)),
       cut_clearly_slower_(cut_clearly_slower) {}
 
-bool ReplayBackend::can_measure(Family const& family, Problem const& problem) const {
-  return recording_.order.contains({std::string(family.name()), describe(problem)});
+bool ReplayBackend::can_measure(device::Family const& family, device::Problem const& problem) const {
+  return recording_.order.contains({std::string(family.name()), device::describe(problem)});
 }
 
-Evaluator& ReplayBackend::evaluator_for(Family const& family) {
+Evaluator& ReplayBackend::evaluator_for(device::Family const& family) {
   auto& slot = evaluators_[std::string(family.name())];
   if (!slot)
     slot = std::make_unique<RecordedEvaluator>(recording_, std::string(family.name()), cut_clearly_slower_);

@@ -19,7 +19,7 @@ constexpr char const* kReplayGpuPrefix = "replay of ";
 class RecordedEvaluator final : public Evaluator {
  public:
   RecordedEvaluator(Recording const& recording, std::string family, bool cut_clearly_slower = true);
-  Evaluation evaluate(Config const& config, Problem const& problem) override;
+  Evaluation evaluate(device::Config const& config, device::Problem const& problem) override;
   // The GPU evaluator's early stop replayed: a recorded candidate whose p20 (the recording's stand-in for
   // the fastest of the probe runs) is over the cut threshold answers with runs = kProbeRuns and timing_cut.
   void hear_best(std::optional<double> best_ms) override {
@@ -40,8 +40,8 @@ class ReplayBackend final : public TuningBackend {
   db::GpuKey gpu() const override { return gpu_; }
   std::string nvrtc_version() const override { return "replay"; }
   int compile_workers() const override { return 0; }
-  Evaluator& evaluator_for(Family const& family) override;
-  bool can_measure(Family const& family, Problem const& problem) const override;
+  Evaluator& evaluator_for(device::Family const& family) override;
+  bool can_measure(device::Family const& family, device::Problem const& problem) const override;
 
  private:
   Recording recording_;

@@ -2,7 +2,7 @@
 
 namespace fl::tuner {
 
-Evaluation ReplayEvaluator::evaluate(Config const& config, Problem const& problem) {
+Evaluation ReplayEvaluator::evaluate(device::Config const& config, device::Problem const& problem) {
   if (on_evaluate_) on_evaluate_();
   Evaluation e;
   auto const ms = cost_(config);
@@ -13,7 +13,7 @@ Evaluation ReplayEvaluator::evaluate(Config const& config, Problem const& proble
   }
   e.stats =
       TimingStats{.median_ms = *ms, .p20_ms = *ms, .p80_ms = *ms, .min_ms = *ms, .max_ms = *ms, .runs = 1};
-  e.tflops = attention_flops(problem) / (*ms * 1e-3) / 1e12;
+  e.tflops = device::attention_flops(problem) / (*ms * 1e-3) / 1e12;
   return e;
 }
 

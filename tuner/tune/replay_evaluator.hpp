@@ -13,7 +13,7 @@ class ReplayEvaluator final : public Evaluator {
   // on_evaluate (optional) runs before each answer: tests use it to count calls or to die mid-run.
   explicit ReplayEvaluator(RecordedCost cost, std::function<void()> on_evaluate = {})
       : cost_(std::move(cost)), on_evaluate_(std::move(on_evaluate)) {}
-  Evaluation evaluate(Config const& config, Problem const& problem) override;
+  Evaluation evaluate(device::Config const& config, device::Problem const& problem) override;
 
  private:
   RecordedCost cost_;

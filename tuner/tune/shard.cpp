@@ -19,9 +19,9 @@ ParameterSpace candidates_of(ParameterSpace const& space, Shard shard) {
   auto const points = space.valid_points();
   std::set<std::string> mine;
   for (std::size_t i = std::size_t(shard.index); i < points.size(); i += std::size_t(shard.count))
-    mine.insert(to_string(space.config_of(points[i])));
-  return ParameterSpace(space.parameters(), [mine = std::move(mine)](Config const& config) {
-    return mine.contains(to_string(config));
+    mine.insert(device::to_string(space.config_of(points[i])));
+  return ParameterSpace(space.parameters(), [mine = std::move(mine)](device::Config const& config) {
+    return mine.contains(device::to_string(config));
   });
 }
 

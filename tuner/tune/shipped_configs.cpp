@@ -5,9 +5,9 @@
 #include "common/precision.hpp"
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
+#include "device/families/registry.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/compile_service.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/report/table.hpp"
 #include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/nearest_tuned.hpp"
@@ -41,8 +41,8 @@ std::string answer_text(TunedAnswer const& answer) {
     case AnswerKind::tuned:
       return "tuned here: " + format_fixed(answer.from->tflops, 1) + " TFLOP/s on " + answer.from->gpu.name;
     case AnswerKind::nearest:
-      return "not tuned; nearest tuned shape " + describe(problem_from_key(answer.from->problem)) + " (" +
-             format_fixed(answer.from->tflops, 1) + " TFLOP/s there on " + answer.from->gpu.name + ")";
+      return "not tuned; nearest tuned shape " + device::describe(problem_from_key(answer.from->problem)) +
+             " (" + format_fixed(answer.from->tflops, 1) + " TFLOP/s there on " + answer.from->gpu.name + ")";
     case AnswerKind::family_default:
       break;
   }
@@ -55,7 +55,7 @@ std::string answer_text(TunedAnswer const& answer) {
 
 ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
                                      std::filesystem::path const& db_path,
-                                     std::vector<Problem> const& problems,
+                                     std::vector<device::Problem> const& problems,
                                      std::vector<std::string> const& families) {
   ShippedReport report;
   auto database = db::open_database(db_path);
@@ -71,17 +71,18 @@ ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::
   std::vector<db::BestConfig> used;
   for (auto const& problem : problems)
     for (auto const& name : families) {
-      auto family = find_family(name);
+      auto family = device::find_family(name);
       if (!family || family->unsupported(problem)) continue;
       auto const answer = nearest_tuned(*family, problem, known);
       ++(answer.kind == AnswerKind::tuned     ? report.tuned
          : answer.kind == AnswerKind::nearest ? report.nearest
                                               : report.defaults);
-      answers.add_row({describe(problem), name, answer.config, answer_text(answer)});
+      answers.add_row({device::describe(problem), name, answer.config, answer_text(answer)});
       if (answer.from && std::none_of(used.begin(), used.end(), [&](db::BestConfig const& u) {
             return u.gpu.name == answer.from->gpu.name && u.family == answer.from->family &&
                    u.config == answer.from->config &&
-                   describe(problem_from_key(u.problem)) == describe(problem_from_key(answer.from->problem));
+                   device::describe(problem_from_key(u.problem)) ==
+                       device::describe(problem_from_key(answer.from->problem));
           }))
         used.push_back(*answer.from);
     }
@@ -94,8 +95,8 @@ ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::
   for (auto const& best : used) {
     ++report.listed;
     std::string compiles = "unknown family";
-    auto family = find_family(best.family);
-    auto config = parse_config(best.config);
+    auto family = device::find_family(best.family);
+    auto config = device::parse_config(best.config);
     auto const problem = problem_from_key(best.problem);
     if (family && config) {
       auto request = make_family_request(*family, *config, problem, spec);
@@ -104,7 +105,7 @@ ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::
       compiles = compiled ? "yes" : "no: " + compiled.error().one_line();
     }
     if (compiles != "yes") ++report.compile_failures;
-    table.add_row({best.family, describe(problem), best.config, format_fixed(best.tflops, 1),
+    table.add_row({best.family, device::describe(problem), best.config, format_fixed(best.tflops, 1),
                    format_fixed(best.median_ms, 3), measured_on(best.gpu), best.recorded_at.substr(0, 10),
                    best.source, compiles});
   }

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "device/problem.hpp"
 #include "runtime/target_arch.hpp"
-#include "tuner/problem.hpp"
 
 namespace fl::tuner {
 
@@ -26,7 +26,7 @@ struct ShippedReport {
 
 ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
                                      std::filesystem::path const& db_path,
-                                     std::vector<Problem> const& problems,
+                                     std::vector<device::Problem> const& problems,
                                      std::vector<std::string> const& families);
 
 }  // namespace fl::tuner

@@ -5,7 +5,7 @@
 
 namespace fl::tuner {
 
-runtime::Result<std::string> family_source_hash(Family const& family, Problem const& problem,
+runtime::Result<std::string> family_source_hash(device::Family const& family, device::Problem const& problem,
                                                 std::filesystem::path const& kernels_dir) {
   auto source = runtime::load_kernel_source(family.source_file(problem), kernels_dir);
   if (!source) return source.error();

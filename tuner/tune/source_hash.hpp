@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <string>
 
+#include "device/family.hpp"
 #include "runtime/result.hpp"
-#include "tuner/family.hpp"
 
 namespace fl::tuner {
 
-runtime::Result<std::string> family_source_hash(Family const& family, Problem const& problem,
+runtime::Result<std::string> family_source_hash(device::Family const& family, device::Problem const& problem,
                                                 std::filesystem::path const& kernels_dir);
 
 }  // namespace fl::tuner

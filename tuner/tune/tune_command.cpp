@@ -8,7 +8,7 @@
 #include "common/precision.hpp"
 #include "db/schema.hpp"
 #include "db/tuning_runs.hpp"
-#include "tuner/families/registry.hpp"
+#include "device/families/registry.hpp"
 #include "tuner/report/table.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/tune/compile_only.hpp"
@@ -35,11 +35,11 @@ constexpr std::size_t kWarmStartConfigs = 4;
 
 }  // namespace
 
-std::vector<Problem> selected_problems(TuneOptions const& options) {
-  std::vector<Problem> problems;
+std::vector<device::Problem> selected_problems(TuneOptions const& options) {
+  std::vector<device::Problem> problems;
   for (auto const& kind : selected_problem_classes(options))
     for (int n : options.seqlens) {
-      Problem p = kind;
+      device::Problem p = kind;
       auto& s = p.shape;
       s.seqlen_q = s.seqlen_k = n;
       if (options.batch) {
@@ -58,7 +58,7 @@ std::vector<std::string> default_tuning_families(TuneOptions const& options) {
   if (!options.families.empty()) return options.families;
   std::vector<std::string> names;
   // fa3_sm90 needs Hopper's wgmma and TMA (sm_90a code): in the default set only for --arch sm90.
-  for (auto const& f : all_families())
+  for (auto const& f : device::all_families())
     if (!f->name().starts_with("fa3") || options.arch == "sm90") names.emplace_back(f->name());
   return names;
 }
@@ -76,13 +76,13 @@ namespace {
 
 // One (family, problem) pair of the run and its tuning state, alive from its default to its search.
 struct Unit {
-  std::unique_ptr<Family> family;
-  Problem problem;
+  std::unique_ptr<device::Family> family;
+  device::Problem problem;
   std::size_t problem_index = 0;
   std::unique_ptr<ParameterSpace> space;
   std::unique_ptr<SearchStrategy> strategy;
   std::unique_ptr<ProblemTuning> tuning;
-  Config fallback;
+  device::Config fallback;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -113,7 +113,7 @@ std::string split_note(TuneOptions const& options, std::size_t units) {
 TuneRow row_of(Unit const& unit, TuneOutcome&& outcome) {
   TuneRow row;
   row.family = std::string(unit.family->name());
-  row.problem = describe(unit.problem);
+  row.problem = device::describe(unit.problem);
   row.problem_spec = unit.problem;
   row.evaluated = outcome.evaluated;
   row.resumed = outcome.resumed;
@@ -131,11 +131,11 @@ TuneRow row_of(Unit const& unit, TuneOutcome&& outcome) {
   row.compile_cpu_s = outcome.compile_cpu_s;
   row.timing_cut = outcome.timing_cut;
   if (outcome.best) {
-    row.best_config = to_string(*outcome.best);
+    row.best_config = device::to_string(*outcome.best);
     row.best_ms = outcome.best_stats->median_ms;
     row.best_tflops = outcome.best_tflops;
   }
-  row.default_config = to_string(unit.fallback);
+  row.default_config = device::to_string(unit.fallback);
   row.default_verdict = row.end == SearchEnd::not_reached ? "not reached" : "not measured";
   for (auto const& [config, m] : outcome.rows)
     if (config == row.default_config) {
@@ -150,13 +150,14 @@ TuneRow row_of(Unit const& unit, TuneOutcome&& outcome) {
 
 }  // namespace
 
-std::vector<RunPair> run_pairs(TuneOptions const& options,
-                               std::function<bool(Family const&, Problem const&)> const& can_measure) {
+std::vector<RunPair> run_pairs(
+    TuneOptions const& options,
+    std::function<bool(device::Family const&, device::Problem const&)> const& can_measure) {
   std::vector<RunPair> pairs;
   auto const problems = selected_problems(options);
   for (std::size_t p = 0; p < problems.size(); ++p)
     for (auto const& name : default_tuning_families(options)) {
-      auto family = find_family(name);
+      auto family = device::find_family(name);
       if (!family || family->unsupported(problems[p]) || !can_measure(*family, problems[p]))
         continue;  // names validated by the caller
       pairs.push_back({problems[p], p, std::move(family)});
@@ -239,8 +240,9 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     // Problem-major: every family of problem 1, then of problem 2, ... (the order of the table).
     std::vector<Unit> units;
     auto const problems = selected_problems(options);
-    auto pairs =
-        run_pairs(options, [&](Family const& f, Problem const& p) { return backend.can_measure(f, p); });
+    auto pairs = run_pairs(options, [&](device::Family const& f, device::Problem const& p) {
+      return backend.can_measure(f, p);
+    });
     // A --gpus worker takes its share of the pairs, or of every pair's candidates (tune/shard.hpp).
     auto const mode = shard_mode(shard, pairs.size(), exact_order);
     std::size_t taken = 0;
@@ -274,7 +276,7 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
       planned += units[k].space->valid_points().size();
       units[k].tuning->set_progress_prefix(
           "problem " + std::to_string(k + 1) + "/" + std::to_string(units.size()) + " " +
-          std::string(units[k].family->name()) + " " + describe(units[k].problem));
+          std::string(units[k].family->name()) + " " + device::describe(units[k].problem));
     }
     if (budget) planned = std::min(planned, std::size_t(*budget));
     progress.set_total(planned);

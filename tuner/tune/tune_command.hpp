@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "db/tuning_store.hpp"
+#include "device/problem.hpp"
 #include "runtime/device.hpp"
 #include "runtime/target_arch.hpp"
 #include "tuner/cli/tune_options.hpp"
-#include "tuner/problem.hpp"
 #include "tuner/tune/noise_report.hpp"
 #include "tuner/tune/tune_loop.hpp"
 #include "tuner/tune/tuning_backend.hpp"
@@ -27,7 +27,7 @@ namespace fl::tuner {
 struct TuneRow {
   std::string family;
   std::string problem;
-  Problem problem_spec;  // the problem itself (describe(problem_spec) == problem)
+  device::Problem problem_spec;  // the problem itself (describe(problem_spec) == problem)
   std::string best_config;
   double best_ms = 0.0;
   double best_tflops = 0.0;
@@ -77,7 +77,7 @@ struct TuningReport {
 
 // The problems to time: each selected class at each --seqlen, b and h from --batch/--heads or --tokens
 // (default: the headline b = 16384 / n, h = 2048 / d).
-std::vector<Problem> selected_problems(TuneOptions const& options);
+std::vector<device::Problem> selected_problems(TuneOptions const& options);
 
 // Families tuned: --family, else every family of the registry; each problem then takes those whose
 // unsupported() says nothing against it (a new family joins without edits here).
@@ -86,12 +86,13 @@ std::vector<std::string> default_tuning_families(TuneOptions const& options);
 // The run's (problem, family) pairs in table order (problem-major): every selected problem with every family
 // of default_tuning_families that can run it and that `can_measure` (the backend) allows.
 struct RunPair {
-  Problem problem;
+  device::Problem problem;
   std::size_t problem_index = 0;  // in selected_problems
-  std::unique_ptr<Family> family;
+  std::unique_ptr<device::Family> family;
 };
-std::vector<RunPair> run_pairs(TuneOptions const& options,
-                               std::function<bool(Family const&, Problem const&)> const& can_measure);
+std::vector<RunPair> run_pairs(
+    TuneOptions const& options,
+    std::function<bool(device::Family const&, device::Problem const&)> const& can_measure);
 
 // Fails with a one-line reason when --arch does not match the device.
 std::optional<std::string> arch_mismatch(runtime::TargetArch arch, runtime::DeviceInfo const& device);

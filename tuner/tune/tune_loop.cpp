@@ -37,8 +37,8 @@ std::string_view name(SearchEnd end) {
 // One tuning run of one problem: the loop's state between candidates.
 class ProblemTuning::Run {
  public:
-  Run(Family const& family, Problem problem, SearchStrategy& strategy, ParameterSpace const& space,
-      Evaluator& evaluator, TuneStore store, Progress* progress)
+  Run(device::Family const& family, device::Problem problem, SearchStrategy& strategy,
+      ParameterSpace const& space, Evaluator& evaluator, TuneStore store, Progress* progress)
       : family_(family),
         problem_(std::move(problem)),
         strategy_(strategy),
@@ -67,17 +67,17 @@ class ProblemTuning::Run {
   SearchEnd outcome_end() const { return outcome_.end; }
 
   // Whether the store already answers `config` (asked once per config: only this run adds rows for it).
-  bool stored(Config const& config, TuneLimits const& limits) {
+  bool stored(device::Config const& config, TuneLimits const& limits) {
     if (limits.remeasure_run) return false;
     auto key = key_;
-    key.config = to_string(config);
+    key.config = device::to_string(config);
     auto [it, inserted] = stored_.try_emplace(key.config, false);
     if (inserted) it->second = db::find_measurement(*store_.database, key).has_value();
     return it->second;
   }
 
   void evaluate_first(TuneLimits const& limits) {
-    std::vector<std::pair<Config, std::optional<PointIndex>>> first;
+    std::vector<std::pair<device::Config, std::optional<PointIndex>>> first;
     for (auto const& config : limits.first) first.emplace_back(config, space_.point_of(config));
     for (std::size_t i = 0; i < first.size() && may_continue(limits); ++i) {
       auto const& [config, point] = first[i];
@@ -117,8 +117,8 @@ class ProblemTuning::Run {
       db::store_best_config(
           *store_.database,
           db::BestConfig{store_.gpu, problem_key(problem_), std::string(family_.name()),
-                         to_string(*outcome_.best), outcome_.best_stats->median_ms, outcome_.best_tflops,
-                         "measured", store_.nvrtc_version, store_.source_hash, ""});
+                         device::to_string(*outcome_.best), outcome_.best_stats->median_ms,
+                         outcome_.best_tflops, "measured", store_.nvrtc_version, store_.source_hash, ""});
     }
     outcome_.wall_s = wall_s_;
     return std::move(outcome_);
@@ -143,8 +143,8 @@ class ProblemTuning::Run {
   }
 
   // The cost of `config` (nullopt: rejected): from the store, or measured now and committed at once.
-  std::optional<double> answer(Config const& config, TuneLimits const& limits) {
-    key_.config = to_string(config);
+  std::optional<double> answer(device::Config const& config, TuneLimits const& limits) {
+    key_.config = device::to_string(config);
     db::Measurement row;
     std::optional<db::Measurement> found;
     if (!limits.remeasure_run) found = db::find_measurement(*store_.database, key_);
@@ -186,7 +186,7 @@ class ProblemTuning::Run {
     return cost;
   }
 
-  Evaluation evaluate(Config const& config) {
+  Evaluation evaluate(device::Config const& config) {
     // A noise repeat compares every candidate's full measurement with run 1's: nothing is cut there.
     evaluator_.hear_best(outcome_.best_stats && !remeasuring_
                              ? std::optional<double>(outcome_.best_stats->median_ms)
@@ -212,7 +212,7 @@ class ProblemTuning::Run {
     return e;
   }
 
-  db::Measurement measure(Config const& config, TuneLimits const& limits) {
+  db::Measurement measure(device::Config const& config, TuneLimits const& limits) {
     remeasuring_ = limits.remeasure_run.has_value();
     Evaluation evaluation = evaluate(config);
     // A candidate much faster than the best so far is measured again; the slower median counts.
@@ -231,8 +231,8 @@ class ProblemTuning::Run {
     return row;
   }
 
-  Family const& family_;
-  Problem problem_;
+  device::Family const& family_;
+  device::Problem problem_;
   SearchStrategy& strategy_;
   ParameterSpace const& space_;
   Evaluator& evaluator_;
@@ -255,7 +255,7 @@ class ProblemTuning::Run {
   std::map<PointIndex, std::optional<double>> answered_;
 };
 
-ProblemTuning::ProblemTuning(Family const& family, Problem problem, SearchStrategy& strategy,
+ProblemTuning::ProblemTuning(device::Family const& family, device::Problem problem, SearchStrategy& strategy,
                              ParameterSpace const& space, Evaluator& evaluator, TuneStore store,
                              Progress* progress)
     : run_(std::make_unique<Run>(family, std::move(problem), strategy, space, evaluator, std::move(store),
@@ -282,9 +282,9 @@ TuneOutcome ProblemTuning::finish(TuneLimits const& limits) {
   return run_->finish(limits);
 }
 
-TuneOutcome tune_problem(Family const& family, Problem const& problem, SearchStrategy& strategy,
-                         ParameterSpace const& space, Evaluator& evaluator, TuneStore const& store,
-                         TuneLimits const& limits, Progress* progress) {
+TuneOutcome tune_problem(device::Family const& family, device::Problem const& problem,
+                         SearchStrategy& strategy, ParameterSpace const& space, Evaluator& evaluator,
+                         TuneStore const& store, TuneLimits const& limits, Progress* progress) {
   ProblemTuning tuning(family, problem, strategy, space, evaluator, store, progress);
   tuning.evaluate_first(limits);
   tuning.search(limits);

@@ -16,7 +16,7 @@
 
 #include "db/database.hpp"
 #include "db/tuning_store.hpp"
-#include "tuner/family.hpp"
+#include "device/family.hpp"
 #include "tuner/report/progress.hpp"
 #include "tuner/strategy/strategy.hpp"
 #include "tuner/tune/evaluator.hpp"
@@ -40,7 +40,7 @@ struct TuneLimits {
   // Evaluated before the strategy's first proposal (the family default, so that every run has its
   // baseline measured while the GPU state is fresh; warm starts from neighbouring problems). They count
   // against the budget, and a strategy hears their cost as if it had proposed them.
-  std::vector<Config> first;
+  std::vector<device::Config> first;
   // Candidates offered to the evaluator ahead of time (0: none; the GPU evaluator uses twice its workers).
   std::size_t lookahead = 0;
   // A repeat of a --noise-runs series: measure every candidate again, even those the store has, and keep
@@ -66,7 +66,7 @@ struct CandidateCost {
 };
 
 struct TuneOutcome {
-  std::optional<Config> best;
+  std::optional<device::Config> best;
   std::optional<TimingStats> best_stats;
   double best_tflops = 0.0;
   int evaluated = 0;   // measured in this run
@@ -93,8 +93,9 @@ struct TuneOutcome {
 // between the steps; each step's limits count what the problem evaluated in earlier steps.
 class ProblemTuning {
  public:
-  ProblemTuning(Family const& family, Problem problem, SearchStrategy& strategy, ParameterSpace const& space,
-                Evaluator& evaluator, TuneStore store, Progress* progress = nullptr);
+  ProblemTuning(device::Family const& family, device::Problem problem, SearchStrategy& strategy,
+                ParameterSpace const& space, Evaluator& evaluator, TuneStore store,
+                Progress* progress = nullptr);
   ~ProblemTuning();
   ProblemTuning(ProblemTuning const&) = delete;
   ProblemTuning& operator=(ProblemTuning const&) = delete;
@@ -115,8 +116,8 @@ class ProblemTuning {
 };
 
 // evaluate_first, search and finish under one set of limits.
-TuneOutcome tune_problem(Family const& family, Problem const& problem, SearchStrategy& strategy,
-                         ParameterSpace const& space, Evaluator& evaluator, TuneStore const& store,
-                         TuneLimits const& limits, Progress* progress = nullptr);
+TuneOutcome tune_problem(device::Family const& family, device::Problem const& problem,
+                         SearchStrategy& strategy, ParameterSpace const& space, Evaluator& evaluator,
+                         TuneStore const& store, TuneLimits const& limits, Progress* progress = nullptr);
 
 }  // namespace fl::tuner

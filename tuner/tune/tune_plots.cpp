@@ -9,7 +9,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/gnuplot.hpp"
-#include "tuner/families/registry.hpp"
+#include "device/families/registry.hpp"
 #include "tuner/report/table.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/strategy/simulation.hpp"
@@ -56,7 +56,7 @@ std::vector<std::string> most_important_tunables(RunRows const& rows) {
   std::map<std::string, std::map<int, double>> best;
   for (auto const& [text, m] : rows) {
     if (m.verdict != "ok" || !m.tflops) continue;
-    auto const config = parse_config(text);
+    auto const config = device::parse_config(text);
     if (!config) continue;
     for (auto const& [name, value] : *config) {
       auto& b = best[name][value];
@@ -149,7 +149,7 @@ TuneReportOutcome write_tune_report(TuningReport const& report, std::filesystem:
       std::map<std::pair<int, int>, double> cell;
       std::set<int> xs, ys;
       for (auto const& t : timed) {
-        auto const c = parse_config(t.config);
+        auto const c = device::parse_config(t.config);
         if (!c || !c->contains(axes[0]) || !c->contains(axes[1])) continue;
         int const x = c->at(axes[0]), y = c->at(axes[1]);
         xs.insert(x);
@@ -198,12 +198,12 @@ TuneReportOutcome write_tune_report(TuningReport const& report, std::filesystem:
     write(name + "_convergence_run.csv", curve.str());
     std::string lines = quoted_path(dir / (name + "_convergence_run.csv")) +
                         " skip 1 using 1:2 with steps lw 3 title 'this run (" + report.strategy + ")'";
-    auto family = find_family(r.family);
+    auto family = device::find_family(r.family);
     if (family && r.evaluated + r.resumed >= int(r.space_size)) {
       auto const space = family_space(*family, r.problem_spec);
       std::map<std::string, db::Measurement> by_config(r.candidates.begin(), r.candidates.end());
-      RecordedCost const cost = [&](Config const& c) -> std::optional<double> {
-        auto it = by_config.find(to_string(c));
+      RecordedCost const cost = [&](device::Config const& c) -> std::optional<double> {
+        auto it = by_config.find(device::to_string(c));
         if (it == by_config.end() || it->second.verdict != "ok") return std::nullopt;
         return it->second.median_ms;
       };

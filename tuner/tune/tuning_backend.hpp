@@ -7,7 +7,7 @@
 #include <string>
 
 #include "db/tuning_store.hpp"
-#include "tuner/family.hpp"
+#include "device/family.hpp"
 #include "tuner/tune/evaluator.hpp"
 
 namespace fl::tuner {
@@ -19,10 +19,12 @@ class TuningBackend {
   virtual std::string nvrtc_version() const = 0;
   virtual int compile_workers() const = 0;
   // The evaluator of `family`, alive as long as the backend (one per family, reused across problems).
-  virtual Evaluator& evaluator_for(Family const& family) = 0;
+  virtual Evaluator& evaluator_for(device::Family const& family) = 0;
   // Whether this backend can answer `problem` for `family` at all (a replay: the recording has it); a pair
   // it cannot is left out of the run, not reported as failing.
-  virtual bool can_measure(Family const& /*family*/, Problem const& /*problem*/) const { return true; }
+  virtual bool can_measure(device::Family const& /*family*/, device::Problem const& /*problem*/) const {
+    return true;
+  }
   // Seconds spent on verification inputs and their float64 references (once per problem, shared).
   virtual double reference_seconds() const { return 0.0; }
 };

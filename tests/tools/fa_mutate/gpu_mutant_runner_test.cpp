@@ -19,6 +19,7 @@
 #include "tools/fa_mutate/gpu_mutant_runner.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using namespace fl::tools::fa_mutate;
 namespace mut = fl::numerics::mutants;

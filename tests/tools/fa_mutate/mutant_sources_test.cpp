@@ -2,9 +2,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "tuner/families/registry.hpp"
+#include "device/families/registry.hpp"
 
-using namespace fl::tuner;
+using namespace fl::device;
 using namespace fl::tools::fa_mutate;
 
 TEST_CASE("source_has_switch counts only whole names on preprocessor lines", "[tuner][mutants]") {

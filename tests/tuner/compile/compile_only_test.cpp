@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "device/families/registry.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
 #include "tuner/compile/prune.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/tune/compile_only.hpp"
 
 using namespace fl;
@@ -21,12 +21,12 @@ TEST_CASE("fa-tune --compile-only compiles every config, then answers from the c
   test::TempKernelsDir scratch;
   auto const options = tuner::parse_tune_options(10, kArgs);
   std::filesystem::path const kernels = FA_SOURCE_DIR "/kernels_src";
-  auto const limits = tuner::limits_for(runtime::TargetArch::sm_90a);
+  auto const limits = device::limits_for(runtime::TargetArch::sm_90a);
   auto const cold =
       tuner::run_compile_only(options, runtime::TargetArch::sm_90a, kernels, scratch.path() / "db", limits);
-  auto const family = tuner::find_family("naive");
+  auto const family = device::find_family("naive");
   auto const expected =
-      tuner::enumerate_space(*family, tuner::selected_problem_classes(options).front()).size();
+      device::enumerate_space(*family, tuner::selected_problem_classes(options).front()).size();
   REQUIRE(cold.rows.size() == expected);
   CHECK(cold.compiled > 0);
   CHECK(cold.cache_hits == 0);
@@ -46,7 +46,7 @@ TEST_CASE("fa-tune --compile-only compiles every config, then answers from the c
 }
 
 TEST_CASE("pruning rejects spills, shared memory over the limit and zero occupancy", "[tuner][compile]") {
-  auto const limits = tuner::limits_for(runtime::TargetArch::sm_90a);
+  auto const limits = device::limits_for(runtime::TargetArch::sm_90a);
   CHECK(tuner::prune_before_compile(300 * 1024, 128, limits));
   CHECK_FALSE(tuner::prune_before_compile(100 * 1024, 128, limits));
   CHECK(tuner::prune_before_compile(0, 2048, limits));
@@ -73,7 +73,7 @@ TEST_CASE("a compiler that crashes on some configs costs those configs, not the 
   auto const worker =
       std::filesystem::read_symlink("/proc/self/exe").parent_path() / "test_crashing_compile_worker";
   auto const options = tuner::parse_tune_options(10, kArgs);
-  auto const family = tuner::find_family("naive");
+  auto const family = device::find_family("naive");
   auto const problem = tuner::selected_problem_classes(options).front();
   auto const fallback = family->default_config(problem);
   // The compiler crashes on every program with the default's first kernel (the configs of its kTile).
@@ -82,7 +82,7 @@ TEST_CASE("a compiler that crashes on some configs costs those configs, not the 
   setenv("FA_COMPILE_WORKER", worker.c_str(), 1);
   setenv("FL_TEST_CRASH_ON", crash_on.c_str(), 1);
   std::filesystem::path const kernels = FA_SOURCE_DIR "/kernels_src";
-  auto const limits = tuner::limits_for(runtime::TargetArch::sm_90a);
+  auto const limits = device::limits_for(runtime::TargetArch::sm_90a);
   auto const report =
       tuner::run_compile_only(options, runtime::TargetArch::sm_90a, kernels, scratch.path() / "db", limits);
   unsetenv("FA_COMPILE_WORKER");

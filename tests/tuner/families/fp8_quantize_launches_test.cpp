@@ -3,14 +3,15 @@
 // per-tensor factors reach the forward through uniform per-block arrays, and the host path is unchanged.
 #include <catch2/catch.hpp>
 
-#include "tuner/families/families.hpp"
-#include "tuner/families/fp8_quantize_launches.hpp"
+#include "device/families/families.hpp"
+#include "device/families/fp8_quantize_launches.hpp"
 #include "tuner/run/device_problem.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
+using common::Fp8Scaling;
 using common::Precision;
-using numerics::Fp8Scaling;
 
 namespace {
 

@@ -13,9 +13,10 @@
 #include "tuner/run/fp8_operands.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
+using common::Fp8Scaling;
 using common::Precision;
-using numerics::Fp8Scaling;
 
 namespace {
 

@@ -7,6 +7,7 @@
 
 #include "tuner/run/host_tensors.hpp"
 
+using namespace fl::device;
 using namespace fl::tuner;
 using fl::common::Precision;
 

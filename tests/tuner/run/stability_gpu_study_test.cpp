@@ -9,13 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "device/families/registry.hpp"
 #include "numerics/stability_study.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/run/stability_gpu_study.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace {

@@ -10,11 +10,12 @@
 #include <set>
 #include <sstream>
 
+#include "device/families/registry.hpp"
 #include "tuner/cli/tune_options.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/tune/tune_command.hpp"
 
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace {

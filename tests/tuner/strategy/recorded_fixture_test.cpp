@@ -14,11 +14,12 @@
 #include <map>
 #include <sstream>
 
-#include "tuner/families/registry.hpp"
+#include "device/families/registry.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/strategy/simulation.hpp"
 #include "tuner/strategy/strategies.hpp"
 
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace {

@@ -7,6 +7,7 @@
 #include "tuner/strategy/simulation.hpp"
 #include "tuner/strategy/strategies.hpp"
 
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace {

@@ -5,13 +5,14 @@
 
 #include "db/schema.hpp"
 #include "db/tuning_runs.hpp"
+#include "device/families/registry.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/strategy/strategies.hpp"
 #include "tuner/tune/tune_loop.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace {

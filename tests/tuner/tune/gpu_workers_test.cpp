@@ -20,6 +20,7 @@
 #include "tuner/tune/replay_backend.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace {

@@ -5,12 +5,13 @@
 
 #include <algorithm>
 
-#include "tuner/families/registry.hpp"
+#include "device/families/registry.hpp"
 #include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/nearest_tuned.hpp"
 #include "tuner/tune/tune_loop.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 using common::Precision;
 

@@ -16,6 +16,7 @@
 #include "tests/tuner/standard_attention.hpp"
 #include "tuner/run/host_tensors.hpp"
 
+using namespace fl::device;
 using namespace fl::tuner;
 using fl::common::Precision;
 using fl::numerics::InputFamily;

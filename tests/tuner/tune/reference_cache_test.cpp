@@ -4,6 +4,7 @@
 
 #include "tuner/tune/reference_cache.hpp"
 
+using namespace fl::device;
 using namespace fl::tuner;
 using fl::common::Precision;
 

@@ -4,10 +4,11 @@
 
 #include <set>
 
-#include "tuner/families/registry.hpp"
+#include "device/families/registry.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/tune/shard.hpp"
 
+using namespace fl::device;
 using namespace fl::tuner;
 
 TEST_CASE("pairs are dealt in turn, candidates split only for a fixed order and too few pairs",

@@ -4,14 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include "db/schema.hpp"
+#include "device/families/registry.hpp"
 #include "runtime/kernel_source.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/shipped_configs.hpp"
 #include "tuner/tune/tune_loop.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace {

@@ -18,6 +18,7 @@
 #include "tuner/tune/tune_command.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace {

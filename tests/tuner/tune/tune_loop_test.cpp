@@ -10,8 +10,8 @@
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
 #include "db/tuning_runs.hpp"
+#include "device/families/registry.hpp"
 #include "tests/runtime/temp_kernels_dir.hpp"
-#include "tuner/families/registry.hpp"
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/strategy/strategies.hpp"
 #include "tuner/tune/db_rows.hpp"
@@ -19,6 +19,7 @@
 #include "tuner/tune/tune_loop.hpp"
 
 using namespace fl;
+using namespace fl::device;
 using namespace fl::tuner;
 
 namespace {
@@ -302,7 +303,7 @@ TEST_CASE("a GPU fault the evaluator recovers from costs only its culprit: store
 TEST_CASE("measurements of different FP8 recipes never share a database key", "[tuner][tune][fp8]") {
   auto p = headline_problem(2048, 128, false, fl::common::Precision::fp8_e4m3, Direction::forward);
   auto q = p;
-  q.fp8.scaling = fl::numerics::Fp8Scaling::per_block;
+  q.fp8.scaling = fl::common::Fp8Scaling::per_block;
   q.fp8.block_rows = 128;
   q.fp8.incoherent = true;
   CHECK(problem_key(p).dtype != problem_key(q).dtype);

@@ -1,0 +1,198 @@
+#include "device/families/families.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "device/families/registry.hpp"
+#include "kernels_src/fa3_sm90_config.h"
+
+using namespace fl::device;
+using fl::common::Precision;
+
+TEST_CASE("fa3_sm90 default configs satisfy the constraints of every supported problem", "[device]") {
+  Fa3Sm90Family const f;
+  for (int d : {64, 128, 256})
+    for (bool causal : {false, true})
+      for (auto dtype : {Precision::fp16, Precision::bf16, Precision::fp8_e4m3, Precision::fp8_e5m2}) {
+        auto const p = headline_problem(2048, d, causal, dtype, Direction::forward);
+        CHECK_FALSE(f.unsupported(p));
+        INFO(to_string(f.default_config(p)));
+        CHECK_FALSE(f.violates(f.default_config(p), p));
+      }
+}
+
+TEST_CASE("fa3_sm90 refuses what it cannot run", "[device]") {
+  Fa3Sm90Family const f;
+  CHECK(f.unsupported(headline_problem(2048, 96, false, Precision::bf16, Direction::forward)));
+  CHECK(f.unsupported(headline_problem(2048, 64, false, Precision::fp32, Direction::forward)));
+  CHECK(f.unsupported(headline_problem(2048, 64, false, Precision::bf16, Direction::backward)));
+}
+
+TEST_CASE("fa3_sm90's rules are the config header's", "[device]") {
+  Fa3Sm90Family const f;
+  auto const p = headline_problem(2048, 128, false, Precision::bf16, Direction::forward);
+  auto c = f.default_config(p);
+  c["kPingPong"] = 1;
+  c["kConsumers"] = 1;
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("ping-pong") != std::string::npos);
+  c = f.default_config(p);
+  c["kBlockN"] = 224;  // d128: O 64 + S 112 + P 56 registers exceed 240 - slack
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("registers") != std::string::npos);
+  c = f.default_config(p);
+  c["kStages"] = 3;  // 32 KiB Q + 6 x 44 KiB of K/V slots
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("shared memory") != std::string::npos);
+}
+
+TEST_CASE("fa3_sm90 space enumerates only valid configs, the default among them", "[device]") {
+  Fa3Sm90Family const f;
+  for (int d : {64, 128, 256}) {
+    auto const p = headline_problem(4096, d, true, Precision::bf16, Direction::forward);
+    auto const space = enumerate_space(f, p);
+    REQUIRE_FALSE(space.empty());
+    for (auto const& c : space) CHECK_FALSE(f.violates(c, p));
+    CHECK(std::find(space.begin(), space.end(), f.default_config(p)) != space.end());
+  }
+}
+
+TEST_CASE("fa3_sm90 launch geometry: one CTA per tile, or a persistent grid", "[device]") {
+  Fa3Sm90Family const f;
+  auto p = headline_problem(4096, 128, false, Precision::bf16, Direction::forward);
+  p.shape.seqlen_q = 1000;
+  auto c = f.default_config(p);
+  auto steps = f.launches(c, p);
+  REQUIRE(steps.size() == 1);
+  // 128-row tiles: ceil(1000 / 128) = 8 per (batch, head); the runner caps a persistent grid at the SMs.
+  CHECK(steps[0].grid.x == unsigned(8 * p.shape.heads_q * p.shape.batch));
+  CHECK(steps[0].grid.y == 1);
+  CHECK(steps[0].persistent);  // full masks: persistent; causal ones launch a CTA per tile
+  CHECK(steps[0].block.x == 384);
+  fa3::FwdTunables const t{128, 2, 176, 2, 2, 1, 1, 1, 0};
+  CHECK(steps[0].dynamic_shared_bytes == std::size_t(fa3::shared_bytes(t)));
+  // alignment slack, Q, 2 stages of K and V, 10 barriers and the dynamic scheduler's tile slot
+  CHECK(steps[0].dynamic_shared_bytes == 1024 + 128 * 256 + 4 * 176 * 256 + 8 * 10 + 8);
+  CHECK(steps[0].name_expression == "fa3_sm90_fwd<__nv_bfloat16, 128, 176, 2, 2, 1, 1, 1, false, false>");
+  CHECK(f.scratch(c, p).total() == 0);
+  c["kPersistent"] = 0;
+  CHECK_FALSE(f.launches(c, p)[0].persistent);
+  // The dynamic scheduler: a persistent grid, and its two counters in the scratch.
+  c["kPersistent"] = 2;
+  REQUIRE_FALSE(f.violates(c, p));
+  CHECK(f.launches(c, p)[0].persistent);
+  CHECK(f.scratch(c, p).tile_counter == 2 * sizeof(int));
+  CHECK(f.scratch(c, p).total() == 2 * sizeof(int));
+  c["kPersistent"] = 3;
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("kPersistent") != std::string::npos);
+}
+
+TEST_CASE("fa3_sm90 kSeparateO: O in a tile of its own, named by a trailing template argument", "[device]") {
+  Fa3Sm90Family const f;
+  auto const p = headline_problem(4096, 128, true, Precision::bf16, Direction::forward);
+  auto c = f.default_config(p);
+  REQUIRE(c.at("kSeparateO") == 0);
+  CHECK(f.name_expressions(c, p).front() ==
+        "fa3_sm90_fwd<__nv_bfloat16, 128, 128, 2, 2, 1, 1, 2, true, false>");  // the kernel's default: 0
+  c["kSeparateO"] = 1;
+  REQUIRE_FALSE(f.violates(c, p));
+  CHECK(f.name_expressions(c, p).front() ==
+        "fa3_sm90_fwd<__nv_bfloat16, 128, 128, 2, 2, 1, 1, 2, true, false, 1>");
+  // alignment slack, Q, 2 stages of K and V, O (128 rows x 128 bf16), 10 barriers and the tile slot
+  CHECK(f.launches(c, p)[0].dynamic_shared_bytes == 1024 + 32768 + 4 * 32768 + 32768 + 8 * 10 + 8);
+  c["kBlockN"] = 176;  // 1024 + 32768 + 4 * 45056 + 32768 > 227 KiB
+  CHECK(f.violates(c, p)->find("227 KiB") != std::string::npos);
+  c["kBlockN"] = 128;
+  c["kSeparateO"] = 2;
+  CHECK(f.violates(c, p)->find("kSeparateO") != std::string::npos);
+}
+
+TEST_CASE("fa3_sm90 is registered", "[device]") {
+  REQUIRE(find_family("fa3_sm90"));
+  CHECK(family_names().find("fa3_sm90") != std::string::npos);
+}
+
+TEST_CASE("fa3_sm90 FP8: V^T transposed first into scratch padded to 128 keys, O staged apart", "[device]") {
+  Fa3Sm90Family const f;
+  auto p = headline_problem(4096, 128, false, Precision::fp8_e4m3, Direction::forward);
+  p.shape.seqlen_k = 1000;  // 1024 padded keys: 16 transpose CTAs of 64 keys
+  auto const c = f.default_config(p);
+  REQUIRE_FALSE(f.violates(c, p));
+  auto const steps = f.launches(c, p);
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[0].name_expression == "fa3_sm90_transpose_v<128>");
+  CHECK(steps[0].grid.x == 16);
+  CHECK(steps[0].grid.y == unsigned(p.shape.heads_kv));
+  CHECK(steps[0].grid.z == unsigned(p.shape.batch));
+  CHECK(steps[1].name_expression == "fa3_sm90_fwd<__nv_fp8_e4m3, 128, 128, 2, 2, 1, 1, 1, false, false>");
+  CHECK(f.scratch(c, p).v_transposed == std::size_t(p.shape.batch) * p.shape.heads_kv * 128 * 1024);
+  // Q 128 x 128 bytes, 2 x 2 slots of 128 x 128 bytes, O staged in 128 x 128 bf16, barriers.
+  CHECK(steps[1].dynamic_shared_bytes == 1024 + 16384 + 4 * 16384 + 32768 + 8 * 10 + 8);  // + the tile slot
+  auto const names = f.name_expressions(c, p);
+  CHECK(std::find(names.begin(), names.end(), "fa3_sm90_transpose_v<128>") != names.end());
+}
+
+TEST_CASE("fa3_sm90 FP8 key blocks and per-block scaling", "[device]") {
+  Fa3Sm90Family const f;
+  auto p = headline_problem(4096, 128, false, Precision::fp8_e5m2, Direction::forward);
+  auto c = f.default_config(p);
+  c["kBlockN"] = 96;  // a V^T row of 96 bytes is no swizzle span
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("FP8 kBlockN") != std::string::npos);
+  p.fp8.scaling = fl::common::Fp8Scaling::per_block;
+  p.fp8.block_rows = 64;  // K and V factors every 64 keys: 128-key blocks would mix two
+  c = f.default_config(p);
+  CHECK(c.at("kBlockN") == 64);
+  CHECK_FALSE(f.violates(c, p));
+  CHECK(f.name_expressions(c, p).front().find(", false, true>") != std::string::npos);
+  c["kBlockN"] = 128;
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("multiple of kBlockN") != std::string::npos);
+  for (auto const& config : enumerate_space(f, p)) CHECK(config.at("kBlockN") == 64);
+}
+
+TEST_CASE("fa3_sm90 FP8 with bf16 P.V: V in bf16 through its own map, no transpose, kPvBf16 named last",
+          "[device][fp8]") {
+  Fa3Sm90Family const f;
+  auto p = headline_problem(4096, 128, false, Precision::fp8_e4m3, Direction::forward);
+  p.fp8.bf16_pv = true;
+  REQUIRE_FALSE(f.unsupported(p));
+  auto const c = f.default_config(p);
+  REQUIRE_FALSE(f.violates(c, p));
+  auto const steps = f.launches(c, p);
+  REQUIRE(steps.size() == 1);  // no V^T launch
+  CHECK(steps[0].name_expression ==
+        "fa3_sm90_fwd<__nv_fp8_e4m3, 128, 128, 2, 2, 1, 1, 1, false, false, 0, 1>");
+  CHECK(f.name_expressions(c, p).size() == 1);
+  CHECK(f.scratch(c, p).v_transposed == 0);
+  // Q 128 x 128 bytes, 2 K slots of 128 x 128 bytes, 2 V slots of 128 x 128 bf16, O 128 x 128 bf16, barriers.
+  CHECK(steps[0].dynamic_shared_bytes == 1024 + 16384 + 2 * 16384 + 2 * 32768 + 32768 + 8 * 10 + 8);
+  fa::AttentionParams params{};
+  auto const maps = f.tensor_maps(c, p, params);
+  REQUIRE(maps.size() == 4);
+  CHECK(maps[1].view.element == fl::runtime::TensorElement::byte);  // K: FP8 codes
+  CHECK(maps[2].view.element == fl::runtime::TensorElement::bf16);  // V: rows of D, as the 16-bit family
+  CHECK(maps[2].view.rows == std::uint64_t(p.shape.seqlen_k));
+  CHECK(maps[2].box_rows == 128u);
+  CHECK(maps[2].box_columns == 64u);
+  // The config header's rules: P (bf16) and V's tiles are twice FP8's.
+  fa3::FwdTunables t{128, 1, 128, 2, 2, 1, 1, 1, 0, 1};
+  CHECK(fa3::violation(t) == nullptr);
+  CHECK(fa3::accumulator_registers(t) == 64 + 64 + 32);
+  t.head_dim = 256;  // 2 x 128 at d256: 288 KiB
+  CHECK(fa3::violation(t) != nullptr);
+  t.element_bytes = 2;
+  t.head_dim = 128;
+  CHECK(std::string(fa3::violation(t)).find("kPvBf16") != std::string::npos);  // FP8's option only
+  // Defaults at every head dim and mask satisfy the rules; device quantisation writes FP8 V: refused.
+  for (int d : {64, 128, 256})
+    for (bool causal : {false, true}) {
+      auto q = headline_problem(2048, d, causal, Precision::fp8_e5m2, Direction::forward);
+      q.fp8.bf16_pv = true;
+      INFO(describe(q) << " " << to_string(f.default_config(q)));
+      CHECK_FALSE(f.violates(f.default_config(q), q));
+    }
+  p.fp8.on_device = true;
+  REQUIRE(f.unsupported(p));
+  CHECK(f.unsupported(p)->find("--fp8-quantize host") != std::string::npos);
+}
