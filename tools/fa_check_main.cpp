@@ -1,5 +1,6 @@
 // fa-check: judge anyone's attention output (.npy files) against a float64 reference with a per-element
-// tolerance for the precision it claims. Exit 0 pass, 1 numerical failure, 2 bad input.
+// tolerance for the precision it claims, or (--family, tools/fa_check/) one of our kernels run on the GPU.
+// Exit 0 pass, 1 numerical failure, 2 bad input, 3 no GPU (--family only).
 #include <boost/program_options.hpp>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/atomic_file.hpp"
@@ -21,6 +23,7 @@
 #include "numerics/check_problem.hpp"
 #include "numerics/check_report.hpp"
 #include "numerics/diagnosis/fa_check_diagnoser.hpp"
+#include "tools/fa_check/fa_check_family.hpp"
 
 namespace po = boost::program_options;
 using namespace fl::numerics;
@@ -61,7 +64,8 @@ int main(int argc, char** argv) {
       "fa-check: forward/backward error of an attention implementation against a float64 reference.\n"
       "Arrays are .npy (float16, float32 or float64; bf16 values stored as float32), shaped (B, H, N, D) or "
       "(N, D);\n"
-      "LSE (B, H, N) or (N). Exit 0 pass, 1 numerical failure, 2 bad input.\n\nOptions");
+      "LSE (B, H, N) or (N). Or --family: our kernel, run on the GPU, judged the same way.\n"
+      "Exit 0 pass, 1 numerical failure, 2 bad input, 3 no GPU (--family).\n\nOptions");
   options.add_options()                                                                                   //
       ("help,h", "print this help")                                                                       //
       ("q", po::value<std::string>(), "Q.npy (B, H_q, N_q, D): the queries the implementation consumed")  //
@@ -104,6 +108,7 @@ int main(int argc, char** argv) {
        "max, merged at the end (fa2_sm80's kWarpsN > 1), in both key-block orders")  //
       ("gnuplot", po::value<std::string>()->default_value(fl::common::kDefaultGnuplot),
        "gnuplot command for the report's plots");
+  fl::tools::fa_check::add_family_options(options);
   fl::common::exit_on_signals();
   po::variables_map vm;
   std::vector<int> block_sizes, warps;
@@ -119,8 +124,14 @@ int main(int argc, char** argv) {
     std::cout << options << "\n";
     return fl::common::kExitOk;
   }
+  bool const family_mode = fl::tools::fa_check::family_mode(vm);
+  for (char const* file : {"q", "k", "v", "o", "lse", "do", "dq", "dk", "dv"})
+    if (family_mode && vm.count(file)) {
+      std::cerr << "fa-check: --" << file << " is for outputs from files; --family runs our kernel instead\n";
+      return fl::common::kExitBadInput;
+    }
   for (char const* required : {"q", "k", "v", "o", "dtype"})
-    if (!vm.count(required)) {
+    if (!vm.count(required) && !(family_mode && std::string_view(required) != "dtype")) {
       std::cerr << "fa-check: --" << required << " is required (see --help)\n";
       return fl::common::kExitBadInput;
     }
@@ -164,22 +175,35 @@ int main(int argc, char** argv) {
       return fl::common::kExitBadInput;
     }
 
-  CheckFiles files;
-  files.q = vm["q"].as<std::string>();
-  files.k = vm["k"].as<std::string>();
-  files.v = vm["v"].as<std::string>();
-  files.o = vm["o"].as<std::string>();
-  files.lse = optional_path(vm, "lse");
-  files.d_o = optional_path(vm, "do");
-  files.dq = optional_path(vm, "dq");
-  files.dk = optional_path(vm, "dk");
-  files.dv = optional_path(vm, "dv");
-
   try {
-    CheckProblem problem = load_check_problem(files, vm["causal"].as<bool>(), scale);
-    problem.inputs.shape.causal_top_left = align == "top-left";
+    CheckProblem problem;
     CheckOptions check;
-    check.claimed = *claimed;
+    CheckContext context;
+    if (family_mode) {
+      auto run = fl::tools::fa_check::run_family(vm, *claimed, scale, sample_rows);
+      if (run.exit_code != fl::common::kExitOk) {
+        std::cerr << "fa-check: " << run.message << "\n";
+        return run.exit_code;
+      }
+      std::cout << "kernel: " << run.description << "\n";
+      context.files.emplace_back("family", run.description);
+      problem = std::move(run.problem);
+      check = run.options;  // the kernel's dtype claimed, with its FP8 recipe
+    } else {
+      CheckFiles files;
+      files.q = vm["q"].as<std::string>();
+      files.k = vm["k"].as<std::string>();
+      files.v = vm["v"].as<std::string>();
+      files.o = vm["o"].as<std::string>();
+      files.lse = optional_path(vm, "lse");
+      files.d_o = optional_path(vm, "do");
+      files.dq = optional_path(vm, "dq");
+      files.dk = optional_path(vm, "dk");
+      files.dv = optional_path(vm, "dv");
+      problem = load_check_problem(files, vm["causal"].as<bool>(), scale);
+      problem.inputs.shape.causal_top_left = align == "top-left";
+      check.claimed = *claimed;
+    }
     check.threads = threads;
     check.force_full = vm["full"].as<bool>();
     check.sample_rows = sample_rows;
@@ -194,7 +218,6 @@ int main(int argc, char** argv) {
     CheckResult const result = run_check(problem.inputs, problem.observed, check,
                                          diagnosis::make_fa_check_diagnoser(block_sizes, threads, warps));
 
-    CheckContext context;
     context.command_line = join_argv(argc, argv);
     context.input_dtype = problem.input_dtype;
     for (char const* key : {"q", "k", "v", "o", "lse", "do", "dq", "dk", "dv"})
