@@ -117,10 +117,12 @@ std::vector<Fp8StudyRow> run_fp8_study(Fp8StudyOptions const& o,
       for (int n : o.seqlens) {
         FamilyInputs const fi = make_inputs(recipe, n, d, o.seed, false);
         AttentionInputs const& in = fi.inputs;
-        // Rows: all, or whole query tiles (one at a seeded random place, then the last).
+        // Rows: all, or whole query tiles (one at a seeded random place, then the last). A problem of fewer
+        // than two whole tiles has no random place to pick: all its rows (a sample of rows past n wrote
+        // outside `selection`: fa-fp8-report --full-rows-up-to 1 --seqlens 16 corrupted the heap).
         RowSample sample;
         std::vector<std::uint8_t> selection(std::size_t(n), 0);
-        if (n <= o.full_rows_limit) {
+        if (n <= o.full_rows_limit || n / o.tile < 2) {
           sample = RowSample::all(in.shape, false);
         } else {
           SeededRandom rng(o.seed + std::uint64_t(n));

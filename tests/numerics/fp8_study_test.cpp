@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <map>
 
 #include "numerics/fp8_study.hpp"
@@ -46,5 +47,21 @@ TEST_CASE("FP8 study: error ordering and the effect of incoherent processing on 
     CHECK(r.dq_rmse > 0.0);
     CHECK(r.dk_rmse > 0.0);
     CHECK(r.dv_rmse > 0.0);
+  }
+}
+
+TEST_CASE("FP8 study: a problem shorter than two sampled tiles is judged on every row", "[numerics][fp8]") {
+  // fa-fp8-report --full-rows-up-to 1 --seqlens 16 (found by tests/fuzz): the sampled tiles lay past n.
+  Fp8StudyOptions o;
+  o.head_dims = {16};
+  o.seqlens = {16};
+  o.full_rows_limit = 1;
+  o.recipes = {InputFamily::normal};
+  o.backward_seqlens = {};
+  o.backward_head_dims = {};
+  for (Fp8StudyRow const& r : run_fp8_study(o)) {
+    INFO(r.method << " " << r.label());
+    CHECK(r.rows == 16u);
+    CHECK(std::isfinite(r.o_rmse));
   }
 }
