@@ -108,12 +108,12 @@ TEST_CASE("fuzz: every command survives mutated .npy files and command lines", "
     std::string const command = fs::path(seed.tokens[0]).filename().string();
     std::string what;
     std::vector<std::string> tokens = seed.tokens;
-    bool const mutate_file = command == "fa-check" && pick(rng, 2) == 0;
+    std::vector<fs::path> read;  // the .npy files this seed reads (none for fa-check --family)
+    for (char const* name : kNpyFiles)
+      if (std::find(tokens.begin(), tokens.end(), (scratch / name).string()) != tokens.end())
+        read.push_back(scratch / name);
+    bool const mutate_file = !read.empty() && pick(rng, 2) == 0;
     if (mutate_file) {  // one of the files this seed reads
-      std::vector<fs::path> read;
-      for (char const* name : kNpyFiles)
-        if (std::find(tokens.begin(), tokens.end(), (scratch / name).string()) != tokens.end())
-          read.push_back(scratch / name);
       fs::path const target = read[pick(rng, read.size())];
       std::string const bytes = mutate_npy(read_bytes(target), rng, what);
       std::ofstream(target, std::ios::binary | std::ios::trunc) << bytes;
@@ -135,8 +135,10 @@ TEST_CASE("fuzz: every command survives mutated .npy files and command lines", "
     if (outcome.signal) verdict = "crash (signal " + std::to_string(outcome.signal) + ")";
     if (!outcome.hung && !outcome.signal) {
       ++exits[std::to_string(outcome.exit_code)];
-      bool const no_gpu = outcome.exit_code == 3 && (command == "fa-bench" || command == "fa-tune") &&
-                          err.find("CUDA") != std::string::npos;
+      bool const runs_kernels =
+          command == "fa-bench" || command == "fa-tune" ||
+          (command == "fa-check" && std::find(tokens.begin(), tokens.end(), "--family") != tokens.end());
+      bool const no_gpu = outcome.exit_code == 3 && runs_kernels && err.find("CUDA") != std::string::npos;
       if (outcome.exit_code > 2 && !no_gpu) verdict = "exit " + std::to_string(outcome.exit_code);
       if (outcome.exit_code == 2 && error_lines(scratch.string() + ".err") != 1)
         verdict = "exit 2 with " + std::to_string(error_lines(scratch.string() + ".err")) + " lines";
