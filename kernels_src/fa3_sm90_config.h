@@ -43,6 +43,10 @@ struct FwdTunables {
   int separate_o;        // 0/1: O staged in a tile of its own, so Q is released when the tile's products
                          // are done and the next tile's Q loads during this one's epilogue (FP8 always
                          // has that tile; there 1 only moves the release)
+  // FP8 only, 0/1: O += P V in bf16 (numerics' bf16_pv variant): V given in bf16 and read N-major as the
+  // 16-bit family reads it (no V^T), P rounded to bf16 instead of FP8; S = Q K^T stays FP8. Not a tunable
+  // of the search: it changes what is computed (the problem's Fp8Options::bf16_pv sets it).
+  int pv_bf16 = 0;
 };
 
 // kPersistent: how the CTAs take their tiles (fa_tile_scheduler.cuh).
@@ -91,13 +95,24 @@ FA3_CONFIG_FN int transposed_keys(int seqlen_k) {
 FA3_CONFIG_FN bool is_fp8(const FwdTunables& t) {
   return t.element_bytes == 1;
 }
+// V is the transposed FP8 tile (V^T, K-major) unless P V runs in bf16, which reads V N-major as 16-bit does.
+FA3_CONFIG_FN bool v_transposed(const FwdTunables& t) {
+  return is_fp8(t) && !t.pv_bf16;
+}
+// Bytes of one P V operand element (P and V): FP8 codes, or 16-bit (bf16 P V, and the 16-bit family).
+FA3_CONFIG_FN int pv_element_bytes(const FwdTunables& t) {
+  return v_transposed(t) ? 1 : 2;
+}
 
 // Bytes of the shared tiles, each a multiple of the swizzle atom (8 rows x the span).
 FA3_CONFIG_FN int q_tile_bytes(const FwdTunables& t) {
   return block_m(t) * t.head_dim * t.element_bytes;
 }
-FA3_CONFIG_FN int kv_tile_bytes(const FwdTunables& t) {
+FA3_CONFIG_FN int kv_tile_bytes(const FwdTunables& t) {  // K's tile (and V's but with bf16 P V)
   return t.block_n * t.head_dim * t.element_bytes;
+}
+FA3_CONFIG_FN int v_tile_bytes(const FwdTunables& t) {
+  return t.block_n * t.head_dim * pv_element_bytes(t);
 }
 // O (16-bit) is staged for its TMA store in the Q tile when Q is 16-bit too and kSeparateO is off; FP8 Q
 // has half the bytes, so FP8 stages O in a tile of its own (kBlockM x D bf16), as kSeparateO does.
@@ -108,17 +123,17 @@ FA3_CONFIG_FN int barrier_count(const FwdTunables& t) {
   return 2 + 4 * t.stages;
 }  // Q full/empty, K and V each
 FA3_CONFIG_FN int shared_bytes(const FwdTunables& t) {
-  return kSharedAlignSlack + q_tile_bytes(t) + 2 * t.stages * kv_tile_bytes(t) + o_stage_bytes(t) +
-         8 * barrier_count(t) + kTileSlotBytes;
+  return kSharedAlignSlack + q_tile_bytes(t) + t.stages * (kv_tile_bytes(t) + v_tile_bytes(t)) +
+         o_stage_bytes(t) + 8 * barrier_count(t) + kTileSlotBytes;
 }
 
 // fp32 registers one consumer thread holds for O (D/2), S (kBlockN/2) and, with intra-warpgroup overlap,
-// P (kBlockN/4: two 16-bit values per register; FP8 kBlockN/8: four codes per register), live together
-// with the next block's S. Without overlap P is packed from S as S dies: ptxas (CUDA 13.0) fits FP8
-// d128 x 256 and d256 x 128 that way in 240 registers without spills, which with overlap spill 96 and 32
-// bytes.
+// P (kBlockN/4: two 16-bit values per register, bf16 P V included; FP8 kBlockN/8: four codes per
+// register), live together with the next block's S. Without overlap P is packed from S as S dies: ptxas
+// (CUDA 13.0) fits FP8 d128 x 256 and d256 x 128 that way in 240 registers without spills, which with overlap
+// spill 96 and 32 bytes.
 FA3_CONFIG_FN int accumulator_registers(const FwdTunables& t) {
-  const int p_registers = t.intra_wg_overlap ? t.block_n / (is_fp8(t) ? 8 : 4) : 0;
+  const int p_registers = t.intra_wg_overlap ? t.block_n / (pv_element_bytes(t) == 1 ? 8 : 4) : 0;
   return t.head_dim / 2 + t.block_n / 2 + p_registers;
 }
 
@@ -140,6 +155,8 @@ FA3_CONFIG_FN const char* violation(const FwdTunables& t) {
   if (t.persistent != kOneCtaPerTile && t.persistent != kStaticTiles && t.persistent != kDynamicTiles)
     return "kPersistent is 0 (one CTA per tile), 1 (static tile order) or 2 (dynamic: a tile counter)";
   if (t.separate_o != 0 && t.separate_o != 1) return "kSeparateO is 0 or 1";
+  if (t.pv_bf16 != 0 && t.pv_bf16 != 1) return "kPvBf16 is 0 or 1";
+  if (t.pv_bf16 == 1 && !is_fp8(t)) return "bf16 P.V (kPvBf16) is an option of the FP8 forward";
   if (accumulator_registers(t) > consumer_registers(t.consumers) - kConsumerRegisterSlack)
     return "O, S and P need more registers than a consumer thread gets (spills)";
   if (shared_bytes(t) > kMaxSharedBytes) return "shared memory over 227 KiB";

@@ -16,6 +16,10 @@
 // values this thread already owns, so P needs no shuffle; V^T's keys are stored in that permuted order by the
 // transpose kernel (fa3_sm90_transpose.cuh). Per-block V factors: O is kept in units of the current block's V
 // factor and moved to the next one's with the softmax rescale (one multiply per block).
+//
+// FP8 with bf16 P V (kPvBf16, Cfg::kVTransposed false; numerics' bf16_pv variant): S = Q K^T as above, then
+// P (still times p_scale: exact in bf16, and O's factor stays the same) packed as bf16 like the 16-bit
+// family's P and O += P V on bf16 wgmma with V (bf16, not descaled) read N-major from its TMA tile.
 #include "fa3_sm90_epilogue.cuh"
 #include "fa3_sm90_layout.cuh"
 #include "fa_epilogue.cuh"
@@ -41,6 +45,9 @@ struct Consumer {
   static constexpr bool kPingPong = Cfg::kPingPong;
   static constexpr bool kFp8 = Cfg::kFp8;
   static_assert(!kBlockDescale || kFp8, "block descale factors are FP8's");
+  static constexpr bool kFp8Pv = Cfg::kVTransposed;  // P and V as FP8 codes (V^T)
+  // The element type of O += P V: the kernel's, or with bf16 P V the FP8 kernel's 16-bit type (O's, bf16).
+  using PvElement = typename OutputType<Element, kFp8 && !kFp8Pv>::type;
 
   const fa::AttentionParams& p;
   unsigned char* smem;
@@ -90,16 +97,16 @@ struct Consumer {
   }
   // O += P V for the V tile in slot `slot`, committed as one group.
   __device__ __forceinline__ void issue_pv(int slot) {
-    const unsigned v_tile = fa::smem_addr(smem) + Cfg::kVOffset + slot * Cfg::kKVBytes;
+    const unsigned v_tile = fa::smem_addr(smem) + Cfg::kVOffset + slot * Cfg::kVBytes;
     fa::wgmma_fence();
     using V = typename Cfg::VTile;
 #pragma unroll
     for (int step = 0; step < kPSteps; ++step) {
-      if constexpr (kFp8)  // V^T: K-major, 32 keys per step
+      if constexpr (kFp8Pv)  // V^T: K-major, 32 keys per step
         fa::WgmmaOps<Element, Cfg::kHeadDim>::rs(
             o[0], pa[step], fa::k_major_descriptor<V::kSpan>(v_tile, V::kPanelBytes, step), 1);
-      else
-        fa::WgmmaOps<Element, Cfg::kHeadDim>::template rs<1>(
+      else  // 16-bit V rows (bf16 with kPvBf16): N-major, 16 keys per step
+        fa::WgmmaOps<PvElement, Cfg::kHeadDim>::template rs<1>(
             o[0], pa[step], fa::n_major_descriptor(v_tile, V::kPanelBytes, step), 1);
     }
     fa::wgmma_commit();
@@ -160,7 +167,8 @@ struct Consumer {
       softmax.template update<kNT, true>(s, scale_log2, rescale, scaled_p);
     else
       softmax.update(s, scale_log2, rescale);
-    if constexpr (kBlockDescale) {  // O moves to the units of this block's V factor with the rescale
+    // O moves to the units of this block's V factor with the rescale (bf16 V has none).
+    if constexpr (kBlockDescale && kFp8Pv) {
       const float vd = fa::block_descale(p.v_descale_blocks, kv_matrix, block * Cfg::kBlockN, p.seqlen_k,
                                          p.descale_block_rows);
       const float ratio = v_descale_now / vd;
@@ -170,7 +178,7 @@ struct Consumer {
     }
   }
   __device__ __forceinline__ void pack_p() {
-    if constexpr (kFp8) {
+    if constexpr (kFp8Pv) {
 #pragma unroll
       for (int kk = 0; kk < kPSteps; ++kk) {
         const float(&t0)[4] = s[0][4 * kk];
@@ -186,10 +194,10 @@ struct Consumer {
     } else {
 #pragma unroll
       for (int kk = 0; kk < kPSteps; ++kk) {
-        pa[kk][0] = fa::ElementTraits<Element>::pack(s[0][2 * kk][0], s[0][2 * kk][1]);
-        pa[kk][1] = fa::ElementTraits<Element>::pack(s[0][2 * kk][2], s[0][2 * kk][3]);
-        pa[kk][2] = fa::ElementTraits<Element>::pack(s[0][2 * kk + 1][0], s[0][2 * kk + 1][1]);
-        pa[kk][3] = fa::ElementTraits<Element>::pack(s[0][2 * kk + 1][2], s[0][2 * kk + 1][3]);
+        pa[kk][0] = fa::ElementTraits<PvElement>::pack(s[0][2 * kk][0], s[0][2 * kk][1]);
+        pa[kk][1] = fa::ElementTraits<PvElement>::pack(s[0][2 * kk][2], s[0][2 * kk][3]);
+        pa[kk][2] = fa::ElementTraits<PvElement>::pack(s[0][2 * kk + 1][0], s[0][2 * kk + 1][1]);
+        pa[kk][3] = fa::ElementTraits<PvElement>::pack(s[0][2 * kk + 1][2], s[0][2 * kk + 1][3]);
       }
     }
   }
@@ -252,7 +260,7 @@ __device__ __forceinline__ void consume(const fa::AttentionParams& p, const fa::
   if constexpr (Cfg::kFp8) {
     c.p_scale = fa::p_scale_of<Element>(p);
     c.scaled_p = fa::ScaledP{log2f(c.p_scale), 1.f / c.p_scale};
-    c.v_descale_now = p.v_descale;
+    c.v_descale_now = c.kFp8Pv ? p.v_descale : 1.f;  // bf16 V is not scaled
   }
   constexpr int kConsumers = Cfg::kConsumers;
   // Ping-pong: the last warpgroup hands the first turn to warpgroup 0.

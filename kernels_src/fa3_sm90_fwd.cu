@@ -20,7 +20,8 @@
 //
 // FP8 (Element = __nv_fp8_e4m3 / e5m2): the same kernel on k32 wgmma with V^T, written by
 // fa3_sm90_transpose_v (fa3_sm90_transpose.cuh) in the launch before; bf16 O. kBlockDescale: per-block
-// descale factors (fa_params.h) instead of per-tensor ones; see fa3_sm90_consumer.cuh.
+// descale factors (fa_params.h) instead of per-tensor ones; see fa3_sm90_consumer.cuh. kPvBf16 (FP8 only):
+// O += P V in bf16 with V given in bf16 (no transpose launch), S = Q K^T still FP8 (issue 15's error item).
 #include "fa3_sm90_consumer.cuh"
 #include "fa3_sm90_layout.cuh"
 #include "fa3_sm90_producer.cuh"
@@ -33,14 +34,15 @@
 // The kernel the runtime instantiates by name expression, e.g.
 //   fa3_sm90_fwd<__nv_bfloat16, 128, 128, 2, 2, 1, 1, 1, false, false>
 // (Element, kHeadDim, kBlockN, kConsumers, kStages, kPingPong, kIntraWgOverlap, kPersistent, Is_causal,
-// kBlockDescale[, kSeparateO]); kSeparateO is last and defaults to 0, so the names without it stay valid.
+// kBlockDescale[, kSeparateO[, kPvBf16]]); both default to 0, so the names without them stay valid.
 template <typename Element, int kHeadDim, int kBlockN, int kConsumers, int kStages, int kPingPong,
-          int kIntraWgOverlap, int kPersistent, bool Is_causal, bool kBlockDescale, int kSeparateO = 0>
+          int kIntraWgOverlap, int kPersistent, bool Is_causal, bool kBlockDescale, int kSeparateO = 0,
+          int kPvBf16 = 0>
 __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
     fa3_sm90_fwd(const __grid_constant__ fa::AttentionParams params,
                  const __grid_constant__ fa::TmaDescriptors maps) {
   using Cfg = fa3::Fwd<int(sizeof(Element)), kHeadDim, kBlockN, kConsumers, kStages, kPingPong,
-                       kIntraWgOverlap, kPersistent, kSeparateO>;
+                       kIntraWgOverlap, kPersistent, kSeparateO, kPvBf16>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char* smem =
       smem_raw +

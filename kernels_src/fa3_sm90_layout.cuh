@@ -26,10 +26,10 @@ struct PanelTile {
 };
 
 template <int kElementBytes_, int kHeadDim_, int kBlockN_, int kConsumers_, int kStages_, int kPingPong_,
-          int kIntraWgOverlap_, int kPersistent_, int kSeparateO_>
+          int kIntraWgOverlap_, int kPersistent_, int kSeparateO_, int kPvBf16_ = 0>
 struct Fwd {
   static constexpr FwdTunables kTunables{kHeadDim_,  kElementBytes_,   kBlockN_,     kConsumers_, kStages_,
-                                         kPingPong_, kIntraWgOverlap_, kPersistent_, kSeparateO_};
+                                         kPingPong_, kIntraWgOverlap_, kPersistent_, kSeparateO_, kPvBf16_};
   static_assert(violation(kTunables) == nullptr, "fa3_sm90 config breaks a rule of fa3_sm90_config.h");
 
   static constexpr int kBlockM = block_m(kTunables);
@@ -48,28 +48,32 @@ struct Fwd {
                     (1 + kConsumers) * entry_registers(kConsumers),
                 "setmaxnreg can only move the registers the CTA was launched with");
   static constexpr int kQBytes = q_tile_bytes(kTunables);
-  static constexpr int kKVBytes = kv_tile_bytes(kTunables);
+  static constexpr int kKVBytes = kv_tile_bytes(kTunables);  // K's tile
+  static constexpr int kVBytes = v_tile_bytes(kTunables);
   static constexpr bool kFp8 = is_fp8(kTunables);
+  // FP8 with bf16 P V (kPvBf16): V (bf16) is read N-major as by the 16-bit family and P is bf16.
+  static constexpr bool kVTransposed = v_transposed(kTunables);
   static constexpr int kElementBytes = kElementBytes_;
+  static constexpr int kPvElementBytes = pv_element_bytes(kTunables);
   // Q and K: rows of D elements, K-major operands of S = Q K^T.
   using QTile = PanelTile<kBlockM, kHeadDim * kElementBytes>;
   using KTile = PanelTile<kBlockN, kHeadDim * kElementBytes>;
-  // V: 16-bit, rows of D (read N-major by P V, 128-byte panels of 64 columns); FP8, V^T rows of kBlockN
-  // key bytes (K-major).
-  using VTile = PanelTile<kFp8 ? kHeadDim : kBlockN, kFp8 ? kBlockN : kHeadDim * 2>;
+  // V: 16-bit (bf16 P V too), rows of D (read N-major by P V, 128-byte panels of 64 columns); FP8, V^T
+  // rows of kBlockN key bytes (K-major).
+  using VTile = PanelTile<kVTransposed ? kHeadDim : kBlockN, kVTransposed ? kBlockN : kHeadDim * 2>;
   // O staging: 16-bit, kBlockM x D, 128-byte panels of 64 columns.
   using OTile = PanelTile<kBlockM, kHeadDim * 2>;
-  static constexpr int kNT = kBlockN / 8;            // 8-key tiles of S per thread
-  static constexpr int kDT = kHeadDim / 8;           // 8-column tiles of O per thread
-  static constexpr int kPKeys = 32 / kElementBytes;  // keys per P V k-step (32 bytes of A)
+  static constexpr int kNT = kBlockN / 8;              // 8-key tiles of S per thread
+  static constexpr int kDT = kHeadDim / 8;             // 8-column tiles of O per thread
+  static constexpr int kPKeys = 32 / kPvElementBytes;  // keys per P V k-step (32 bytes of A)
   static constexpr int kPSteps = kBlockN / kPKeys;
   static constexpr int kQKSteps = kHeadDim * kElementBytes / 32;
 
   // Shared memory, from the 1024-aligned base: Q, the K slots, the V slots, (FP8) O, then the barriers.
   static constexpr int kKOffset = kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKVBytes;
-  static constexpr int kOOffset = o_stage_bytes(kTunables) > 0 ? kVOffset + kStages* kKVBytes : 0;
-  static constexpr int kBarrierOffset = kVOffset + kStages * kKVBytes + o_stage_bytes(kTunables);
+  static constexpr int kOOffset = o_stage_bytes(kTunables) > 0 ? kVOffset + kStages* kVBytes : 0;
+  static constexpr int kBarrierOffset = kVOffset + kStages * kVBytes + o_stage_bytes(kTunables);
   struct Barriers {
     fa::LoadRing<1> q;  // count = the CTA's tile number
     fa::LoadRing<kStages> k, v;

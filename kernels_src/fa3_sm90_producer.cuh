@@ -31,16 +31,16 @@ __device__ __forceinline__ void produce(const fa::AttentionParams& p, const fa::
                                                          w.tile.batch, full);
   };
   auto load_v = [&](int c, int block, const TileWork<Cfg, Is_causal>& w) {
-    fa::Barrier* full = bars.v.acquire(c, Cfg::kKVBytes, "v_empty");
-    unsigned char* slot = smem + Cfg::kVOffset + fa::LoadRing<Cfg::kStages>::slot(c) * Cfg::kKVBytes;
+    fa::Barrier* full = bars.v.acquire(c, Cfg::kVBytes, "v_empty");
+    unsigned char* slot = smem + Cfg::kVOffset + fa::LoadRing<Cfg::kStages>::slot(c) * Cfg::kVBytes;
     using Tile = typename Cfg::VTile;
-    if constexpr (Cfg::kFp8) {
+    if constexpr (Cfg::kVTransposed) {
       // V^T (B, H_kv, D, keys): the box is D rows x kSpan keys; panel i holds keys i kSpan.. of the block.
 #pragma unroll
       for (int panel = 0; panel < Tile::kPanels; ++panel)
         fa::tma_load(slot + panel * Tile::kPanelBytes, maps.v, block * Cfg::kBlockN + panel * Tile::kSpan, 0,
                      w.kv_head, w.tile.batch, full);
-    } else {
+    } else {  // 16-bit V (bf16 with kPvBf16): rows of D
       load_panels<Tile, 2>(slot, maps.v, block * Cfg::kBlockN, w.kv_head, w.tile.batch, full);
     }
   };

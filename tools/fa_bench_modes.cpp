@@ -70,10 +70,8 @@ int compile_space_main(BenchOptions const& opt, Family const& family) {
 // --error-study PATH: the FP8 error analysis's forward rows measured on this GPU (tuner/run/fp8_error_study).
 int error_study_main(BenchOptions const& opt, Family const& family, CompileSpec const& spec,
                      runtime::DeviceInfo const& device, runtime::TargetArch arch) {
-  Problem probe = headline_problem(1024, 128, false, numerics::Precision::fp8_e4m3, Direction::forward);
-  if (family.unsupported(probe))
-    bench_bad_input("--error-study needs an FP8 family (fa2_fp8), not " + opt.family);
-  Fp8ErrorStudyOptions options;
+  Fp8ErrorStudyOptions options;       // the family runs FP8 (validate_bench_plan)
+  options.bf16_pv = opt.fp8.bf16_pv;  // each variant with P V in FP8 and in bf16, emulated rows beside
   options.head_dims = opt.head_dims;
   options.seqlens = opt.seqlens;
   options.source =

@@ -46,6 +46,7 @@ std::string fp8_suffix(Problem const& p) {
     out += " per_block" + std::to_string(p.fp8.block_rows);
   if (p.fp8.incoherent) out += " incoherent";
   if (p.fp8.on_device) out += " quantized_on_device";
+  if (p.fp8.bf16_pv) out += " bf16_pv";
   return out;
 }
 }  // namespace
@@ -76,6 +77,8 @@ std::optional<std::pair<numerics::Precision, Fp8Options>> parse_dtype_key(std::s
       fp8.incoherent = true;
     } else if (word == "quantized_on_device") {
       fp8.on_device = true;
+    } else if (word == "bf16_pv") {
+      fp8.bf16_pv = true;
     } else if (word.rfind(per_block, 0) == 0 && word.size() > per_block.size()) {
       auto const rows = word.substr(per_block.size());
       if (rows.find_first_not_of("0123456789") != std::string::npos || rows.size() > 6) return std::nullopt;
@@ -107,6 +110,12 @@ numerics::PrecisionRecipe recipe_of(Problem const& problem) {
     recipe.incoherent_seed = problem.fp8.incoherent_seed;
   }
   return recipe;
+}
+
+numerics::PrecisionRecipe operand_recipe_of(Problem const& problem) {
+  numerics::PrecisionRecipe const recipe = recipe_of(problem);
+  if (!numerics::is_fp8(problem.dtype) || !problem.fp8.bf16_pv) return recipe;
+  return numerics::with_fp8_variants(recipe, numerics::Fp8Variants{}.with(numerics::Fp8Variant::bf16_pv));
 }
 
 }  // namespace fl::tuner

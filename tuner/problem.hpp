@@ -27,6 +27,9 @@ struct Fp8Options {
   bool incoherent = false;
   std::uint64_t incoherent_seed = 0;
   bool on_device = false;
+  // O += P V in bf16, S = Q K^T in FP8 (numerics' bf16_pv variant, issue 15's error item): V stays bf16
+  // (no descale, no transpose), P is rounded to bf16 (still times 2^8). fa3_sm90 only, host-quantised.
+  bool bf16_pv = false;
 };
 
 struct Problem {
@@ -62,8 +65,12 @@ std::string dtype_key(Problem const& problem);
 std::optional<std::pair<numerics::Precision, Fp8Options>> parse_dtype_key(std::string const& key);
 
 // What a kernel for `problem` rounds: numerics' recipe for the dtype, with the problem's FP8 scaling, block
-// rows and incoherent rotation (the check's recipe, and the operands an FP8 kernel is given).
+// rows and incoherent rotation (the check's recipe: the tolerance model bounds FlashAttention-3's recipe,
+// which bounds bf16_pv too, so fa-check judges either at FP8 tolerances).
 numerics::PrecisionRecipe recipe_of(Problem const& problem);
+// The same with the problem's FP8 variant (bf16_pv): what the operands an FP8 kernel is given are made
+// with (tuner/run/fp8_operands), and what numerics' emulator replays.
+numerics::PrecisionRecipe operand_recipe_of(Problem const& problem);
 
 std::string direction_name(Direction direction);
 

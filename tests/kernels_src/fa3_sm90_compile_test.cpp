@@ -101,6 +101,33 @@ TEST_CASE("fa3_sm90 FP8 defaults and the V transpose compile for sm_90a without 
   test::compiles_spill_free(request.value());
 }
 
+TEST_CASE("fa3_sm90 FP8 with bf16 P.V compiles for sm_90a without spills at d 64, 128, 256",
+          "[kernels][nvrtc]") {
+  Fa3Sm90Family const f;
+  std::vector<std::pair<Config, Problem>> instances;
+  for (auto [d, causal, dtype] :
+       std::vector<std::tuple<int, bool, Precision>>{{64, false, Precision::fp8_e4m3},
+                                                     {128, false, Precision::fp8_e4m3},
+                                                     {128, true, Precision::fp8_e4m3},
+                                                     {256, false, Precision::fp8_e5m2}}) {
+    auto p = problem_of(d, causal, dtype);
+    p.fp8.bf16_pv = true;
+    instances.emplace_back(f.default_config(p), p);
+  }
+  auto block = problem_of(128, false, Precision::fp8_e4m3);  // FA3's recipe: per block (V not descaled)
+  block.fp8.scaling = numerics::Fp8Scaling::per_block;
+  block.fp8.block_rows = 128;
+  block.fp8.bf16_pv = true;
+  instances.emplace_back(f.default_config(block), block);
+  for (auto const& [c, p] : instances) {
+    auto const names = f.name_expressions(c, p);
+    INFO(names.front());
+    CHECK(names.size() == 1);                                // no V transpose launch
+    CHECK(names.front().find(", 1>") != std::string::npos);  // kPvBf16 = 1, the template's last argument
+  }
+  compiles_without_spills(instances);
+}
+
 TEST_CASE("every fa3_sm90 mechanism switch compiles without spills", "[kernels][nvrtc]") {
   Fa3Sm90Family const f;
   auto const p = problem_of(128, false, Precision::bf16);

@@ -8,7 +8,8 @@
 //   FA_FINGERPRINT_OUT=/tmp/after.txt build/bin/test_kernels_src "[.fingerprint]"
 //   FA_KERNELS_DIR=/tmp/base/kernels_src FA_FINGERPRINT_OUT=/tmp/before.txt build/bin/test_kernels_src ...
 // FA_FINGERPRINT_FAMILIES=fa1,naive limits it to those families; FA_FINGERPRINT_QUICK=1 to the defaults on
-// sm_90a without mutants (a quick look while editing).
+// sm_90a without mutants (a quick look while editing); FA_FINGERPRINT_FA3_ALL=1 gives the fa3_sm90 families
+// every head dim x mask x dtype (FP8 included) instead of one problem.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -75,7 +76,21 @@ std::vector<Problem> problems_of(Family const& family) {
             if (family.unsupported(p) && !family.unsupported(decode)) out.push_back(decode);
           }
         }
-  if (family.name().rfind("fa3_sm90", 0) == 0 && !out.empty()) out.resize(1);  // the include check only
+  // The include check only, unless FA_FINGERPRINT_FA3_ALL asks for every head dim, mask and dtype (FP8 per
+  // tensor and per 128-row block).
+  if (family.name().rfind("fa3_sm90", 0) == 0 && !out.empty()) {
+    if (!std::getenv("FA_FINGERPRINT_FA3_ALL")) {
+      out.resize(1);
+    } else {
+      for (std::size_t i = 0, n = out.size(); i < n; ++i)
+        if (numerics::is_fp8(out[i].dtype)) {
+          Problem block = out[i];
+          block.fp8.scaling = numerics::Fp8Scaling::per_block;
+          block.fp8.block_rows = 128;
+          if (!family.unsupported(block)) out.push_back(block);
+        }
+    }
+  }
   return out;
 }
 

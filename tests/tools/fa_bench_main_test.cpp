@@ -63,9 +63,18 @@ TEST_CASE("fa-bench: each bad value is one line and exit code 2", "[tuner][cli]"
   for (char const* args :
        {"--runs 3", "--dtype fp32", "--family nope", "--causal maybe", "--direction up", "--batch 0",
         "--heads -1", "--launch-once --check-only", "--launch-once --direction bwd", "--config kBlockM",
-        "--mutant UNRESCALED_O", "--no-such-option", "--fp8-quantize gpu"}) {
+        "--mutant UNRESCALED_O", "--no-such-option", "--fp8-quantize gpu", "--fp8-pv fp16"}) {
     check_refused(args);
   }
+}
+
+TEST_CASE("fa-bench --fp8-pv bf16: fa3_sm90 with host-quantised operands only, judged before the GPU",
+          "[tuner][cli][fp8]") {
+  for (char const* args : {"--family fa2_fp8 --dtype fp8_e4m3 --fp8-pv bf16",
+                           "--family fa3_sm90 --dtype fp8_e4m3 --fp8-pv bf16 --fp8-quantize device",
+                           "--family fa2_fp8 --dtype fp8_e4m3 --fp8-pv bf16 --error-study x.csv"})
+    check_refused(args);
+  CHECK(run("--help").output.find("--fp8-pv") != std::string::npos);
 }
 
 TEST_CASE("fa-bench: input is judged before the GPU is asked, and nothing is silently ignored",

@@ -109,6 +109,9 @@ TEST_CASE("fa-tune options: the FP8 recipe (scaling, block rows, rotation, where
   CHECK_THROWS_WITH(parse({"--fp8-scaling", "per_row"}), Catch::Contains("--fp8-scaling 'per_row'"));
   CHECK_THROWS_WITH(parse({"--fp8-block-rows", "33"}), Catch::Contains("--fp8-block-rows 33"));
   CHECK_THROWS_WITH(parse({"--fp8-quantize", "gpu"}), Catch::Contains("--fp8-quantize 'gpu'"));
+  CHECK_FALSE(defaults.fp8.bf16_pv);
+  CHECK(parse({"--dtype", "fp8_e4m3", "--fp8-pv", "bf16"}).fp8.bf16_pv);
+  CHECK_THROWS_WITH(parse({"--fp8-pv", "fp16"}), Catch::Contains("--fp8-pv 'fp16' is not one of fp8, bf16"));
   CHECK(parse({"--help"}).help_text.find("--fp8-quantize") != std::string::npos);
   // Every FP8 problem fa-tune compiles and tunes carries the recipe (and so its database key).
   auto const mixed = parse({"--dtype", "bf16,fp8_e4m3", "--incoherent", "--causal", "no"});

@@ -150,3 +150,49 @@ TEST_CASE("fa3_sm90 FP8 key blocks and per-block scaling", "[tuner]") {
   CHECK(f.violates(c, p)->find("multiple of kBlockN") != std::string::npos);
   for (auto const& config : enumerate_space(f, p)) CHECK(config.at("kBlockN") == 64);
 }
+
+TEST_CASE("fa3_sm90 FP8 with bf16 P.V: V in bf16 through its own map, no transpose, kPvBf16 named last",
+          "[tuner][fp8]") {
+  Fa3Sm90Family const f;
+  auto p = headline_problem(4096, 128, false, Precision::fp8_e4m3, Direction::forward);
+  p.fp8.bf16_pv = true;
+  REQUIRE_FALSE(f.unsupported(p));
+  auto const c = f.default_config(p);
+  REQUIRE_FALSE(f.violates(c, p));
+  auto const steps = f.launches(c, p);
+  REQUIRE(steps.size() == 1);  // no V^T launch
+  CHECK(steps[0].name_expression ==
+        "fa3_sm90_fwd<__nv_fp8_e4m3, 128, 128, 2, 2, 1, 1, 1, false, false, 0, 1>");
+  CHECK(f.name_expressions(c, p).size() == 1);
+  CHECK(f.scratch(c, p).v_transposed == 0);
+  // Q 128 x 128 bytes, 2 K slots of 128 x 128 bytes, 2 V slots of 128 x 128 bf16, O 128 x 128 bf16, barriers.
+  CHECK(steps[0].dynamic_shared_bytes == 1024 + 16384 + 2 * 16384 + 2 * 32768 + 32768 + 8 * 10 + 8);
+  fa::AttentionParams params{};
+  auto const maps = f.tensor_maps(c, p, params);
+  REQUIRE(maps.size() == 4);
+  CHECK(maps[1].view.element == fl::runtime::TensorElement::byte);  // K: FP8 codes
+  CHECK(maps[2].view.element == fl::runtime::TensorElement::bf16);  // V: rows of D, as the 16-bit family
+  CHECK(maps[2].view.rows == std::uint64_t(p.shape.seqlen_k));
+  CHECK(maps[2].box_rows == 128u);
+  CHECK(maps[2].box_columns == 64u);
+  // The config header's rules: P (bf16) and V's tiles are twice FP8's.
+  fa3::FwdTunables t{128, 1, 128, 2, 2, 1, 1, 1, 0, 1};
+  CHECK(fa3::violation(t) == nullptr);
+  CHECK(fa3::accumulator_registers(t) == 64 + 64 + 32);
+  t.head_dim = 256;  // 2 x 128 at d256: 288 KiB
+  CHECK(fa3::violation(t) != nullptr);
+  t.element_bytes = 2;
+  t.head_dim = 128;
+  CHECK(std::string(fa3::violation(t)).find("kPvBf16") != std::string::npos);  // FP8's option only
+  // Defaults at every head dim and mask satisfy the rules; device quantisation writes FP8 V: refused.
+  for (int d : {64, 128, 256})
+    for (bool causal : {false, true}) {
+      auto q = headline_problem(2048, d, causal, Precision::fp8_e5m2, Direction::forward);
+      q.fp8.bf16_pv = true;
+      INFO(describe(q) << " " << to_string(f.default_config(q)));
+      CHECK_FALSE(f.violates(f.default_config(q), q));
+    }
+  p.fp8.on_device = true;
+  REQUIRE(f.unsupported(p));
+  CHECK(f.unsupported(p)->find("--fp8-quantize host") != std::string::npos);
+}

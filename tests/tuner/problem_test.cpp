@@ -33,6 +33,16 @@ TEST_CASE("the dtype key names the FP8 recipe and reads back", "[tuner][fp8]") {
   CHECK(back->second.block_rows == 128);
   CHECK(back->second.incoherent);
   CHECK(back->second.on_device);
+  CHECK_FALSE(back->second.bf16_pv);
+  p.fp8.on_device = false;
+  p.fp8.bf16_pv = true;  // a different computation: never the same key as FP8 P V
+  CHECK(dtype_key(p) == "fp8_e4m3 per_block128 incoherent bf16_pv");
+  auto const pv = parse_dtype_key(dtype_key(p));
+  REQUIRE(pv);
+  CHECK(pv->second.bf16_pv);
+  CHECK(recipe_of(p).probabilities == Precision::fp8_e4m3);  // the check's recipe: FA3's tolerances
+  CHECK(operand_recipe_of(p).probabilities == Precision::bf16);
+  CHECK(operand_recipe_of(p).fp8_variants.has(fl::numerics::Fp8Variant::bf16_pv));
   auto const plain = parse_dtype_key("fp8_e5m2");
   REQUIRE(plain);
   CHECK(plain->second.scaling == fl::numerics::Fp8Scaling::per_tensor);

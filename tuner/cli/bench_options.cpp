@@ -84,7 +84,9 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "counts the DRAM bytes of exactly one forward; forward families only)")(
       "error-study", po::value<std::string>(),
       "FP8 families: measure the RMSE of O over experiments/fp8_error_analysis's inputs, rows and variants "
-      "on the GPU, write them as CSV (results.csv's columns + source) to this file, and exit")(
+      "on the GPU, write them as CSV (results.csv's columns + source) to this file, and exit; with "
+      "--fp8-pv bf16: FlashAttention-3's recipe (e4m3 per block incoherent) with P V in FP8 and in bf16, "
+      "each beside the emulator's replay of the kernel on the same rows")(
       "stability-study", po::value<std::string>(),
       "16-bit families: measure the deviation of O from float64 over experiments/stability's grid (n "
       "256..16384, "
@@ -232,6 +234,13 @@ void validate_bench_plan(BenchOptions const& opt, Family const& family) {
       if (dtype != numerics::Precision::fp16 && dtype != numerics::Precision::bf16)
         bench_bad_input("--stability-study runs fp16 and bf16 (FP8: --error-study), not " +
                         std::string(numerics::name(dtype)));
+  if (!opt.error_study.empty()) {
+    Problem probe = headline_problem(1024, 128, false, numerics::Precision::fp8_e4m3, Direction::forward);
+    if (family.unsupported(probe))
+      bench_bad_input("--error-study needs an FP8 family (fa2_fp8, fa3_sm90), not " + opt.family);
+    probe.fp8.bf16_pv = opt.fp8.bf16_pv;
+    if (auto why = family.unsupported(probe)) bench_bad_input("--error-study --fp8-pv bf16: " + *why);
+  }
   if (!opt.error_study.empty() || !opt.stability_study.empty()) return;  // its own grid: checked by the study
   for (auto const& base : problem_classes(opt)) {
     if (auto why = family.unsupported(base)) bench_bad_input(*why);

@@ -25,7 +25,11 @@ void add_fp8_options(po::options_description& desc, Fp8Flags& flags) {
       "FP8 dtypes: rotate Q and K by the random Hadamard transform before quantising")(
       "fp8-quantize", po::value(&flags.quantize)->default_value(flags.quantize),
       "FP8 dtypes: where Q, K, V are rotated and quantised: host (before the upload, not timed) or device "
-      "(kernels_src/fp8_quantize.cuh, launched before the forward and timed with it; same bits)");
+      "(kernels_src/fp8_quantize.cuh, launched before the forward and timed with it; same bits)")(
+      "fp8-pv", po::value(&flags.pv)->default_value(flags.pv),
+      "FP8 dtypes: the precision of O += P V: fp8 (P and V as FP8 codes, FlashAttention-3's recipe) or bf16 "
+      "(V given in bf16, P rounded to bf16, Q K^T still FP8: numerics' bf16_pv variant; fa3_sm90 with "
+      "--fp8-quantize host)");
 }
 
 std::variant<Fp8Options, std::string> fp8_options_of(Fp8Flags const& flags) {
@@ -41,6 +45,8 @@ std::variant<Fp8Options, std::string> fp8_options_of(Fp8Flags const& flags) {
   if (flags.quantize != "host" && flags.quantize != "device")
     return "--fp8-quantize '" + flags.quantize + "' is not one of host, device";
   o.on_device = flags.quantize == "device";
+  if (flags.pv != "fp8" && flags.pv != "bf16") return "--fp8-pv '" + flags.pv + "' is not one of fp8, bf16";
+  o.bf16_pv = flags.pv == "bf16";
   return o;
 }
 

@@ -17,9 +17,10 @@ struct Fp8Flags {
   int block_rows = numerics::kDefaultFp8BlockRows;
   bool incoherent = false;
   std::string quantize = "host";
+  std::string pv = "fp8";
 };
 
-// Adds --fp8-scaling, --fp8-block-rows, --incoherent and --fp8-quantize, writing into `flags`.
+// Adds --fp8-scaling, --fp8-block-rows, --incoherent, --fp8-quantize and --fp8-pv, writing into `flags`.
 void add_fp8_options(boost::program_options::options_description& desc, Fp8Flags& flags);
 
 // The options, or the one line naming the bad value and what is allowed.

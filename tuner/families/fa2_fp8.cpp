@@ -61,6 +61,7 @@ std::optional<std::string> unsupported(Problem const& problem) {
       (problem.fp8.block_rows <= 0 || problem.fp8.block_rows % kDescaleBlockMultiple != 0))
     return "fa2_fp8 per-block scaling needs a block of a positive multiple of 32 rows (got " +
            std::to_string(problem.fp8.block_rows) + ")";
+  if (problem.fp8.bf16_pv) return "fa2_fp8 multiplies P V in FP8 only (bf16 P.V: fa3_sm90)";
   return std::nullopt;
 }
 

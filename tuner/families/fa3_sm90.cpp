@@ -22,6 +22,13 @@ bool fp8(Problem const& problem) {
 bool per_block(Problem const& problem) {
   return fp8(problem) && descale_block_rows(problem) > 0;
 }
+// FP8 with O += P V in bf16 (Fp8Options::bf16_pv): V in bf16, no V^T and no transpose launch.
+bool bf16_pv(Problem const& problem) {
+  return fp8(problem) && problem.fp8.bf16_pv;
+}
+bool transposes_v(Problem const& problem) {
+  return fp8(problem) && !bf16_pv(problem);
+}
 
 fa3::FwdTunables tunables_of(Config const& c, Problem const& problem) {
   return fa3::FwdTunables{problem.shape.head_dim,
@@ -32,7 +39,8 @@ fa3::FwdTunables tunables_of(Config const& c, Problem const& problem) {
                           value_or(c, "kPingPong", 0),
                           value_or(c, "kIntraWgOverlap", 0),
                           value_or(c, "kPersistent", 0),
-                          value_or(c, "kSeparateO", 0)};
+                          value_or(c, "kSeparateO", 0),
+                          bf16_pv(problem) ? 1 : 0};
 }
 
 std::string transpose_name(Problem const& problem) {
@@ -77,6 +85,9 @@ std::optional<std::string> unsupported(Problem const& problem) {
     return "fa3_sm90 is a forward family (the backward is issue 16)";
   if (problem.shape.heads_kv <= 0 || problem.shape.heads_q % problem.shape.heads_kv != 0)
     return "heads_q must be a multiple of heads_kv";
+  // The device quantisation kernels write V's FP8 codes; bf16 P V takes V as it is.
+  if (bf16_pv(problem) && problem.fp8.on_device)
+    return "fa3_sm90's bf16 P.V takes host-quantised operands (--fp8-quantize host)";
   return std::nullopt;
 }
 
@@ -120,6 +131,10 @@ Config default_config(Problem const& problem) {
     c["kConsumers"] = 2;
     c["kBlockN"] = d == 64 ? 256 : 128;
     if (d == 256) c["kIntraWgOverlap"] = 0;
+    // bf16 P V: V's tiles and P's registers are twice FP8's. d64 2 x 256 with overlap needs 224 registers
+    // for O, S and P (over the rule's 200): 2 x 128; d256 2 x 128 needs 288 KiB of shared memory: 2 x 64.
+    // Compile-checked (no spills), not yet timed.
+    if (bf16_pv(problem) && d != 128) c["kBlockN"] = d == 64 ? 128 : 64;
     // Causal FP8 keeps one CTA per tile, what it was measured with; the dynamic order ran d128 causal n8192
     // at 744 TFLOP/s in a later call (760 before), not compared in one call yet.
     if (problem.shape.causal) c["kPersistent"] = fa3::kOneCtaPerTile;
@@ -137,8 +152,9 @@ std::vector<std::string> name_expressions(Config const& config, Problem const& p
                                  i(t.ping_pong) + ", " + i(t.intra_wg_overlap) + ", " + i(t.persistent) +
                                  ", " + (problem.shape.causal ? "true" : "false") + ", " +
                                  (per_block(problem) ? "true" : "false") +
-                                 (t.separate_o ? ", " + i(t.separate_o) : std::string()) + ">"};
-  if (fp8(problem)) names.push_back(transpose_name(problem));  // launched first (launches())
+                                 (t.separate_o || t.pv_bf16 ? ", " + i(t.separate_o) : std::string()) +
+                                 (t.pv_bf16 ? ", " + i(t.pv_bf16) : std::string()) + ">"};
+  if (transposes_v(problem)) names.push_back(transpose_name(problem));  // launched first (launches())
   for (auto const& name : fp8_quantize_name_expressions(problem)) names.push_back(name);  // before that
   return names;
 }
@@ -155,7 +171,8 @@ std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   step.block = {unsigned(fa3::threads(t)), 1, 1};
   step.dynamic_shared_bytes = std::size_t(fa3::shared_bytes(t));
   if (!fp8(problem)) return {step};
-  LaunchStep transpose;  // V^T for P V's K-major FP8 B operand (fa3_sm90_transpose.cuh)
+  if (!transposes_v(problem)) return {step};  // bf16 P V: no V^T, and quantised on the host only
+  LaunchStep transpose;                       // V^T for P V's K-major FP8 B operand (fa3_sm90_transpose.cuh)
   transpose.name_expression = transpose_name(problem);
   transpose.grid = {unsigned(fa3::transposed_keys(s.seqlen_k) / fa3::kTransposeKeys), unsigned(s.heads_kv),
                     unsigned(s.batch)};
@@ -175,7 +192,7 @@ ScratchBytes scratch(Config const& config, Problem const& problem) {
   ScratchBytes bytes;
   auto const& s = problem.shape;
   if (tunables_of(config, problem).persistent == fa3::kDynamicTiles) bytes.tile_counter = 2 * sizeof(int);
-  if (fp8(problem))
+  if (transposes_v(problem))
     bytes.v_transposed = std::size_t(s.batch) * s.heads_kv * s.head_dim * fa3::transposed_keys(s.seqlen_k);
   bytes.fp8_amax = fp8_amax_scratch_bytes(problem);
   return bytes;
@@ -199,7 +216,9 @@ std::vector<runtime::TensorMapSpec> tensor_maps(Config const& config, Problem co
        kOColumnsPerBox},
   };
   static_assert(sizeof(fa::TmaDescriptors) == 4 * runtime::kTensorMapBytes);
-  if (fp8(problem)) {
+  if (bf16_pv(problem)) maps[2].view.element = runtime::TensorElement::bf16;  // V rows of D, as 16-bit
+  if (fp8(problem)) maps[3].view.element = runtime::TensorElement::bf16;
+  if (transposes_v(problem)) {
     // V^T (B, H_kv, D, keys padded): "rows" are the D columns of V, the inner extent its padded keys.
     std::uint64_t const keys = std::uint64_t(fa3::transposed_keys(s.seqlen_k));
     maps[2].view = runtime::AttentionTensorView{reinterpret_cast<CUdeviceptr>(params.v_transposed),
@@ -213,7 +232,6 @@ std::vector<runtime::TensorMapSpec> tensor_maps(Config const& config, Problem co
                                                 keys};
     maps[2].box_rows = unsigned(s.head_dim);
     maps[2].box_columns = unsigned(fa3::swizzle_span(t.block_n));
-    maps[3].view.element = runtime::TensorElement::bf16;
   }
   return maps;
 }

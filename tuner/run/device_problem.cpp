@@ -53,9 +53,14 @@ runtime::Status upload_inputs(DeviceProblem& dp, Problem const& problem, HostInp
   return upload(dp.v, inputs.v, problem.dtype);
 }
 
-// Bytes of one Q, K or V element: one FP8 code or a 16-bit value. O is always 16-bit (bf16 for FP8).
+// Bytes of one Q or K element: one FP8 code or a 16-bit value. O is always 16-bit (bf16 for FP8).
 std::size_t input_element_bytes(numerics::Precision dtype) {
   return numerics::is_fp8(dtype) ? 1 : kBytes16;
+}
+// V's: bf16 when an FP8 problem multiplies P V in bf16.
+std::size_t v_element_bytes(Problem const& problem) {
+  return problem.fp8.bf16_pv && numerics::is_fp8(problem.dtype) ? kBytes16
+                                                                : input_element_bytes(problem.dtype);
 }
 
 template <class T>
@@ -139,7 +144,9 @@ runtime::Status upload_fp8(DeviceProblem& dp, Problem const& problem, HostInputs
   Fp8Operands const& ops = given ? *given : quantised;
   if (auto st = dp.q.upload(ops.q.data(), ops.q.size()); !st) return st;
   if (auto st = dp.k.upload(ops.k.data(), ops.k.size()); !st) return st;
-  if (auto st = dp.v.upload(ops.v.data(), ops.v.size()); !st) return st;
+  if (auto st = problem.fp8.bf16_pv ? upload_bits(dp.v, ops.v_bf16) : dp.v.upload(ops.v.data(), ops.v.size());
+      !st)
+    return st;
   if (ops.per_tensor) {
     p.q_descale = ops.q_descale.front();
     p.k_descale = ops.k_descale.front();
@@ -163,7 +170,8 @@ runtime::Status upload_fp8(DeviceProblem& dp, Problem const& problem, HostInputs
 std::size_t DeviceProblem::bytes_needed(Problem const& problem, ScratchBytes const& scratch) {
   auto const& s = problem.shape;
   std::size_t const in_bytes = input_element_bytes(problem.dtype);
-  std::size_t bytes = in_bytes * (s.q_elements() + 2 * s.kv_elements()) + kBytes16 * s.q_elements() +
+  std::size_t bytes = in_bytes * (s.q_elements() + s.kv_elements()) +
+                      v_element_bytes(problem) * s.kv_elements() + kBytes16 * s.q_elements() +
                       sizeof(float) * s.lse_elements() + scratch.total();
   // FP8 per-block descale factors: at most one per row of Q, K, V.
   if (numerics::is_fp8(problem.dtype))
@@ -186,7 +194,7 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
   if (!q) return q.error();
   auto k = runtime::DeviceBuffer::allocate(in_bytes * s.kv_elements());
   if (!k) return k.error();
-  auto v = runtime::DeviceBuffer::allocate(in_bytes * s.kv_elements());
+  auto v = runtime::DeviceBuffer::allocate(v_element_bytes(problem) * s.kv_elements());
   if (!v) return v.error();
   auto o = runtime::DeviceBuffer::allocate(kBytes16 * s.q_elements());
   if (!o) return o.error();

@@ -4,7 +4,9 @@
 #include <map>
 #include <tuple>
 
+#include "numerics/emulator/emulator.hpp"
 #include "numerics/metrics.hpp"
+#include "numerics/quantized_operands.hpp"
 #include "numerics/reference.hpp"
 #include "numerics/seeded_random.hpp"
 #include "tuner/run/run_once.hpp"
@@ -17,17 +19,43 @@ struct Variant {
   numerics::Precision precision;
   numerics::Fp8Scaling scaling;
   bool incoherent;
-  std::string label() const {
-    return std::string(numerics::name(precision)) + " " + std::string(numerics::name(scaling)) +
-           (incoherent ? " incoherent" : "");
-  }
+  bool bf16_pv;
 };
 
-std::vector<Variant> fp8_variants() {
+// The 8 FP8 recipes; bf16_pv: FlashAttention-3's (e4m3, per block, incoherent) with P V in FP8 and in bf16.
+std::vector<Variant> fp8_variants(bool bf16_pv) {
+  auto const e4m3 = numerics::Precision::fp8_e4m3;
+  if (bf16_pv)
+    return {{e4m3, numerics::Fp8Scaling::per_block, true, false},
+            {e4m3, numerics::Fp8Scaling::per_block, true, true}};
   std::vector<Variant> out;
-  for (auto p : {numerics::Precision::fp8_e4m3, numerics::Precision::fp8_e5m2})
+  for (auto p : {e4m3, numerics::Precision::fp8_e5m2})
     for (auto s : {numerics::Fp8Scaling::per_tensor, numerics::Fp8Scaling::per_block})
-      for (bool inc : {false, true}) out.push_back({p, s, inc});
+      for (bool inc : {false, true}) out.push_back({p, s, inc, false});
+  return out;
+}
+
+// The emulator's O on `rows` for what `family` computes with `config`: the operands of the problem (bf16 V
+// with bf16_pv), its recipe, its key block and key order. bf16_pv runs on fa3_sm90 only, which walks its
+// key blocks last to first (kernels_src/fa3_sm90_fwd.cu): the emulator's reverse_keys.
+std::vector<double> emulated_o(Family const& family, Config const& config, Problem const& p,
+                               numerics::AttentionInputs const& in, std::vector<std::size_t> const& rows) {
+  numerics::PrecisionRecipe recipe = operand_recipe_of(p);
+  recipe = numerics::with_fp8_variants(recipe, recipe.fp8_variants.with(numerics::Fp8Variant::reverse_keys));
+  auto const ops = numerics::quantize_operands(in, recipe);
+  numerics::emulator::EmulatorConfig c;
+  c.precision = p.dtype;
+  auto const [block_m, block_n] = family.tile_rows_and_keys(config, p);
+  c.tiles = {block_m, block_n};
+  c.loop_order = numerics::emulator::LoopOrder::fa2;
+  std::vector<std::uint8_t> selection(std::size_t(p.shape.seqlen_q), 0);
+  for (std::size_t r : rows) selection[r] = 1;
+  auto const f = numerics::emulator::emulate_forward(ops, recipe, c, selection);
+  auto const full = numerics::emulator::to_attention_outputs(f, nullptr, &ops);
+  std::size_t const d = std::size_t(p.shape.head_dim);
+  std::vector<double> out(rows.size() * d);
+  for (std::size_t t = 0; t < rows.size(); ++t)
+    for (std::size_t e = 0; e < d; ++e) out[t * d + e] = full.o[rows[t] * d + e];
   return out;
 }
 
@@ -45,9 +73,24 @@ numerics::AttentionInputs study_inputs(numerics::InputFamily recipe, int n, int 
 
 }  // namespace
 
+std::string Fp8ErrorStudyRow::label() const {
+  return std::string(numerics::name(precision)) + " " + std::string(numerics::name(scaling)) +
+         (incoherent ? " incoherent" : "") + (bf16_pv ? " bf16_pv" : "");
+}
+
 std::string fp8_error_study_header() {
   return "pass,method,variant,precision,scaling,incoherent,recipe,head_dim,seqlen,rows,o_rmse,o_rel,dq_rmse,"
          "dk_rmse,dv_rmse,seconds,source\n";
+}
+
+std::string csv_line(Fp8ErrorStudyRow const& r, std::string const& source) {
+  char line[512];
+  std::snprintf(line, sizeof line, "forward,%s,%s,%s,%s,%d,%s,%d,%d,%zu,%g,%g,0,0,0,0,%s%s %s\n",
+                r.method.c_str(), r.label().c_str(), std::string(numerics::name(r.precision)).c_str(),
+                std::string(numerics::name(r.scaling)).c_str(), r.incoherent ? 1 : 0,
+                std::string(numerics::name(r.recipe)).c_str(), r.head_dim, r.seqlen, r.rows, r.o_rmse,
+                r.o_rel, r.method == "emulated" ? "emulated for " : "", source.c_str(), r.config.c_str());
+  return line;
 }
 
 std::vector<std::size_t> fp8_study_rows(int n, Fp8ErrorStudyOptions const& o) {
@@ -64,12 +107,16 @@ std::vector<std::size_t> fp8_study_rows(int n, Fp8ErrorStudyOptions const& o) {
   return rows;
 }
 
-runtime::Result<std::string> run_fp8_error_study(Family const& family, CompileSpec const& spec,
-                                                 Fp8ErrorStudyOptions const& o,
-                                                 std::function<void(std::string const&)> const& progress) {
-  std::string csv = fp8_error_study_header();
-  // One program per (dtype, head dim, scaling): the kernel instance does not depend on n or the recipe.
-  std::map<std::tuple<int, int, int>, runtime::CompiledProgram> programs;
+runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
+    Family const& family, CompileSpec const& spec, Fp8ErrorStudyOptions const& o,
+    std::function<void(Fp8ErrorStudyRow const&)> const& progress) {
+  std::vector<Fp8ErrorStudyRow> out;
+  auto emit = [&](Fp8ErrorStudyRow const& row) {
+    out.push_back(row);
+    if (progress) progress(row);
+  };
+  // One program per (dtype, head dim, scaling, P V precision): the kernel does not depend on n or the recipe.
+  std::map<std::tuple<int, int, int, bool>, runtime::CompiledProgram> programs;
   for (auto recipe : o.recipes)
     for (int d : o.head_dims)
       for (int n : o.seqlens) {
@@ -82,7 +129,7 @@ runtime::Result<std::string> run_fp8_error_study(Family const& family, CompileSp
                         {inputs.v.begin(), inputs.v.end()},
                         {},
                         nullptr};
-        for (auto const& v : fp8_variants()) {
+        for (auto const& v : fp8_variants(o.bf16_pv)) {
           Problem p;
           p.shape = inputs.shape;
           p.dtype = v.precision;
@@ -90,34 +137,60 @@ runtime::Result<std::string> run_fp8_error_study(Family const& family, CompileSp
           p.fp8.block_rows = o.tile;
           p.fp8.incoherent = v.incoherent;
           p.fp8.incoherent_seed = o.seed;
+          p.fp8.bf16_pv = v.bf16_pv;
           if (auto why = family.unsupported(p)) return runtime::Error{"input", *why, ""};
           Config const config = family.default_config(p);
-          auto const key = std::tuple{int(v.precision), d, int(v.scaling)};
+          auto const key = std::tuple{int(v.precision), d, int(v.scaling), v.bf16_pv};
           if (!programs.count(key)) {
             auto program = compile_family_config(family, config, p, spec);
             if (!program) return program.error();
             programs.emplace(key, std::move(program.value()));
           }
-          auto out = run_once(family, config, p, programs.at(key), host);
-          if (!out) return out.error();
+          auto result = run_once(family, config, p, programs.at(key), host);
+          if (!result) return result.error();
           std::size_t const dd = std::size_t(d);
           std::vector<double> got(sample.query_rows.size() * dd);
           for (std::size_t t = 0; t < sample.query_rows.size(); ++t)
-            for (std::size_t e = 0; e < dd; ++e) got[t * dd + e] = out->o[sample.query_rows[t] * dd + e];
+            for (std::size_t e = 0; e < dd; ++e) got[t * dd + e] = result->o[sample.query_rows[t] * dd + e];
+          Fp8ErrorStudyRow row;
+          row.method = "gpu";
+          row.precision = v.precision;
+          row.scaling = v.scaling;
+          row.incoherent = v.incoherent;
+          row.bf16_pv = v.bf16_pv;
+          row.recipe = recipe;
+          row.head_dim = d;
+          row.seqlen = n;
+          row.rows = sample.query_rows.size();
           auto const m = numerics::compute_metrics(got, ref.o);
-          std::string config_text = to_string(config);  // commas would split the CSV field
-          for (char& c : config_text)
+          row.o_rmse = m.rmse;
+          row.o_rel = m.rel_frobenius;
+          row.config = to_string(config);  // commas would split the CSV field
+          for (char& c : row.config)
             if (c == ',') c = ';';
-          char line[512];
-          std::snprintf(line, sizeof line, "forward,gpu,%s,%s,%s,%d,%s,%d,%d,%zu,%g,%g,0,0,0,0,%s %s\n",
-                        v.label().c_str(), std::string(numerics::name(v.precision)).c_str(),
-                        std::string(numerics::name(v.scaling)).c_str(), v.incoherent ? 1 : 0,
-                        std::string(numerics::name(recipe)).c_str(), d, n, sample.query_rows.size(), m.rmse,
-                        m.rel_frobenius, o.source.c_str(), config_text.c_str());
-          csv += line;
-          if (progress) progress(line);
+          emit(row);
+          if (!o.bf16_pv) continue;
+          auto const e =
+              numerics::compute_metrics(emulated_o(family, config, p, inputs, sample.query_rows), ref.o);
+          row.method = "emulated";
+          row.o_rmse = e.rmse;
+          row.o_rel = e.rel_frobenius;
+          emit(row);
         }
       }
+  return out;
+}
+
+runtime::Result<std::string> run_fp8_error_study(Family const& family, CompileSpec const& spec,
+                                                 Fp8ErrorStudyOptions const& o,
+                                                 std::function<void(std::string const&)> const& progress) {
+  std::string csv = fp8_error_study_header();
+  auto rows = run_fp8_error_study_rows(family, spec, o, [&](Fp8ErrorStudyRow const& row) {
+    std::string const line = csv_line(row, o.source);
+    csv += line;
+    if (progress) progress(line);
+  });
+  if (!rows) return rows.error();
   return csv;
 }
 

@@ -5,6 +5,9 @@
 // 128-row blocks x with/without the incoherent rotation) and the same RMSE as numerics/fp8_study, but O
 // from an FP8 kernel family (fa2_fp8, its default config) instead of the CPU emulator. Rows come out in
 // results.csv's columns plus `source` (GPU, family, config), so they merge into the report's table.
+// bf16_pv: only FlashAttention-3's recipe (e4m3, per block, incoherent), with O += P V in FP8 and in bf16
+// (fa3_sm90's kPvBf16, numerics' bf16_pv), each GPU row followed by the emulator's RMSE on the same inputs
+// and rows, replaying what the kernel computes (its kBlockN, key blocks last to first).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -26,13 +29,34 @@ struct Fp8ErrorStudyOptions {
   int full_rows_limit = 1024;  // up to this n every row is evaluated
   std::uint64_t seed = 1;
   std::string source;  // e.g. "NVIDIA H200 fa2_fp8 sm_90a"
+  bool bf16_pv = false;
 };
+
+// One measured (or, method "emulated", replayed) RMSE of O.
+struct Fp8ErrorStudyRow {
+  std::string method;  // "gpu" or "emulated"
+  numerics::Precision precision = numerics::Precision::fp8_e4m3;
+  numerics::Fp8Scaling scaling = numerics::Fp8Scaling::per_tensor;
+  bool incoherent = false;
+  bool bf16_pv = false;
+  numerics::InputFamily recipe = numerics::InputFamily::normal;
+  int head_dim = 0, seqlen = 0;
+  std::size_t rows = 0;
+  double o_rmse = 0.0, o_rel = 0.0;
+  std::string config;         // the kernel config (commas as ';')
+  std::string label() const;  // "fp8_e4m3 per_block incoherent" (+ " bf16_pv")
+};
+std::string csv_line(Fp8ErrorStudyRow const& row, std::string const& source);
 
 // The CSV header of numerics' results.csv plus ",source".
 std::string fp8_error_study_header();
 
-// Needs a current context. One CSV line per (recipe, head dim, n, variant), method "gpu"; `progress`
-// receives each line as it is made.
+// Needs a current context. One row per (recipe, head dim, n, variant), method "gpu", and the emulated rows
+// (bf16_pv); `progress` receives each as it is made.
+runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
+    Family const& family, CompileSpec const& spec, Fp8ErrorStudyOptions const& options,
+    std::function<void(Fp8ErrorStudyRow const&)> const& progress = {});
+// The same as CSV (header first); `progress` receives each line.
 runtime::Result<std::string> run_fp8_error_study(
     Family const& family, CompileSpec const& spec, Fp8ErrorStudyOptions const& options,
     std::function<void(std::string const&)> const& progress = {});

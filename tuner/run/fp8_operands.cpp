@@ -51,12 +51,15 @@ Fp8Operands quantize_fp8_operands(Problem const& problem, HostInputs const& inpu
   in.q.assign(inputs.q.begin(), inputs.q.end());
   in.k.assign(inputs.k.begin(), inputs.k.end());
   in.v.assign(inputs.v.begin(), inputs.v.end());
-  auto const ops = numerics::quantize_operands(in, recipe_of(problem));
+  auto const ops = numerics::quantize_operands(in, operand_recipe_of(problem));
   int const q_mats = s.batch * s.heads_q, kv_mats = s.batch * s.heads_kv;
   Fp8Operands out;
   out.q = codes_of(ops.q, problem.dtype);
   out.k = codes_of(ops.k, problem.dtype);
-  out.v = codes_of(ops.v, problem.dtype);
+  if (problem.fp8.bf16_pv)
+    out.v_bf16 = encode_16bit(ops.v, numerics::Precision::bf16);
+  else
+    out.v = codes_of(ops.v, problem.dtype);
   out.q_descale = descales_of(ops.q_descale, q_mats, s.seqlen_q, problem);
   out.k_descale = descales_of(ops.k_descale, kv_mats, s.seqlen_k, problem);
   out.v_descale = descales_of(ops.v_descale, kv_mats, s.seqlen_k, problem);

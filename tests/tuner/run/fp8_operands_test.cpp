@@ -95,3 +95,25 @@ TEST_CASE("the GPU error study evaluates numerics' rows: all up to n = 1024, one
   CHECK(fp8_study_rows(4096, o) == rows);  // seeded
   CHECK(fp8_error_study_header().find(",source\n") != std::string::npos);
 }
+
+TEST_CASE("FP8 operands with bf16 P.V: V as its bf16 bits, descales of one, Q and K unchanged",
+          "[tuner][fp8]") {
+  for (auto scaling : {Fp8Scaling::per_tensor, Fp8Scaling::per_block}) {
+    auto p = small_problem(Precision::fp8_e4m3, scaling);
+    auto const in = make_normal_inputs(p, 7);
+    auto const plain = quantize_fp8_operands(p, in);
+    p.fp8.bf16_pv = true;
+    auto const ops = quantize_fp8_operands(p, in);
+    CHECK(ops.v.empty());
+    CHECK(ops.v_bf16 == encode_16bit(in.v, Precision::bf16));  // the inputs are bf16 values: V exactly
+    CHECK(ops.v_descale == std::vector<float>(plain.v_descale.size(), 1.0f));
+    CHECK(ops.q == plain.q);
+    CHECK(ops.k == plain.k);
+    CHECK(ops.k_descale == plain.k_descale);
+    // The device problem holds V's two bytes an element (Q and K stay one).
+    Problem one_byte = p;
+    one_byte.fp8.bf16_pv = false;
+    CHECK(DeviceProblem::bytes_needed(p, {}) - DeviceProblem::bytes_needed(one_byte, {}) ==
+          p.shape.kv_elements());
+  }
+}
