@@ -12,6 +12,12 @@
 #   resuming   a step whose <name>.done exists in the work folder is skipped: rerunning the same command
 #              on the same machine continues where the last call stopped (FL_FRESH=1 starts over)
 #   timeouts   every GPU command runs under `timeout` (fl_step's first argument, seconds)
+#   checks     fa-bench records each check it passed in $FL_WORK/fa-bench-checks.tsv (FA_BENCH_CHECK_LOG):
+#              a shape the same binary already checked on this GPU with the same config is timed without
+#              its check again (its table row says "checked earlier"), in any question of the machine
+#              (FA_BENCH_CHECK_LOG= , empty, checks everything again)
+#   reuse      fl_reuse: a step whose measurement another question of this machine already made (the same
+#              binaries, GPU, command and shapes) takes those rows instead of timing them again
 
 fl_init() {
   fl_question=$1
@@ -31,6 +37,7 @@ fl_init() {
   mkdir -p "$fl_work" "$fl_out"
   export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export FA_KERNELS_DIR=$fl_kernels XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/flashlab-cache} PYTHONUNBUFFERED=1
+  export FA_BENCH_CHECK_LOG=${FA_BENCH_CHECK_LOG-$(dirname "$fl_work")/fa-bench-checks.tsv}
   if [ ! -f "$fl_work/header.txt" ]; then
     {
       echo "question: $fl_question"
@@ -67,6 +74,29 @@ fl_step() {
     tee -a "$fl_out/$fl_question.summary.txt"
   fl_sync
   return $rc
+}
+
+# fl_reuse NAME QUESTION STEP [COLUMN=VALUE...]: NAME.csv from QUESTION's STEP.csv on this machine (its work
+# folder beside ours, the step finished: STEP.done), keeping the rows that match every COLUMN=VALUE (and the
+# '#' lines), when the two steps would run the same command on the same shapes: the rows are the same
+# measurement, so the device time is not spent twice. Returns 1 (the caller then runs its own step) when
+# that step has not finished here (another machine, FL_FRESH, a failed step) or has none of those rows.
+fl_reuse() {
+  local name=$1 question=$2 step=$3
+  shift 3
+  if [ -f "$fl_work/$name.done" ]; then
+    echo "step $name: done earlier (remove $fl_work/$name.done to redo)"
+    return 0
+  fi
+  local source_dir
+  source_dir=$(dirname "$fl_work")/$question
+  [ -f "$source_dir/$step.done" ] && [ -f "$source_dir/$step.csv" ] || return 1
+  python3 "$fl_here/../reuse_rows.py" "$source_dir/$step.csv" "$fl_work/$name.csv" "$@" >"$fl_work/$name.log" 2>&1 ||
+    return 1
+  touch "$fl_work/$name.done"
+  echo "step $name: reused $question/$step.csv ($*): $(tail -n 1 "$fl_work/$name.log")" |
+    tee -a "$fl_out/$fl_question.summary.txt"
+  fl_sync
 }
 
 # Packs the work folder (logs, CSV, JSON, plots; never the .done markers) into $OUT/<question>.tgz.

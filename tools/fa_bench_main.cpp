@@ -8,19 +8,23 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "common/cli_lists.hpp"
 #include "common/exit_codes.hpp"
+#include "common/sha256.hpp"
 #include "common/temporary_files.hpp"
 #include "numerics/precision.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/target_arch.hpp"
+#include "tools/fa_bench_check_log.hpp"
 #include "tools/fa_bench_modes.hpp"
 #include "tuner/bench_table.hpp"
 #include "tuner/cli/bench_options.hpp"
@@ -75,6 +79,12 @@ int main(int argc, char** argv) {
   BenchOptions const opt = parse_bench_options(argc, argv);
   auto const family = find_family(opt.family);
   validate_bench_plan(opt, *family);  // before the device: bad input is exit 2 with or without a GPU
+  std::optional<tools::fa_bench::CheckLog> check_log;
+  try {
+    check_log = tools::fa_bench::CheckLog::from_environment();
+  } catch (std::runtime_error const& e) {
+    bench_bad_input(e.what());
+  }
   if (opt.compile_space) return tools::fa_bench::compile_space_main(opt, *family);
   auto const kernels_dir = runtime::resolve_kernels_dir(opt.kernels_dir);
   if (!kernels_dir) bench_bad_input(kernels_dir.error().one_line());
@@ -100,6 +110,7 @@ int main(int argc, char** argv) {
 
   std::vector<BenchRow> rows;
   bool all_pass = true;
+  std::string const exe_sha = check_log ? tools::fa_bench::executable_sha256() : "";
   for (auto const dtype : opt.dtypes)
     for (int const d : opt.head_dims)
       for (bool const causal : opt.causal) {
@@ -123,6 +134,28 @@ int main(int argc, char** argv) {
         std::printf("%s %s d%d %s: %s  regs %d spills %zu  compile %.0f ms\n", opt.family.c_str(),
                     std::string(numerics::name(dtype)).c_str(), d, causal ? "causal" : "full",
                     to_string(config).c_str(), regs, spills, program->compile_ms);
+        // check_config, unless FA_BENCH_CHECK_LOG holds this check's pass: then its recorded summary, marked.
+        std::string const cubin_sha =
+            check_log ? common::sha256_hex({program->cubin.data(), program->cubin.size()}) : "";
+        auto const check_once =
+            [&](Problem const& p, CheckOptions const& o,
+                std::function<HostInputs const*()> const& given) -> runtime::Result<Verdict> {
+          std::string key;
+          if (check_log) {
+            key = tools::fa_bench::check_key(
+                exe_sha, cubin_sha, device.identity(),
+                opt.family + " " + to_string(config) + " " + describe(p) + " rows " +
+                    std::to_string(o.sample_rows) + " seed " + std::to_string(o.seed) + " inputs " +
+                    std::string(given ? "normal " + std::to_string(kTimedInputSeed)
+                                      : std::string(numerics::name(o.input_family))));
+            if (auto earlier = check_log->passed(key))
+              return Verdict{true,
+                             "checked earlier (" + check_log->path().filename().string() + "): " + *earlier};
+          }
+          auto check = check_config(*family, config, p, program.value(), o, given ? given() : nullptr);
+          if (check_log && check && check->pass) check_log->record(key, check->summary);
+          return check;
+        };
         // One table row of problem p (timing filled in later), its check text given.
         auto const row_for = [&](Problem const& p, std::string check_text) {
           BenchRow row;
@@ -174,7 +207,7 @@ int main(int argc, char** argv) {
             std::printf("  check %-36s skipped: %s\n", describe(edge).c_str(), why->c_str());
             continue;
           }
-          auto check = check_config(*family, config, edge, program.value(), {});
+          auto check = check_once(edge, {}, {});
           std::string const text = check ? check->summary : check.error().one_line();
           bool const pass = check && check->pass;
           all_pass = all_pass && pass;
@@ -182,11 +215,17 @@ int main(int argc, char** argv) {
         }
         for (int const n : opt.seqlens) {
           Problem const p = timed_problem(opt, n, d, causal, dtype);
-          auto const inputs = make_normal_inputs(p, kTimedInputSeed);
+          // Made when the check or the timing needs them (a check taken from the log and --check-only do
+          // not).
+          std::optional<HostInputs> inputs;
+          auto const timed_inputs = [&]() -> HostInputs const* {
+            if (!inputs) inputs = make_normal_inputs(p, kTimedInputSeed);
+            return &*inputs;
+          };
           bool const backward = opt.direction == Direction::backward;
           runtime::Result<Verdict> check = Verdict{true, "not checked at this n (edge problems checked)"};
           if (!backward || n <= kMaxCheckedBackwardSeqlen)
-            check = check_config(*family, config, p, program.value(), {kCheckRows, kCheckSeed}, &inputs);
+            check = check_once(p, {kCheckRows, kCheckSeed}, timed_inputs);
           bool const pass = check && check->pass;
           all_pass = all_pass && pass;
           BenchRow row = row_for(p, check ? check->summary : check.error().one_line());
@@ -204,7 +243,7 @@ int main(int argc, char** argv) {
               };
             }
             auto timed = time_config(*family, config, p, program.value(), device,
-                                     {opt.warmup, opt.runs, std::nullopt}, inputs, prepare);
+                                     {opt.warmup, opt.runs, std::nullopt}, *timed_inputs(), prepare);
             if (!timed) {
               row.check += "; timing: " + timed.error().one_line();
             } else {

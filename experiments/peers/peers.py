@@ -9,10 +9,11 @@ so the rotation spans far more than the 60 MB L2). TFLOP/s: forward 4*b*h*n^2*d,
 backward 2.5x the forward FLOPs (the FlashAttention convention).
 
 Usage: peers.py --out results.csv [--dtype bf16,fp16] [--head-dim 64,128] [--seqlen 512,...] [--bwd]
-                [--backends flash,cudnn,math] [--batch B --heads H] [--memory]
+                [--backends flash,cudnn,math] [--batch B --heads H] [--memory | --memory-only]
 --memory adds the peak device memory a call allocates beyond its inputs (torch.cuda.max_memory_allocated
 after reset_peak_memory_stats, minus what was allocated before): extra_fwd_bytes for the forward and
-extra_fwdbwd_bytes for forward + backward of one input set. A backend that fails (out of memory, no kernel
+extra_fwdbwd_bytes for forward + backward of one input set. --memory-only measures that alone (one call, then
+the measured one; no timed runs: the time columns stay empty), for experiments/memory_vs_n. A backend that fails (out of memory, no kernel
 for the shape) is reported on stderr and left out; the other rows still come.
 """
 import argparse
@@ -84,8 +85,11 @@ def main():
     ap.add_argument("--batch", type=int, help="batch size instead of the headline 16384 / n (with --heads)")
     ap.add_argument("--heads", type=int, help="heads instead of the headline 2048 / d")
     ap.add_argument("--memory", action="store_true", help="also measure the peak extra device memory")
+    ap.add_argument("--memory-only", action="store_true", help="measure the peak extra device memory, not the time")
     ap.add_argument("--input-sets", type=int, default=3, help="input sets rotated (fewer when memory is short)")
     a = ap.parse_args()
+    a.memory = a.memory or a.memory_only
+    untimed = ("", "", "")
     backends = {}
     for name in a.backends.split(","):
         if name not in BACKENDS:
@@ -109,10 +113,17 @@ def main():
                             with sdpa_kernel(backend):
                                 return F.scaled_dot_product_attention(s[0], s[1], s[2], is_causal=causal)
                         try:
-                            med, p20, p80 = time_call(fwd, sets)
+                            if a.memory_only:
+                                # One call first, so that one-time allocations (plans, workspaces) are not counted,
+                                # as the timed path's warm-ups ensure.
+                                fwd(sets[0])
+                                med, p20, p80 = untimed
+                            else:
+                                med, p20, p80 = time_call(fwd, sets)
                             mem = extra_memory(lambda: fwd(sets[0])) if a.memory else ""
                             rows.append(dict(backend=bname, dtype=dname, head_dim=d, seqlen=n, mask="causal" if causal else "full",
-                                             direction="fwd", median_ms=med, p20_ms=p20, p80_ms=p80, tflops=flops / med / 1e9,
+                                             direction="fwd", median_ms=med, p20_ms=p20, p80_ms=p80,
+                                             tflops="" if a.memory_only else flops / med / 1e9,
                                              batch=b, heads=h, extra_fwd_bytes=mem, extra_fwdbwd_bytes=""))
                         except RuntimeError as e:
                             print(f"{bname} {dname} d{d} n{n} fwd: {str(e).splitlines()[0]}", file=sys.stderr)
@@ -125,6 +136,19 @@ def main():
                             with sdpa_kernel(backend):
                                 out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
                             torch.autograd.grad(out, (qg, kg, vg), s[3])
+                        if a.memory_only:
+                            try:
+                                fwd_bwd(sets[0])
+                                mem = extra_memory(lambda: fwd_bwd(sets[0]))
+                            except RuntimeError as e:
+                                print(f"{bname} {dname} d{d} n{n} bwd: {str(e).splitlines()[0]}", file=sys.stderr)
+                                torch.cuda.empty_cache()
+                                continue
+                            rows[-1]["extra_fwdbwd_bytes"] = mem
+                            rows.append(dict(backend=bname, dtype=dname, head_dim=d, seqlen=n, mask="causal" if causal else "full",
+                                             direction="bwd", median_ms="", p20_ms="", p80_ms="", tflops="",
+                                             batch=b, heads=h, extra_fwd_bytes="", extra_fwdbwd_bytes=mem))
+                            continue
                         try:
                             grads = []
                             for s in sets:
@@ -151,8 +175,10 @@ def main():
         sys.exit("peers.py: no backend ran on any shape")
     write_rows(a.out, rows)
     for r in rows:
+        timed = f"{r['median_ms']:8.3f} ms {r['tflops']:6.1f} TFLOP/s" if r["median_ms"] != "" else "untimed"
+        memory = f" extra {r['extra_fwd_bytes'] or r['extra_fwdbwd_bytes']} B" if a.memory else ""
         print(f"{r['backend']:6s} {r['dtype']} d{r['head_dim']:<4d} n{r['seqlen']:<6d} {r['mask']:6s} {r['direction']} "
-              f"{r['median_ms']:8.3f} ms {r['tflops']:6.1f} TFLOP/s")
+              f"{timed}{memory}")
 
 
 if __name__ == "__main__":
