@@ -4,11 +4,13 @@
 // host compiles too, so a CPU test (tests/kernels_src/fp8_quantize_test.cpp) holds the device's schedule
 // against the host's. Only fa_arch.h.
 //
-// The rotation as a warp computes it: each lane holds kHeadDim / 32 consecutive elements of one row in
-// fp64 (the host's precision; fp32 would not be bit-exact once the sums need more than 24 bits). The host
-// runs the Walsh-Hadamard butterflies stage by stage, half = 1, 2, ..., d / 2; the stages shorter than a
-// lane's slice stay inside the lane, the longer ones pair lane l with lane l ^ (half / per_lane). Every
-// stage performs the host's additions on the same operands, so the result is the same bits.
+// The rotation as the device computes it: a row is split over lanes_per_row aligned lanes of a warp, each
+// holding kSliceElements consecutive elements in fp64 (the host's precision; fp32 would not be bit-exact
+// once the sums need more than 24 bits). The host runs the Walsh-Hadamard butterflies stage by stage,
+// half = 1, 2, ..., d / 2; the stages shorter than a slice stay inside the lane, the longer ones pair lane
+// l with lane l ^ (half / kSliceElements) of the same row. Every stage performs the host's additions on
+// the same operands, so the result is the same bits. 16 elements: two 16-byte loads of bf16 and one
+// 16-byte store of codes per slice, 2-4 cross-lane stages (d 64-256) instead of a warp per row's 5-8.
 
 #include "fa_arch.h"
 
@@ -21,20 +23,29 @@
 namespace fp8q {
 
 constexpr int kWarpLanes = fa::kWarpSize;
-constexpr int kThreads = 128;  // 4 warps per CTA, one row per warp at a time
+constexpr int kThreads = 128;  // 4 warps per CTA
 constexpr int kWarps = kThreads / kWarpLanes;
-constexpr int kTensors = 3;  // Q, K, V: blockIdx.y of every quantisation launch
+constexpr int kSliceElements = 16;  // consecutive elements of a row per lane
+constexpr int kTensors = 3;         // Q, K, V: blockIdx.y of every quantisation launch
 
 // The largest finite values (numerics::max_finite): what a block's largest magnitude is scaled onto.
 constexpr double kE4m3Max = 448.0;
 constexpr double kE5m2Max = 57344.0;
 constexpr double kLargestDouble = 1.7976931348623157e308;
 
+// The lanes sharing one row: an aligned group of a warp, so a row's cross-lane partners are in its group.
 template <int kHeadDim>
-FP8Q_FN constexpr int per_lane() {
-  static_assert(kHeadDim >= kWarpLanes && kHeadDim % kWarpLanes == 0 && (kHeadDim & (kHeadDim - 1)) == 0,
-                "a power-of-two head dim of at least 32 (the Hadamard transform's size)");
-  return kHeadDim / kWarpLanes;
+FP8Q_FN constexpr int lanes_per_row() {
+  static_assert(kHeadDim >= kSliceElements && kHeadDim <= kWarpLanes * kSliceElements &&
+                    (kHeadDim & (kHeadDim - 1)) == 0,
+                "a power-of-two head dim of 16 to 512 (the Hadamard transform's size)");
+  return kHeadDim / kSliceElements;
+}
+
+// Rows a CTA holds at once (one slice per thread): a "layer" of a descale block.
+template <int kHeadDim>
+FP8Q_FN constexpr int rows_per_layer() {
+  return kThreads / lanes_per_row<kHeadDim>();
 }
 
 // The butterfly stages with half < kPerLane, inside one lane's slice, in the host's order.
@@ -50,10 +61,17 @@ FP8Q_FN inline void butterflies_in_lane(double (&x)[kPerLane]) {
       }
 }
 
-// One element of a stage with half >= kPerLane: the lower lane of the pair (lane & (half / kPerLane) == 0)
-// holds a and keeps a + b; the upper holds b and keeps a - b.
-FP8Q_FN inline double butterfly_across_lanes(double own, double partner, bool lower) {
-  return lower ? own + partner : partner - own;
+// One element of a stage with half >= kSliceElements: the lower lane of the pair (lane & (half /
+// kSliceElements) == 0) holds a and keeps a + b; the upper holds b and keeps a - b. Both as partner +
+// own_sign
+// * own with own_sign +1 (lower) or -1 (upper): the product is exact, so with or without contraction into
+// one fma it is the host's a + b or a - b (IEEE addition commutes, a - b is a + (-b)), one instruction and
+// no select per element.
+FP8Q_FN inline double own_sign(bool lower) {
+  return lower ? 1.0 : -1.0;
+}
+FP8Q_FN inline double butterfly_across_lanes(double own, double partner, double own_sign) {
+  return own_sign * own + partner;
 }
 
 // numerics::fp8_scale_for: the scale mapping amax onto max_finite, 1 when amax is 0 or not finite.

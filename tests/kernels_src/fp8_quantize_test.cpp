@@ -36,30 +36,31 @@ std::vector<double> spread_rows(int rows, int d, std::uint32_t seed) {
   return x;
 }
 
-// One row as a warp of 32 lanes computes it in fp8_quantize.cuh's load_row: signs, the butterflies inside
-// each lane's slice, the cross-lane stages (each lane reads its partner's value from before the stage, as
-// __shfl_xor_sync does), then the 1/sqrt(d) factor.
+// One row as its lanes compute it in fp8_quantize.cuh's quantisation_values: lanes_per_row lanes of
+// kSliceElements each, signs, the butterflies inside each lane's slice, the cross-lane stages (each lane
+// reads its partner's value from before the stage, as __shfl_xor_sync does), then the 1/sqrt(d) factor.
 template <int kHeadDim>
 void rotate_as_the_warp(double* row, std::vector<double> const& signs) {
-  constexpr int kPerLane = fp8q::per_lane<kHeadDim>();
-  double lanes[fp8q::kWarpLanes][kPerLane];
-  for (int lane = 0; lane < fp8q::kWarpLanes; ++lane) {
-    for (int j = 0; j < kPerLane; ++j)
-      lanes[lane][j] = row[lane * kPerLane + j] * signs[std::size_t(lane * kPerLane + j)];
-    fp8q::butterflies_in_lane<kPerLane>(lanes[lane]);
+  constexpr int kLanes = fp8q::lanes_per_row<kHeadDim>();
+  constexpr int kSlice = fp8q::kSliceElements;
+  double lanes[kLanes][kSlice];
+  for (int lane = 0; lane < kLanes; ++lane) {
+    for (int j = 0; j < kSlice; ++j)
+      lanes[lane][j] = row[lane * kSlice + j] * signs[std::size_t(lane * kSlice + j)];
+    fp8q::butterflies_in_lane<kSlice>(lanes[lane]);
   }
-  for (int half = kPerLane; half < kHeadDim; half *= 2) {
-    int const partner_mask = half / kPerLane;
-    double before[fp8q::kWarpLanes][kPerLane];
+  for (int half = kSlice; half < kHeadDim; half *= 2) {
+    int const partner_mask = half / kSlice;
+    double before[kLanes][kSlice];
     std::memcpy(before, lanes, sizeof(lanes));
-    for (int lane = 0; lane < fp8q::kWarpLanes; ++lane)
-      for (int j = 0; j < kPerLane; ++j)
+    for (int lane = 0; lane < kLanes; ++lane)
+      for (int j = 0; j < kSlice; ++j)
         lanes[lane][j] = fp8q::butterfly_across_lanes(before[lane][j], before[lane ^ partner_mask][j],
-                                                      (lane & partner_mask) == 0);
+                                                      fp8q::own_sign((lane & partner_mask) == 0));
   }
   double const norm = 1.0 / std::sqrt(double(kHeadDim));
-  for (int lane = 0; lane < fp8q::kWarpLanes; ++lane)
-    for (int j = 0; j < kPerLane; ++j) row[lane * kPerLane + j] = lanes[lane][j] * norm;
+  for (int lane = 0; lane < kLanes; ++lane)
+    for (int j = 0; j < kSlice; ++j) row[lane * kSlice + j] = lanes[lane][j] * norm;
 }
 
 template <int kHeadDim>
