@@ -54,7 +54,7 @@
 
 namespace fa2_fp8 {
 
-// The tunables and the constraints between them. tuner/families/fa2_fp8.cpp mirrors every rule below.
+// The tunables and the constraints between them. device/families/fa2_fp8.cpp mirrors every rule below.
 template <int kHeadDim_, int kBlockM_, int kBlockN_, int kNWarps_, int kStages_, bool kQInRegs_>
 struct FwdConfig {
   static constexpr int kHeadDim = kHeadDim_;

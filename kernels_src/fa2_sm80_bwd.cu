@@ -13,7 +13,7 @@
 //           same bits on every run) but 7 products per (query, key) block pair instead of 5.
 //           kDqAtomic = 1, fa_bwd_dq_convert: dQ = scale * accumulator in the output dtype.
 //
-// The dQ mode is a tunable; the default is the deterministic pass (tuner/families/fa2_sm80_bwd.cpp). The
+// The dQ mode is a tunable; the default is the deterministic pass (device/families/fa2_sm80_bwd.cpp). The
 // pass repeats 2 of 7 products (H200 2026-11-29, bf16 d64 n 2048/4096: 174/181 TFLOP/s, 0.70-0.74 of
 // PyTorch FA2, about 5/7); REDs cost 4 B of L2 traffic per kFLOP of mma instead.
 //

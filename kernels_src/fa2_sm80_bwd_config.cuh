@@ -1,5 +1,5 @@
 #pragma once
-// fa2_sm80_bwd's tunables and the constraints between them (tuner/families/fa2_sm80_bwd.cpp mirrors them):
+// fa2_sm80_bwd's tunables and the constraints between them (device/families/fa2_sm80_bwd.cpp mirrors them):
 // shared by its dK/dV kernel (fa2_sm80_bwd.cu) and its dQ pass (fa2_sm80_bwd_dq.cuh).
 
 #include "fa_arch.h"

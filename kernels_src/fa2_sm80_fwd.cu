@@ -26,7 +26,7 @@
 
 namespace fa2 {
 
-// The tunables and the constraints between them. tuner/families/fa2_sm80.cpp mirrors every rule below
+// The tunables and the constraints between them. device/families/fa2_sm80.cpp mirrors every rule below
 // (so that the tuner prunes before compiling); the static_asserts are the ground truth.
 template <int kHeadDim_, int kBlockM_, int kBlockN_, int kNWarps_, int kStages_, int kWarpsN_, bool kQInRegs_,
           bool kEpilogueSmem_>

@@ -2,7 +2,7 @@
 // fa3_sm90_bwd: the backward's tunables, the constraints between them and its shared-memory arithmetic, in
 // ONE place that both compilers read (as fa3_sm90_config.h does for the forward, whose register split and
 // constants it reuses): the kernel (NVRTC) static_asserts `bwd_violation(...) == nullptr` and checks its
-// layout against `bwd_shared_bytes`; the host (tuner/families/fa3_sm90_bwd.cpp) prunes with the same rules
+// layout against `bwd_shared_bytes`; the host (device/families/fa3_sm90_bwd.cpp) prunes with the same rules
 // and sizes the launch with the same arithmetic.
 //
 // Work split of one CTA (kBlockN keys of one key/value head): each consumer warpgroup owns 64 key rows

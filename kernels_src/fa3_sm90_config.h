@@ -1,7 +1,7 @@
 #pragma once
 // fa3_sm90 forward: its tunables, the constraints between them and its shared-memory arithmetic, in ONE
 // place that both compilers read: the kernel (NVRTC) static_asserts `violation(...) == nullptr` and takes
-// its layout from `SharedLayout`; the host (g++, tuner/families/fa3_sm90.cpp) prunes with the same
+// its layout from `SharedLayout`; the host (g++, device/families/fa3_sm90.cpp) prunes with the same
 // `violation` and sizes the launch with the same `shared_bytes`. Plain constexpr C++; its one header
 // (fa_arch.h, the architecture limits every family reads) is the same.
 #include "fa_arch.h"

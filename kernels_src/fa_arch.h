@@ -1,7 +1,7 @@
 #pragma once
 // The architecture facts every family's kernels and the host both compute with, written once: plain
 // constexpr C++ that NVRTC (the kernels' static_asserts, thread counts, launch bounds) and g++
-// (tuner/compile/arch_limits.hpp: pruning, launch sizes) both compile. tests/kernels_src/arch_test.cpp
+// (device/arch_limits.hpp: pruning, launch sizes) both compile. tests/kernels_src/arch_test.cpp
 // compiles this header under NVRTC against the values the host was built with.
 
 namespace fa {

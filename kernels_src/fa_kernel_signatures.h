@@ -1,7 +1,7 @@
 #pragma once
 // The template parameters of every sm80-era kernel the host instantiates by name expression, in the
 // kernel's order: the one place that order is written besides the kernel's own template head. The host
-// builds its name expressions from these (tuner/families/name_expression.hpp: values by parameter name), and
+// builds its name expressions from these (device/families/name_expression.hpp: values by parameter name), and
 // tests/kernels_src/kernel_signature_test.cpp fails when a kernel's template head and its entry here
 // disagree (name, kind or order). Plain constexpr C++, beside the kernels it describes.
 //

@@ -2,7 +2,7 @@
 // flash_decode (the split-KV forward, Flash-Decoding): its tunables, the constraints between them, the
 // shared-memory arithmetic and the grid, in ONE place that both compilers read (as fa3_sm90_config.h): the
 // kernels (NVRTC) static_assert `violation(...) == nullptr` and lay out shared memory with these functions;
-// the host (g++, tuner/families/flash_decode.cpp) prunes with the same `violation` and launches with the
+// the host (g++, device/families/flash_decode.cpp) prunes with the same `violation` and launches with the
 // same `shared_bytes` and grid. Plain constexpr C++; its one header (fa_arch.h) is the same.
 #include "fa_arch.h"
 

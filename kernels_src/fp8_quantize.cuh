@@ -6,7 +6,7 @@
 // as the host: fp8_quantize.h holds the arithmetic, a CPU test holds it against numerics, a [gpu] test
 // compares the codes and descales (tests/kernels_src/fp8_quantize_gpu_test.cpp).
 //
-// Launched before a FP8 forward when its problem quantises on the device (tuner/families/fp8_quantize_
+// Launched before a FP8 forward when its problem quantises on the device (device/families/fp8_quantize_
 // launches.cpp), so a timed FP8 launch sequence includes the rotation and the quantisation:
 //   per block:  fp8_quantize<Element, kHeadDim, false>: one CTA per descale block (blockIdx.x) of Q, K or
 //               V (blockIdx.y): an amax sweep over the block's rows (each thread a 16-element slice, the

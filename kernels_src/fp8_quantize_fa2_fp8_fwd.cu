@@ -1,5 +1,5 @@
 // fa2_fp8's forward program with the FP8 quantisation kernels beside it: what an FP8 problem quantised on
-// the device compiles (tuner/families/fp8_quantize_launches.hpp), one program so that the quantisation
+// the device compiles (device/families/fp8_quantize_launches.hpp), one program so that the quantisation
 // and the forward are one launch sequence of one module.
 #include "fa2_fp8_fwd.cu"
 #include "fp8_quantize.cuh"
