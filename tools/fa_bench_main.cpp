@@ -23,6 +23,7 @@
 #include "common/temporary_files.hpp"
 #include "device/families/families.hpp"
 #include "device/families/registry.hpp"
+#include "device/family_runner.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/target_arch.hpp"
@@ -33,7 +34,6 @@
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/device_problem.hpp"
-#include "tuner/run/family_runner.hpp"
 #include "tuner/run/run_once.hpp"
 
 namespace po = boost::program_options;

@@ -10,13 +10,13 @@
 #include <thread>
 
 #include "device/families/families.hpp"
+#include "device/family_runner.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/space_compile.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/device_problem.hpp"
-#include "tuner/run/family_runner.hpp"
 #include "tuner/run/numerics_check.hpp"
 
 using namespace fl;

@@ -5,13 +5,13 @@
 #include <catch2/catch.hpp>
 
 #include "device/families/families.hpp"
+#include "device/family_runner.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/edge_check.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/device_problem.hpp"
-#include "tuner/run/family_runner.hpp"
 
 using namespace fl;
 using namespace fl::device;

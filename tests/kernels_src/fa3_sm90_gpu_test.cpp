@@ -9,13 +9,13 @@
 #include <map>
 
 #include "device/families/families.hpp"
+#include "device/family_runner.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/edge_check.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/compile/compile_config.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/device_problem.hpp"
-#include "tuner/run/family_runner.hpp"
 #include "tuner/run/fp8_error_study.hpp"
 
 using namespace fl;

@@ -5,9 +5,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "device/family_runner.hpp"
 #include "runtime/device.hpp"
 #include "tuner/run/device_problem.hpp"
-#include "tuner/run/family_runner.hpp"
 #include "tuner/run/run_once.hpp"
 
 namespace fl::tuner {
@@ -67,7 +67,7 @@ runtime::Result<TimedResult> time_config(device::Family const& family, device::C
   sets = std::clamp(sets, kMinSets, kMaxSets);
   sets = std::max(1, std::min<int>(sets, int(usable / set_bytes)));
 
-  auto runner = FamilyRunner::load(family, config, problem, program);
+  auto runner = device::FamilyRunner::load(family, config, problem, program);
   if (!runner) return runner.error();
   // FP8: quantised once on the host for every set (about a second per set at the largest shapes), or by
   // the launch sequence itself (quantised on the device: timed with the forward).

@@ -12,19 +12,18 @@
 #include "runtime/module.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 
-namespace fl::tuner {
+namespace fl::device {
 
 class FamilyRunner {
  public:
   // Loads `program` and looks up the kernels the problem's launch steps name. Needs a current context.
-  static runtime::Result<FamilyRunner> load(device::Family const& family, device::Config const& config,
-                                            device::Problem const& problem,
-                                            runtime::CompiledProgram const& program);
+  static runtime::Result<FamilyRunner> load(Family const& family, Config const& config,
+                                            Problem const& problem, runtime::CompiledProgram const& program);
 
   // Enqueues every launch step with `params` (params.step set per step). Asynchronous.
   runtime::Status run(fa::AttentionParams params);
 
-  std::vector<device::LaunchStep> const& steps() const { return steps_; }
+  std::vector<LaunchStep> const& steps() const { return steps_; }
 
  private:
   using TmaEncoder = std::function<runtime::Result<std::vector<unsigned char>>(fa::AttentionParams const&)>;
@@ -33,7 +32,7 @@ class FamilyRunner {
     std::vector<unsigned char> bytes;
   };
   FamilyRunner(runtime::LoadedModule module, std::vector<runtime::Kernel> kernels,
-               std::vector<device::LaunchStep> steps, TmaEncoder encoder)
+               std::vector<LaunchStep> steps, TmaEncoder encoder)
       : module_(std::move(module)),
         kernels_(std::move(kernels)),
         steps_(std::move(steps)),
@@ -43,9 +42,9 @@ class FamilyRunner {
 
   runtime::LoadedModule module_;
   std::vector<runtime::Kernel> kernels_;  // one per step
-  std::vector<device::LaunchStep> steps_;
+  std::vector<LaunchStep> steps_;
   TmaEncoder encoder_;
   std::vector<EncodedMaps> encoded_;
 };
 
-}  // namespace fl::tuner
+}  // namespace fl::device

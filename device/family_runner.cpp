@@ -1,11 +1,11 @@
-#include "tuner/run/family_runner.hpp"
+#include "device/family_runner.hpp"
 
 #include <algorithm>
 
 #include "kernels_src/fa_params.h"
 #include "runtime/device.hpp"
 
-namespace fl::tuner {
+namespace fl::device {
 namespace {
 
 // Encoded tensor-map sets kept per runner: the benchmark rotates three input sets; a few more is slack.
@@ -31,8 +31,8 @@ runtime::Result<unsigned> current_sm_count() {
 
 }  // namespace
 
-runtime::Result<FamilyRunner> FamilyRunner::load(device::Family const& family, device::Config const& config,
-                                                 device::Problem const& problem,
+runtime::Result<FamilyRunner> FamilyRunner::load(Family const& family, Config const& config,
+                                                 Problem const& problem,
                                                  runtime::CompiledProgram const& program) {
   auto module = runtime::LoadedModule::load(program.cubin);
   if (!module) return module.error();
@@ -89,4 +89,4 @@ runtime::Status FamilyRunner::run(fa::AttentionParams params) {
   return {};
 }
 
-}  // namespace fl::tuner
+}  // namespace fl::device
