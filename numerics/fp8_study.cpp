@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "numerics/emulator/emulator.hpp"
+#include "numerics/judge.hpp"
 #include "numerics/metrics.hpp"
 #include "numerics/precision_recipe.hpp"
 #include "numerics/quantized_operands.hpp"
@@ -150,11 +151,7 @@ std::vector<Fp8StudyRow> run_fp8_study(Fp8StudyOptions const& o,
               QuantizedOperands const ops = quantize_operands(in, rc);
               emulator::ForwardResult const f = emulator::emulate_forward(ops, rc, c, selection);
               AttentionOutputs const full = emulator::to_attention_outputs(f, nullptr, &ops);
-              std::size_t const dd = std::size_t(d);
-              out.resize(ref.sample.query_rows.size() * dd);
-              for (std::size_t t = 0; t < ref.sample.query_rows.size(); ++t)
-                for (std::size_t e = 0; e < dd; ++e)
-                  out[t * dd + e] = full.o[ref.sample.query_rows[t] * dd + e];
+              out = gather_rows(full.o, ref.sample.query_rows, std::size_t(d));
             }
             Fp8StudyRow row;
             row.pass = "forward";

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "numerics/emulator/emulator.hpp"
+#include "numerics/judge.hpp"
 #include "numerics/metrics.hpp"
 #include "numerics/quantized_operands.hpp"
 #include "numerics/reference.hpp"
@@ -54,11 +55,7 @@ std::vector<double> emulated_o(device::Family const& family, device::Config cons
   for (std::size_t r : rows) selection[r] = 1;
   auto const f = numerics::emulator::emulate_forward(ops, recipe, c, selection);
   auto const full = numerics::emulator::to_attention_outputs(f, nullptr, &ops);
-  std::size_t const d = std::size_t(p.shape.head_dim);
-  std::vector<double> out(rows.size() * d);
-  for (std::size_t t = 0; t < rows.size(); ++t)
-    for (std::size_t e = 0; e < d; ++e) out[t * d + e] = full.o[rows[t] * d + e];
-  return out;
+  return numerics::gather_rows(full.o, rows, std::size_t(p.shape.head_dim));
 }
 
 // numerics/fp8_study.cpp's make_inputs: B = H = 1, non-causal, values stored as bf16.
