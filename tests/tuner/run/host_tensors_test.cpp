@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "tuner/run/host_tensors.hpp"
@@ -21,6 +22,38 @@ TEST_CASE("inputs encoded once are the encodings each upload would make", "[tune
   CHECK(encoded.v == encode_16bit(inputs.v, problem.dtype));
   CHECK(encoded.d_o == encode_16bit(inputs.d_o, problem.dtype));
   CHECK(decode_16bit(encoded.v, problem.dtype) == inputs.v);  // the inputs are exact in the dtype
+}
+
+TEST_CASE("normal inputs are the same for a seed, drawn chunk by chunk from independent streams",
+          "[tuner][run]") {
+  // 2 x 8 x 300 x 64 = 307200 elements a tensor: five chunks of 2^16, so the threads draw several.
+  fl::common::AttentionShape shape;
+  shape.batch = 2;
+  shape.heads_q = shape.heads_kv = 8;
+  shape.seqlen_q = shape.seqlen_k = 300;
+  shape.head_dim = 64;
+  Problem const problem(shape, Precision::bf16, Direction::backward);
+  auto const a = make_normal_inputs(problem, 11);
+  auto const b = make_normal_inputs(problem, 11);
+  CHECK(a.q == b.q);
+  CHECK(a.d_o == b.d_o);
+  CHECK(make_normal_inputs(problem, 12).k != a.k);
+  CHECK(a.k != a.v);  // each tensor its own streams
+  std::size_t const chunk = std::size_t{1} << 16;
+  REQUIRE(a.k.size() > 2 * chunk);
+  CHECK(std::vector<float>(a.k.begin(), a.k.begin() + 64) !=
+        std::vector<float>(a.k.begin() + chunk, a.k.begin() + chunk + 64));  // chunks are not repeats
+  double sum = 0, sum_sq = 0;
+  std::size_t zeros = 0;
+  for (float x : a.v) {
+    sum += x;
+    sum_sq += double(x) * x;
+    zeros += x == 0.0f;
+  }
+  CHECK(zeros == 0);  // never zeros
+  double const mean = sum / double(a.v.size()), var = sum_sq / double(a.v.size()) - mean * mean;
+  CHECK(std::abs(mean) < 0.01);
+  CHECK(std::abs(var - 1.0) < 0.01);
 }
 
 // Not part of CI ([.]): the host work of one candidate's uploads and download at the H200 tuning shape
