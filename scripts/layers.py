@@ -21,7 +21,7 @@ ALLOWED = {
     "common": {"common"},
     "runtime": {"runtime", "common"},
     "db": {"db", "common"},
-    "device": {"device", "runtime", "common", "kernels_src"},
+    "device": {"device", "runtime", "db", "common", "kernels_src"},
     "numerics": {"numerics", "device", "db", "common"},
     "tuner": {"tuner", "device", "runtime", "db", "numerics", "common", "kernels_src"},
 }

@@ -5,21 +5,21 @@
 #include <limits>
 #include <vector>
 
+#include "device/run/host_tensors.hpp"
 #include "numerics/precision.hpp"
-#include "tuner/run/host_tensors.hpp"
 
 namespace fl::test {
 
+using device::HostInputs;
+using device::HostOutputs;
 using device::Problem;
-using tuner::HostInputs;
-using tuner::HostOutputs;
 
 // Standard attention in float (an implementation independent of the checker's double reference),
 // rounded to the dtype like a kernel's output.
-inline HostOutputs standard_attention(Problem const& p, HostInputs const& in) {
+inline device::HostOutputs standard_attention(Problem const& p, device::HostInputs const& in) {
   auto const& s = p.shape;
   auto const d = std::size_t(s.head_dim);
-  HostOutputs out;
+  device::HostOutputs out;
   out.o.assign(s.q_elements(), 0.0f);
   out.lse.assign(s.lse_elements(), 0.0f);
   for (int b = 0; b < s.batch; ++b)

@@ -22,6 +22,7 @@
 #include <string>
 #include <utility>
 
+#include "device/compile/compile_service.hpp"
 #include "device/family.hpp"
 #include "numerics/campaign/mutant_runner.hpp"
 #include "runtime/compile_request.hpp"
@@ -30,7 +31,6 @@
 #include "runtime/target_arch.hpp"
 #include "tools/fa_mutate/mutant_sources.hpp"
 #include "tools/fa_mutate/racecheck.hpp"
-#include "tuner/compile/compile_service.hpp"
 
 namespace fl::tools::fa_mutate {
 
@@ -118,7 +118,7 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   GpuMutantOptions options_;
   FamilySource forward_;
   std::optional<FamilySource> backward_;  // <family>_bwd, when registered
-  tuner::CompileService compiler_;
+  device::CompileService compiler_;
   // (mutant index or -1, name expressions) -> program
   std::map<std::pair<int, std::string>, runtime::CompiledProgram> programs_;
   // (precision, backward?) -> the correct kernel's racecheck run
