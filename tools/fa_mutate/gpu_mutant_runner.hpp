@@ -6,8 +6,8 @@
 // Each (mutant, problem class) is compiled once and the CompiledProgram kept in the runner: a campaign runs
 // every mutant over ~20 inputs, and the problem class (dtype, head dim, causal, the config's tiles: exactly
 // what the kernel's name expression names) changes far less often than the input. With a database path,
-// compiles go through the tuner's SQLite compile cache, so a second campaign on the same kernels_src and
-// NVRTC compiles nothing.
+// compiles go through device/'s SQLite compile cache (device/compile/compile_service.hpp), so a second
+// campaign on the same kernels_src and NVRTC compiles nothing.
 //
 // Backward mutants (bwd-*, bwd-race) run the family's backward, the registered family of the same name +
 // "_bwd" (fa2_sm80_bwd), at its default config, on the forward's O and LSE taken from the float64

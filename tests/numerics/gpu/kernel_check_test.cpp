@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "numerics/gpu/kernel_inputs.hpp"
-#include "tests/tuner/standard_attention.hpp"
+#include "tests/numerics/gpu/host_standard_attention.hpp"
 
 using namespace fl;
 using namespace fl::device;

@@ -17,7 +17,7 @@
 #include "numerics/gpu/kernel_tensors.hpp"
 #include "numerics/precision.hpp"
 #include "numerics/reference.hpp"
-#include "tests/tuner/standard_attention.hpp"
+#include "tests/numerics/gpu/host_standard_attention.hpp"
 
 using namespace fl;
 using namespace fl::device;

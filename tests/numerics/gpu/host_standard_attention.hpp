@@ -1,6 +1,6 @@
 #pragma once
-// Standard (untiled) attention in float for the tests of tuner/run: an implementation independent of the
-// checkers' float64 references.
+// Standard (untiled) attention in float on device/'s host tensors, for the tests of numerics/gpu/ and of the
+// tuner's prepared check: an implementation independent of the checkers' float64 references.
 #include <cmath>
 #include <limits>
 #include <vector>
