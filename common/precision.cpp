@@ -9,6 +9,10 @@ bool is_fp8(Precision p) {
   return p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2;
 }
 
+Precision storage_precision(Precision claimed) {
+  return is_fp8(claimed) ? Precision::bf16 : claimed;
+}
+
 namespace {
 constexpr std::array<std::pair<Precision, std::string_view>, 5> kNames{{
     {Precision::fp32, "fp32"},

@@ -10,6 +10,9 @@ namespace fl::common {
 enum class Precision { fp32, fp16, bf16, fp8_e4m3, fp8_e5m2 };
 
 bool is_fp8(Precision p);
+// The precision values of a claimed one are stored in before a kernel reads them: the claimed one, bf16
+// for FP8 claims (an FP8 kernel quantises bf16 inputs itself, and writes bf16 outputs).
+Precision storage_precision(Precision claimed);
 
 std::string_view name(Precision p);  // "fp32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2"
 std::optional<Precision> parse_precision(std::string_view text);

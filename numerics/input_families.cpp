@@ -164,10 +164,6 @@ std::optional<InputFamily> parse_input_family(std::string_view text) {
   return std::nullopt;
 }
 
-common::Precision storage_precision(common::Precision claimed) {
-  return is_fp8(claimed) ? common::Precision::bf16 : claimed;
-}
-
 common::AttentionShape family_shape(InputFamily family, common::AttentionShape s) {
   if (family == InputFamily::fully_masked_rows) {
     s.causal = true;
@@ -284,7 +280,7 @@ FamilyInputs generate_family(InputFamily family, FamilyRequest const& request) {
     out.adversarial_rows.resize(2 * kMaxAdversarialRows);
   if (out.adversarial_key_rows.size() > 2 * kMaxAdversarialRows)
     out.adversarial_key_rows.resize(2 * kMaxAdversarialRows);
-  round_all(in, storage_precision(request.precision));
+  round_all(in, common::storage_precision(request.precision));
   return out;
 }
 

@@ -81,9 +81,6 @@ constexpr double kPlantedMaxMargin = 8.0;
 // Keys 0..kFirstBlockKeys-1 are in the first key block for every kBlockN >= 16.
 constexpr int kFirstBlockKeys = 16;
 
-// The precision the generated values are stored in: the claimed one, bf16 for FP8 claims.
-common::Precision storage_precision(common::Precision claimed);
-
 // The shape a family's inputs get from the requested one (fully_masked_rows and ragged_tail adjust it).
 common::AttentionShape family_shape(InputFamily family, common::AttentionShape requested);
 

@@ -72,10 +72,10 @@ SweepResult run_tolerance_sweep(Implementation const& implementation, SweepOptio
         FamilyInputs fi = generate_family(family, request);
         PrecisionRecipe const recipe = draw_recipe(claimed, seed);
         if (options.unrepresentable_inputs) {
-          double const u = unit_roundoff(storage_precision(claimed));
+          double const u = unit_roundoff(common::storage_precision(claimed));
           for (auto* t : {&fi.inputs.q, &fi.inputs.k, &fi.inputs.v, &fi.inputs.d_o})
             for (double& x : *t) {
-              double const top = max_finite(storage_precision(claimed));
+              double const top = max_finite(common::storage_precision(claimed));
               x = std::clamp(x * (1.0 + u * (2.0 * shape_rng.uniform() - 1.0)), -top, top);
             }
           tol.inputs_exact = is_fp8(claimed) ? true : inputs_representable(fi.inputs, recipe.operands);

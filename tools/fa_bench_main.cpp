@@ -21,9 +21,14 @@
 #include "common/precision.hpp"
 #include "common/sha256.hpp"
 #include "common/temporary_files.hpp"
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "device/families/registry.hpp"
 #include "device/family_runner.hpp"
+#include "device/run/device_problem.hpp"
+#include "device/run/run_once.hpp"
+#include "numerics/gpu/kernel_check.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/target_arch.hpp"
@@ -31,10 +36,7 @@
 #include "tools/fa_bench_modes.hpp"
 #include "tuner/bench_table.hpp"
 #include "tuner/cli/bench_options.hpp"
-#include "tuner/compile/compile_config.hpp"
 #include "tuner/run/benchmark.hpp"
-#include "tuner/run/device_problem.hpp"
-#include "tuner/run/run_once.hpp"
 
 namespace po = boost::program_options;
 using namespace fl;
@@ -102,7 +104,7 @@ int main(int argc, char** argv) {
     if (!a) runtime::exit_no_gpu(a.error());
     arch = a.value();
   }
-  CompileSpec const spec{arch, kernels_dir.value(), opt.mutants};
+  device::CompileSpec const spec{arch, kernels_dir.value(), opt.mutants};
   std::printf("device %s, sm %d, driver %d, arch %s, %s\n", device.name.c_str(), device.sm_count,
               device.driver_version, std::string(runtime::arch_name(arch)).c_str(), today().c_str());
   if (!opt.error_study.empty()) return tools::fa_bench::error_study_main(opt, *family, spec, device, arch);
@@ -118,7 +120,7 @@ int main(int argc, char** argv) {
         Problem const base = timed_problem(opt, opt.seqlens.front(), d, causal, dtype);
         if (auto why = family->unsupported(base)) bench_bad_input(*why);
         Config const config = bench_config(opt, *family, base);
-        auto program = compile_family_config(*family, config, base, spec);
+        auto program = device::compile_family_config(*family, config, base, spec);
         if (!program) {
           std::fprintf(stderr, "%s\n%s\n", program.error().one_line().c_str(), program.error().log.c_str());
           return common::kExitCheckFailed;
@@ -138,9 +140,9 @@ int main(int argc, char** argv) {
         // check_config, unless FA_BENCH_CHECK_LOG holds this check's pass: then its recorded summary, marked.
         std::string const cubin_sha =
             check_log ? common::sha256_hex({program->cubin.data(), program->cubin.size()}) : "";
-        auto const check_once =
-            [&](Problem const& p, CheckOptions const& o,
-                std::function<HostInputs const*()> const& given) -> runtime::Result<Verdict> {
+        auto const check_once = [&](Problem const& p, CheckOptions const& o,
+                                    std::function<device::HostInputs const*()> const& given)
+            -> runtime::Result<numerics::gpu::Verdict> {
           std::string key;
           if (check_log) {
             key = tools::fa_bench::check_key(
@@ -150,8 +152,8 @@ int main(int argc, char** argv) {
                     std::string(given ? "normal " + std::to_string(kTimedInputSeed)
                                       : std::string(numerics::name(o.input_family))));
             if (auto earlier = check_log->passed(key))
-              return Verdict{true,
-                             "checked earlier (" + check_log->path().filename().string() + "): " + *earlier};
+              return numerics::gpu::Verdict{
+                  true, "checked earlier (" + check_log->path().filename().string() + "): " + *earlier};
           }
           auto check = check_config(*family, config, p, program.value(), o, given ? given() : nullptr);
           if (check_log && check && check->pass) check_log->record(key, check->summary);
@@ -174,7 +176,7 @@ int main(int argc, char** argv) {
           row.check = std::move(check_text);
           row.registers = regs;
           row.spill_bytes = spills;
-          row.device_bytes = DeviceProblem::bytes_needed(p, family->scratch(config, p));
+          row.device_bytes = device::DeviceProblem::bytes_needed(p, family->scratch(config, p));
           return row;
         };
         // The forward that fills O and LSE before a backward is timed.
@@ -184,7 +186,7 @@ int main(int argc, char** argv) {
           Problem fwd = base;
           fwd.direction = Direction::forward;
           forward_program =
-              compile_family_config(forward_family, forward_family.default_config(fwd), fwd, spec);
+              device::compile_family_config(forward_family, forward_family.default_config(fwd), fwd, spec);
           if (!*forward_program) {
             std::fprintf(stderr, "%s\n", (*forward_program).error().one_line().c_str());
             return common::kExitCheckFailed;
@@ -193,8 +195,11 @@ int main(int argc, char** argv) {
         if (opt.launch_once) {
           for (int const n : opt.seqlens) {
             Problem const p = timed_problem(opt, n, d, causal, dtype);
-            auto const ran =
-                run_once(*family, config, p, program.value(), make_normal_inputs(p, kTimedInputSeed));
+            auto const inputs = numerics::gpu::make_normal_inputs(p, kTimedInputSeed);
+            auto const fp8 = tuner::fp8_operands_of(p, inputs);
+            auto const ran = fp8 ? device::run_once(*family, config, p, program.value(), inputs, nullptr,
+                                                    fp8->has_value() ? &**fp8 : nullptr)
+                                 : runtime::Result<device::HostOutputs>(fp8.error());
             BenchRow const row = row_for(p, ran ? "launched once, not checked" : ran.error().one_line());
             std::printf("  %-40s launched once  %8.1f MiB  %s\n", describe(p).c_str(),
                         double(row.device_bytes) / (1024.0 * 1024.0), row.check.c_str());
@@ -218,13 +223,14 @@ int main(int argc, char** argv) {
           Problem const p = timed_problem(opt, n, d, causal, dtype);
           // Made when the check or the timing needs them (a check taken from the log and --check-only do
           // not).
-          std::optional<HostInputs> inputs;
-          auto const timed_inputs = [&]() -> HostInputs const* {
-            if (!inputs) inputs = make_normal_inputs(p, kTimedInputSeed);
+          std::optional<device::HostInputs> inputs;
+          auto const timed_inputs = [&]() -> device::HostInputs const* {
+            if (!inputs) inputs = numerics::gpu::make_normal_inputs(p, kTimedInputSeed);
             return &*inputs;
           };
           bool const backward = opt.direction == Direction::backward;
-          runtime::Result<Verdict> check = Verdict{true, "not checked at this n (edge problems checked)"};
+          runtime::Result<numerics::gpu::Verdict> check =
+              numerics::gpu::Verdict{true, "not checked at this n (edge problems checked)"};
           if (!backward || n <= kMaxCheckedBackwardSeqlen)
             check = check_once(p, {kCheckRows, kCheckSeed}, timed_inputs);
           bool const pass = check && check->pass;
@@ -232,9 +238,9 @@ int main(int argc, char** argv) {
           BenchRow row = row_for(p, check ? check->summary : check.error().one_line());
           if (!opt.check_only) {
             // A backward reads O and LSE: written on each input set by fa2_sm80's forward, as in training.
-            std::function<runtime::Status(DeviceProblem&)> prepare;
+            std::function<runtime::Status(device::DeviceProblem&)> prepare;
             if (backward) {
-              prepare = [&](DeviceProblem& dp) -> runtime::Status {
+              prepare = [&](device::DeviceProblem& dp) -> runtime::Status {
                 Problem fwd = p;
                 fwd.direction = Direction::forward;
                 auto runner = FamilyRunner::load(forward_family, forward_family.default_config(fwd), fwd,

@@ -39,7 +39,8 @@ std::string today() {
 int compile_space_main(BenchOptions const& opt, Family const& family) {
   auto const kernels_dir = runtime::resolve_kernels_dir(opt.kernels_dir);
   if (!kernels_dir) bench_bad_input(kernels_dir.error().one_line());
-  CompileSpec const spec{opt.arch.value_or(runtime::TargetArch::sm_90a), kernels_dir.value(), opt.mutants};
+  device::CompileSpec const spec{opt.arch.value_or(runtime::TargetArch::sm_90a), kernels_dir.value(),
+                                 opt.mutants};
   unsigned const threads = std::max(1u, std::thread::hardware_concurrency());
   bool all_compiled = true;
   for (auto const dtype : opt.dtypes)
@@ -69,7 +70,7 @@ int compile_space_main(BenchOptions const& opt, Family const& family) {
 }
 
 // --error-study PATH: the FP8 error analysis's forward rows measured on this GPU (tuner/run/fp8_error_study).
-int error_study_main(BenchOptions const& opt, Family const& family, CompileSpec const& spec,
+int error_study_main(BenchOptions const& opt, Family const& family, device::CompileSpec const& spec,
                      runtime::DeviceInfo const& device, runtime::TargetArch arch) {
   Fp8ErrorStudyOptions options;       // the family runs FP8 (validate_bench_plan)
   options.bf16_pv = opt.fp8.bf16_pv;  // each variant with P V in FP8 and in bf16, emulated rows beside
@@ -92,7 +93,7 @@ int error_study_main(BenchOptions const& opt, Family const& family, CompileSpec 
 }
 
 // --stability-study PATH: experiments/stability's rows measured on this GPU (tuner/run/stability_gpu_study).
-int stability_study_main(BenchOptions const& opt, Family const& family, CompileSpec const& spec,
+int stability_study_main(BenchOptions const& opt, Family const& family, device::CompileSpec const& spec,
                          runtime::DeviceInfo const& device, runtime::TargetArch arch) {
   numerics::StabilityOptions options;
   options.precisions = opt.dtypes;  // fp16 and bf16: validate_bench_plan

@@ -4,11 +4,11 @@
 #include <filesystem>
 #include <string>
 
+#include "device/compile/compile_config.hpp"
 #include "device/family.hpp"
 #include "runtime/device.hpp"
 #include "runtime/target_arch.hpp"
 #include "tuner/cli/bench_options.hpp"
-#include "tuner/compile/compile_config.hpp"
 
 namespace fl::tools::fa_bench {
 
@@ -25,12 +25,12 @@ int compile_space_main(tuner::BenchOptions const& opt, device::Family const& fam
 
 // --error-study PATH: the FP8 error analysis's forward rows measured on this GPU (tuner/run/fp8_error_study).
 int error_study_main(tuner::BenchOptions const& opt, device::Family const& family,
-                     tuner::CompileSpec const& spec, runtime::DeviceInfo const& device,
+                     device::CompileSpec const& spec, runtime::DeviceInfo const& device,
                      runtime::TargetArch arch);
 
 // --stability-study PATH: experiments/stability's rows measured on this GPU (tuner/run/stability_gpu_study).
 int stability_study_main(tuner::BenchOptions const& opt, device::Family const& family,
-                         tuner::CompileSpec const& spec, runtime::DeviceInfo const& device,
+                         device::CompileSpec const& spec, runtime::DeviceInfo const& device,
                          runtime::TargetArch arch);
 
 }  // namespace fl::tools::fa_bench

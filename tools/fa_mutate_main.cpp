@@ -31,11 +31,11 @@
 #include "numerics/campaign/mutation_store.hpp"
 #include "numerics/campaign/verifier_judge.hpp"
 #include "tools/fa_mutate_options.hpp"
-#ifdef FL_FA_MUTATE_WITH_GPU  // fa-mutate links fl_tuner (tools/CMakeLists.txt); fl_numerics never does
+#ifdef FL_FA_MUTATE_WITH_GPU  // fa-mutate links its GPU target, fl_fa_mutate_gpu (tools/CMakeLists.txt)
+#include "device/gpu_key.hpp"
 #include "tools/fa_mutate/gpu_mutant_target.hpp"
 #include "tools/fa_mutate/racecheck.hpp"
 #include "tools/fa_mutate/racecheck_probe.hpp"
-#include "tuner/tune/gpu_backend.hpp"
 #endif
 
 namespace po = boost::program_options;
@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
       }
       gpu = std::move(std::get<std::unique_ptr<GpuMutantTarget>>(opened));
       device = gpu->device().name;
-      gpu_key = fl::tuner::gpu_key(gpu->device());
+      gpu_key = fl::device::gpu_key(gpu->device());
       std::cout << "fa-mutate --target gpu on " << device << "\n";
       for (auto& run : gpu->runs()) {
         for (auto const& line : run.skipped) std::cout << run.runner->family() << ": " << line << "\n";
@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
       }
 #else
       std::cerr << "fa-mutate: --target gpu is not available: this build of fa-mutate is not linked with "
-                   "fl_tuner (the GPU kernel families)\n";
+                   "fl_fa_mutate_gpu (the GPU kernel families)\n";
       return fl::common::kExitBadInput;
 #endif
     } else {

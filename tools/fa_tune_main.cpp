@@ -13,11 +13,11 @@
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
 #include "device/families/registry.hpp"
+#include "device/gpu_telemetry.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/kernel_source.hpp"
 #include "tuner/cli/tune_options.hpp"
-#include "tuner/measure/gpu_telemetry.hpp"
 #include "tuner/tune/compile_only.hpp"
 #include "tuner/tune/gpu_backend.hpp"
 #include "tuner/tune/gpu_run.hpp"
@@ -236,7 +236,7 @@ int run(int argc, char const* const argv[]) {
   if (options.worker_gpu)  // which device measured this worker's rows, kept with its tuning run
     options.command_line +=
         " [GPU " + std::to_string(device->ordinal) + " " +
-        tuner::read_gpu_uuid(device->ordinal).value_or("(no UUID: nvidia-smi did not answer)") + "]";
+        device::read_gpu_uuid(device->ordinal).value_or("(no UUID: nvidia-smi did not answer)") + "]";
   tuner::GpuBackend backend(options.jobs, arch, kernels_dir.value(), db_path, device.value(),
                             *tuner::pace_named(options.pace));
   auto const report = tuner::run_tuning(options, backend, kernels_dir.value(), db_path, stop);

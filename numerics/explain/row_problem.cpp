@@ -39,7 +39,7 @@ RowProblem row_from_scores(std::span<double const> scores, std::span<double cons
   shape.head_dim = head_dim;
   shape.softmax_scale = softmax_scale;
   p.recipe = recipe_for(precision);
-  common::Precision const stored = storage_precision(precision);
+  common::Precision const stored = common::storage_precision(precision);
   p.inputs.q.assign(static_cast<std::size_t>(head_dim), 0.0);
   p.inputs.q[0] = 1.0;
   p.inputs.k.assign(values.size(), 0.0);

@@ -8,11 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "device/compile/compile_config.hpp"
 #include "device/family.hpp"
+#include "numerics/gpu/kernel_check.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 #include "tuner/run/benchmark.hpp"
-#include "tuner/run/numerics_check.hpp"
 
 namespace fl::test {
 
@@ -22,14 +23,14 @@ inline bool passes_problems(device::Family const& f, std::vector<std::string> co
                             std::vector<device::Problem> const& problems, device::Config const& config) {
   using namespace fl::device;
   using namespace fl::tuner;
-  auto const program = compile_family_config(f, config, problems.front(),
-                                             {runtime::TargetArch::sm_90a, kernels_dir(), mutants});
+  auto const program = device::compile_family_config(f, config, problems.front(),
+                                                     {runtime::TargetArch::sm_90a, kernels_dir(), mutants});
   INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
   REQUIRE(program);
   bool const causal = problems.front().shape.causal;
   for (auto const input_family : numerics::all_input_families())
     for (auto const& p : problems) {
-      if (!family_applies(input_family, causal)) continue;
+      if (!numerics::gpu::family_applies(input_family, causal)) continue;
       CheckOptions options;
       options.input_family = input_family;
       auto const check = check_config(f, config, p, program.value(), options);

@@ -10,12 +10,12 @@
 #include <sstream>
 #include <thread>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tools/fa_mutate/gpu_mutant_runner.hpp"
-#include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/space_compile.hpp"
 
 using namespace fl;
@@ -45,8 +45,8 @@ std::string read_all(std::filesystem::path const& path) {
 runtime::Result<runtime::CompiledProgram> compile_instances(std::vector<Problem> const& problems,
                                                             TargetArch arch) {
   Fa2Fp8Family const f;
-  auto request = make_family_request(f, f.default_config(problems.front()), problems.front(),
-                                     {arch, test::kernels_dir(), {}});
+  auto request = device::make_family_request(f, f.default_config(problems.front()), problems.front(),
+                                             {arch, test::kernels_dir(), {}});
   if (!request) return request.error();
   request->name_expressions.clear();
   for (auto const& p : problems)
@@ -102,7 +102,7 @@ TEST_CASE("a spread of the fa2_fp8 search space compiles for sm_89 and sm_90a", 
     auto const space = enumerate_space(f, p);
     REQUIRE(space.size() > kSamples);
     for (auto arch : {TargetArch::sm_89, TargetArch::sm_90a}) {
-      auto request = make_family_request(f, space.front(), p, {arch, test::kernels_dir(), {}});
+      auto request = device::make_family_request(f, space.front(), p, {arch, test::kernels_dir(), {}});
       REQUIRE(request);
       request->name_expressions.clear();
       for (std::size_t i = 0; i < kSamples; ++i)
@@ -150,14 +150,16 @@ TEST_CASE("configs fa2_fp8's host constraints reject are rejected by its static_
     config[c.param] = c.value;
     INFO(to_string(config));
     REQUIRE(f.violates(config, p));
-    auto const program = compile_family_config(f, config, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
+    auto const program =
+        device::compile_family_config(f, config, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
     REQUIRE_FALSE(program);
     CHECK(program.error().log.find(c.assert_text) != std::string::npos);
   }
   // Too many accumulators (d128, 128 x 128 on 4 warps: 256 fp32 registers per thread).
   Config big{{"kBlockM", 128}, {"kBlockN", 128}, {"kNWarps", 4}, {"kStages", 1}, {"kQInRegs", 0}};
   REQUIRE(f.violates(big, p));
-  auto const program = compile_family_config(f, big, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto const program =
+      device::compile_family_config(f, big, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE_FALSE(program);
   CHECK(program.error().log.find("192 registers") != std::string::npos);
   // And an accepted config is accepted by the kernel: the default (compiled in the test above).
@@ -191,8 +193,8 @@ TEST_CASE("the FP8 mutant switches sit at exactly one line and fa2_fp8's sources
   // Each FP8 switch compiles, per tensor and per block.
   for (auto scaling : {Fp8Scaling::per_tensor, Fp8Scaling::per_block}) {
     auto q = fp8_problem(64, true, Precision::fp8_e4m3, scaling);
-    auto const program =
-        compile_family_config(f, f.default_config(q), q, {TargetArch::sm_90a, test::kernels_dir(), switches});
+    auto const program = device::compile_family_config(f, f.default_config(q), q,
+                                                       {TargetArch::sm_90a, test::kernels_dir(), switches});
     INFO((program.ok() ? std::string() : program.error().log));
     CHECK(program);
   }

@@ -4,10 +4,11 @@
 // Skipped where there is no GPU (the lead runs it on the H200: scripts/gpu.sh fp8).
 #include <catch2/catch.hpp>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 #include "tuner/run/benchmark.hpp"
 
 using namespace fl;
@@ -39,13 +40,13 @@ TEST_CASE("fa2_fp8 default configs pass fa-check on every input family", "[gpu][
         base.fp8.incoherent_seed = 1;
         auto const config = family.default_config(base);
         auto const program =
-            compile_family_config(family, config, base, {arch.value(), test::kernels_dir(), {}});
+            device::compile_family_config(family, config, base, {arch.value(), test::kernels_dir(), {}});
         INFO(describe(base) << " " << to_string(config));
         INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
         REQUIRE(program);
         for (auto const input_family : numerics::all_input_families())
           for (auto p : test::edge_problems(d, causal, v.dtype)) {
-            if (!family_applies(input_family, causal)) continue;
+            if (!numerics::gpu::family_applies(input_family, causal)) continue;
             p.fp8 = base.fp8;
             CheckOptions options;
             options.input_family = input_family;

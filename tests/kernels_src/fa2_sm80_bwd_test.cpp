@@ -9,15 +9,16 @@
 #include <set>
 #include <thread>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "device/family_runner.hpp"
+#include "device/run/device_problem.hpp"
+#include "numerics/gpu/kernel_check.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/space_compile.hpp"
 #include "tuner/run/benchmark.hpp"
-#include "tuner/run/device_problem.hpp"
-#include "tuner/run/numerics_check.hpp"
 
 using namespace fl;
 using namespace fl::device;
@@ -47,8 +48,8 @@ TEST_CASE("backward default configs compile, without spills on sm_90a", "[kernel
     for (int d : {64, 128}) {
       // One program per family and head dim holding every instance: one NVRTC front-end pass.
       auto const first = bwd_problem(d, false, Precision::bf16);
-      auto request = make_family_request(*f, f->default_config(first), first,
-                                         {TargetArch::sm_90a, test::kernels_dir(), {}});
+      auto request = device::make_family_request(*f, f->default_config(first), first,
+                                                 {TargetArch::sm_90a, test::kernels_dir(), {}});
       REQUIRE(request);
       std::set<std::string> names;
       for (bool causal : {false, true})
@@ -87,7 +88,8 @@ TEST_CASE("backward configs the host rejects do not compile either", "[kernels][
        {std::pair<Family const*, Config>{&fa2, bad_stages}, {&fa2, bad_tiles}, {&fa1, bad_fa1}}) {
     INFO(f->name() << " " << to_string(c));
     CHECK(f->violates(c, p));
-    auto const program = compile_family_config(*f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
+    auto const program =
+        device::compile_family_config(*f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
     CHECK_FALSE(program);
   }
 }
@@ -128,7 +130,8 @@ TEST_CASE("backward mutant switches: one line per kernel path, all compile", "[k
   for (auto [f, c] : {std::pair<Family const*, Config>{&f2, f2.default_config(p)},
                       {&f2, fa2_sm80_bwd::deterministic_config(p)},
                       {&f1, f1.default_config(p)}}) {
-    auto const program = compile_family_config(*f, c, p, {TargetArch::sm_90a, test::kernels_dir(), switches});
+    auto const program =
+        device::compile_family_config(*f, c, p, {TargetArch::sm_90a, test::kernels_dir(), switches});
     INFO(f->name() << " " << to_string(c) << (program.ok() ? std::string() : program.error().log));
     CHECK(program);
   }
@@ -163,12 +166,12 @@ bool passes(Family const& f, Config const& config, std::vector<std::string> cons
             bool causal) {
   auto const base = bwd_problem(d, causal, Precision::bf16);
   auto const program =
-      compile_family_config(f, config, base, {TargetArch::sm_90a, test::kernels_dir(), mutants});
+      device::compile_family_config(f, config, base, {TargetArch::sm_90a, test::kernels_dir(), mutants});
   INFO((program.ok() ? std::string() : program.error().log));
   REQUIRE(program);
   for (auto const input_family : numerics::all_input_families())
     for (auto p : test::edge_problems(d, causal, Precision::bf16)) {
-      if (!family_applies(input_family, causal)) continue;
+      if (!numerics::gpu::family_applies(input_family, causal)) continue;
       p.direction = Direction::backward;
       CheckOptions options;
       options.input_family = input_family;
@@ -225,15 +228,16 @@ TEST_CASE("fa2_sm80_bwd deterministic mode gives the same bits run to run", "[gp
   p.shape = {2, 8, 2, 1000, 1000, 128, true, 0.0};
   auto const config = fa2_sm80_bwd::deterministic_config(p);
   REQUIRE(value_or(config, "kDqAtomic", -1) == 0);
-  auto const program = compile_family_config(f, config, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto const program =
+      device::compile_family_config(f, config, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE(program);
-  auto const inputs = make_normal_inputs(p, 3);
-  auto const forward = reference_forward(p, inputs);
+  auto const inputs = numerics::gpu::make_normal_inputs(p, 3);
+  auto const forward = numerics::gpu::reference_forward(p, inputs);
   auto runner = FamilyRunner::load(f, config, p, program.value());
   REQUIRE(runner);
-  std::vector<HostOutputs> runs;
+  std::vector<device::HostOutputs> runs;
   for (int i = 0; i < 3; ++i) {
-    auto dp = DeviceProblem::create(p, inputs, f.scratch(config, p), &forward);
+    auto dp = device::DeviceProblem::create(p, inputs, f.scratch(config, p), &forward);
     REQUIRE(dp);
     REQUIRE(runner->run(dp->params));
     auto out = dp->download(p);

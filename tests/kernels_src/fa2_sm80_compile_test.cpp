@@ -8,14 +8,13 @@
 #include <regex>
 #include <sstream>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 
 using namespace fl;
 using namespace fl::device;
-using namespace fl::tuner;
 using common::Precision;
 using runtime::TargetArch;
 
@@ -40,7 +39,8 @@ TEST_CASE("fa2_sm80 default configs compile for sm_80 and sm_90a, without spills
   for (auto arch : {TargetArch::sm_80, TargetArch::sm_90a}) {
     // One program holding every default instance: one NVRTC front-end pass instead of twelve.
     auto const first = problem_of(64, false, Precision::bf16);
-    auto request = make_family_request(f, f.default_config(first), first, {arch, test::kernels_dir(), {}});
+    auto request =
+        device::make_family_request(f, f.default_config(first), first, {arch, test::kernels_dir(), {}});
     REQUIRE(request);
     std::vector<std::string> names;
     for (int d : {64, 128, 256})
@@ -77,7 +77,8 @@ TEST_CASE("a spread of the fa2_sm80 search space compiles", "[kernels][nvrtc]") 
   auto const space = enumerate_space(f, p);
   REQUIRE(space.size() > 8);
   constexpr std::size_t kSamples = 4;  // every config is compiled by fa-tune --compile-only, not in CI
-  auto request = make_family_request(f, space.front(), p, {TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto request =
+      device::make_family_request(f, space.front(), p, {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE(request);
   request->name_expressions.clear();
   for (std::size_t i = 0; i < kSamples; ++i) {
@@ -96,7 +97,7 @@ TEST_CASE("a config the host rejects is rejected by the kernel's static_asserts 
   auto c = f.default_config(p);
   c["kBlockN"] = 40;
   REQUIRE(f.violates(c, p));
-  auto const program = compile_family_config(f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto const program = device::compile_family_config(f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE_FALSE(program);
   CHECK(program.error().log.find("16-key") != std::string::npos);
 }
@@ -123,8 +124,8 @@ TEST_CASE("every forward mutant switch sits at exactly one line of kernels_src a
   // All switches at once: every #ifdef branch is compiled (they do not interfere at compile time).
   Fa2Sm80Family const f;
   auto const p = problem_of(64, true, Precision::bf16);
-  auto const program =
-      compile_family_config(f, f.default_config(p), p, {TargetArch::sm_90a, test::kernels_dir(), switches});
+  auto const program = device::compile_family_config(f, f.default_config(p), p,
+                                                     {TargetArch::sm_90a, test::kernels_dir(), switches});
   INFO((program.ok() ? std::string() : program.error().log));
   CHECK(program);
 }

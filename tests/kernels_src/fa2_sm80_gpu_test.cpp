@@ -3,11 +3,11 @@
 // and every forward mutant is caught by at least one of them. Reported as skipped where there is no GPU.
 #include <catch2/catch.hpp>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/edge_check.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 #include "tuner/run/benchmark.hpp"
 
 using namespace fl;

@@ -6,15 +6,14 @@
 
 #include <set>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "kernels_src/fa3_sm90_bwd_config.h"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 
 using namespace fl;
 using namespace fl::device;
-using namespace fl::tuner;
 using common::Precision;
 using runtime::TargetArch;
 
@@ -28,8 +27,8 @@ Problem bwd_problem(int d, bool causal, Precision dtype) {
 // without spills, and ptxas neither serialised a wgmma nor ignored a setmaxnreg.
 void compiles_without_spills(std::vector<std::pair<Config, Problem>> const& instances) {
   Fa3Sm90BwdFamily const f;
-  auto request = make_family_request(f, instances.front().first, instances.front().second,
-                                     {TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto request = device::make_family_request(f, instances.front().first, instances.front().second,
+                                             {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE(request);
   std::set<std::string> names;
   for (auto const& [c, p] : instances) {
@@ -93,7 +92,7 @@ TEST_CASE("a config fa3_sm90_bwd's host side rejects is rejected by the kernel t
   auto c = f.default_config(p);
   c["kBlockM"] = 128;  // d128: dK + dV + S^T + dP^T exceed the consumer's registers
   REQUIRE(f.violates(c, p));
-  auto const program = compile_family_config(f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto const program = device::compile_family_config(f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE_FALSE(program);
   CHECK(program.error().log.find("fa3_sm90_bwd_config.h") != std::string::npos);
 }
@@ -107,11 +106,11 @@ TEST_CASE("fa3_sm90_bwd carries the backward mutant switches, and each compiles"
   Fa3Sm90BwdFamily const f;
   auto const p = bwd_problem(64, true, Precision::bf16);
   auto const program =
-      compile_family_config(f, f.reproducible_config(p), p,
-                            {TargetArch::sm_90a,
-                             test::kernels_dir(),
-                             {"FA_MUTANT_BWD_MISSING_DELTA", "FA_MUTANT_BWD_DK_MISSING_SCALE",
-                              "FA_MUTANT_BWD_DQ_OVERWRITE", "FA_MUTANT_BWD_RACE"}});
+      device::compile_family_config(f, f.reproducible_config(p), p,
+                                    {TargetArch::sm_90a,
+                                     test::kernels_dir(),
+                                     {"FA_MUTANT_BWD_MISSING_DELTA", "FA_MUTANT_BWD_DK_MISSING_SCALE",
+                                      "FA_MUTANT_BWD_DQ_OVERWRITE", "FA_MUTANT_BWD_RACE"}});
   INFO((program.ok() ? std::string() : program.error().log));
   CHECK(program);
 }

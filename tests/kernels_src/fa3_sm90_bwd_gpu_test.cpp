@@ -4,14 +4,15 @@
 // mutants are caught. Skipped where there is no GPU.
 #include <catch2/catch.hpp>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "device/family_runner.hpp"
+#include "device/run/device_problem.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/edge_check.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 #include "tuner/run/benchmark.hpp"
-#include "tuner/run/device_problem.hpp"
 
 using namespace fl;
 using namespace fl::device;
@@ -27,20 +28,20 @@ bool passes_edge_problems(std::vector<std::string> const& mutants, int d, bool c
 }
 
 // dQ, dK, dV of `runs` runs of one config on one problem's inputs.
-std::vector<HostOutputs> rerun(Config const& config, Problem const& p,
-                               std::vector<std::string> const& mutants, int runs) {
+std::vector<device::HostOutputs> rerun(Config const& config, Problem const& p,
+                                       std::vector<std::string> const& mutants, int runs) {
   Fa3Sm90BwdFamily const f;
-  auto const program =
-      compile_family_config(f, config, p, {runtime::TargetArch::sm_90a, test::kernels_dir(), mutants});
+  auto const program = device::compile_family_config(
+      f, config, p, {runtime::TargetArch::sm_90a, test::kernels_dir(), mutants});
   INFO((program.ok() ? std::string() : program.error().log));
   REQUIRE(program);
-  auto const inputs = make_normal_inputs(p, 3);
-  auto const forward = reference_forward(p, inputs);
+  auto const inputs = numerics::gpu::make_normal_inputs(p, 3);
+  auto const forward = numerics::gpu::reference_forward(p, inputs);
   auto runner = FamilyRunner::load(f, config, p, program.value());
   REQUIRE(runner);
-  std::vector<HostOutputs> out;
+  std::vector<device::HostOutputs> out;
   for (int i = 0; i < runs; ++i) {
-    auto dp = DeviceProblem::create(p, inputs, f.scratch(config, p), &forward);
+    auto dp = device::DeviceProblem::create(p, inputs, f.scratch(config, p), &forward);
     REQUIRE(dp);
     REQUIRE(runner->run(dp->params));
     auto host = dp->download(p);

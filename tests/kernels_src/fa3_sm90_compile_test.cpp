@@ -14,15 +14,14 @@
 #include <vector>
 
 #include "common/precision.hpp"
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/compile_checks.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 
 using namespace fl;
 using namespace fl::device;
-using namespace fl::tuner;
 using common::Precision;
 using runtime::TargetArch;
 
@@ -38,8 +37,8 @@ Problem problem_of(int d, bool causal, Precision dtype) {
 void compiles_without_spills(std::vector<std::pair<Config, Problem>> const& instances,
                              std::map<std::string, std::size_t> const& allowed = {}) {
   Fa3Sm90Family const f;
-  auto request = make_family_request(f, instances.front().first, instances.front().second,
-                                     {TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto request = device::make_family_request(f, instances.front().first, instances.front().second,
+                                             {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE(request);
   request->name_expressions.clear();
   for (auto const& [c, p] : instances) request->name_expressions.push_back(f.name_expressions(c, p).front());
@@ -94,8 +93,8 @@ TEST_CASE("fa3_sm90 FP8 defaults and the V transpose compile for sm_90a without 
   instances.emplace_back(f.default_config(block), block);
   compiles_without_spills(instances);
   // The transpose kernels: every head dim, no spills.
-  auto request =
-      make_family_request(f, f.default_config(block), block, {TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto request = device::make_family_request(f, f.default_config(block), block,
+                                             {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE(request);
   request->name_expressions = {"fa3_sm90_transpose_v<64>", "fa3_sm90_transpose_v<128>",
                                "fa3_sm90_transpose_v<256>"};
@@ -192,7 +191,7 @@ TEST_CASE("a config fa3_sm90's host side rejects is rejected by the kernel too",
   auto c = f.default_config(p);
   c["kBlockN"] = 72;  // not a multiple of 16
   REQUIRE(f.violates(c, p));
-  auto const program = compile_family_config(f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto const program = device::compile_family_config(f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE_FALSE(program);
   CHECK(program.error().log.find("fa3_sm90_config.h") != std::string::npos);
 }

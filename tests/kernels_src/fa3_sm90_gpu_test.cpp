@@ -8,14 +8,15 @@
 #include <cmath>
 #include <map>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "device/family_runner.hpp"
+#include "device/run/device_problem.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/edge_check.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 #include "tuner/run/benchmark.hpp"
-#include "tuner/run/device_problem.hpp"
 #include "tuner/run/fp8_error_study.hpp"
 
 using namespace fl;
@@ -104,17 +105,17 @@ TEST_CASE("fa3_sm90's dynamic tile scheduler computes every tile, launch after l
     Config per_tile = dynamic;
     per_tile["kPersistent"] = 0;
     INFO(to_string(dynamic) << (causal ? " causal" : " full"));
-    auto const inputs = make_normal_inputs(p, 5);
+    auto const inputs = numerics::gpu::make_normal_inputs(p, 5);
     auto outputs_of = [&](Config const& c, int launches) {
       auto const program =
-          compile_family_config(f, c, p, {runtime::TargetArch::sm_90a, test::kernels_dir(), {}});
+          device::compile_family_config(f, c, p, {runtime::TargetArch::sm_90a, test::kernels_dir(), {}});
       INFO((program.ok() ? std::string() : program.error().log));
       REQUIRE(program);
       auto runner = FamilyRunner::load(f, c, p, program.value());
       REQUIRE(runner);
-      auto dp = DeviceProblem::create(p, inputs, f.scratch(c, p));
+      auto dp = device::DeviceProblem::create(p, inputs, f.scratch(c, p));
       REQUIRE(dp);
-      std::vector<HostOutputs> out;
+      std::vector<device::HostOutputs> out;
       for (int i = 0; i < launches; ++i) {
         REQUIRE(dp->o.fill_bytes(0xFF));
         REQUIRE(runner->run(dp->params));

@@ -1,13 +1,12 @@
 // naive and fa1 under NVRTC (no GPU needed): default configs compile for sm_80 and sm_90a without spills.
 #include <catch2/catch.hpp>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 
 using namespace fl;
 using namespace fl::device;
-using namespace fl::tuner;
 using common::Precision;
 
 TEST_CASE("naive and fa1 default configs compile without spills", "[kernels][nvrtc]") {
@@ -17,7 +16,7 @@ TEST_CASE("naive and fa1 default configs compile without spills", "[kernels][nvr
     for (auto arch : {runtime::TargetArch::sm_80, runtime::TargetArch::sm_90a}) {
       auto const p = headline_problem(1024, 128, true, Precision::fp16, Direction::forward);
       auto const program =
-          compile_family_config(*f, f->default_config(p), p, {arch, test::kernels_dir(), {}});
+          device::compile_family_config(*f, f->default_config(p), p, {arch, test::kernels_dir(), {}});
       INFO(f->name() << " " << runtime::arch_name(arch)
                      << (program.ok() ? std::string() : program.error().log));
       REQUIRE(program);

@@ -2,10 +2,11 @@
 // rows, n_q != n_k, GQA), against the float64 reference. Skipped where there is no GPU.
 #include <catch2/catch.hpp>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/registry.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 #include "tuner/run/benchmark.hpp"
 
 using namespace fl;
@@ -24,15 +25,15 @@ TEST_CASE("every family's default config is correct on awkward problems", "[gpu]
         if (family->unsupported(base)) base.direction = Direction::backward;
         if (family->unsupported(base)) continue;  // FP8 families: fa2_fp8_gpu_test.cpp
         auto const config = family->default_config(base);
-        auto const program = compile_family_config(*family, config, base,
-                                                   {runtime::TargetArch::sm_90a, test::kernels_dir(), {}});
+        auto const program = device::compile_family_config(
+            *family, config, base, {runtime::TargetArch::sm_90a, test::kernels_dir(), {}});
         INFO(family->name() << " d" << d << (causal ? " causal" : " full"));
         INFO((program.ok() ? std::string() : program.error().one_line() + "\n" + program.error().log));
         REQUIRE(program);
         for (auto const input_family : numerics::all_input_families())
           for (auto p : test::edge_problems(d, causal, Precision::bf16)) {
             p.direction = base.direction;
-            if (!family_applies(input_family, causal)) continue;
+            if (!numerics::gpu::family_applies(input_family, causal)) continue;
             CheckOptions options;
             options.input_family = input_family;
             auto const check = check_config(*family, config, p, program.value(), options);

@@ -3,15 +3,14 @@
 // read kernels_src/flash_decode_config.h).
 #include <catch2/catch.hpp>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/compile_checks.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 
 using namespace fl;
 using namespace fl::device;
-using namespace fl::tuner;
 using common::Precision;
 using runtime::TargetArch;
 
@@ -37,8 +36,8 @@ TEST_CASE("flash_decode default configs compile for sm_90a without spills", "[ke
     REQUIRE_FALSE(f.unsupported(p));
     instances.emplace_back(f.default_config(p), p);
   }
-  auto request = make_family_request(f, instances.front().first, instances.front().second,
-                                     {TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto request = device::make_family_request(f, instances.front().first, instances.front().second,
+                                             {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE(request);
   request->name_expressions.clear();
   for (auto const& [c, p] : instances)
@@ -52,7 +51,7 @@ TEST_CASE("a config flash_decode's host side rejects is rejected by the kernel t
   auto c = f.default_config(p);
   c["kBlockM"] = 64;  // 4 row tiles x (64 + 16) accumulators: over the register budget
   REQUIRE(f.violates(c, p));
-  auto const program = compile_family_config(f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto const program = device::compile_family_config(f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE_FALSE(program);
   CHECK(program.error().log.find("flash_decode_config.h") != std::string::npos);
 }

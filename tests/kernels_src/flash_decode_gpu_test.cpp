@@ -11,7 +11,6 @@
 
 using namespace fl;
 using namespace fl::device;
-using namespace fl::tuner;
 using common::Precision;
 
 namespace {

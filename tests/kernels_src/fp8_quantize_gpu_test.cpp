@@ -8,25 +8,26 @@
 
 #include "device/families/families.hpp"
 #include "device/families/fp8_quantize_launches.hpp"
+#include "device/run/device_problem.hpp"
+#include "device/run/fp8_operands.hpp"
+#include "numerics/gpu/kernel_fp8_operands.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/module.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/edge_check.hpp"
-#include "tuner/run/device_problem.hpp"
-#include "tuner/run/fp8_operands.hpp"
 
 using namespace fl;
 using namespace fl::device;
-using namespace fl::tuner;
 using common::Fp8Scaling;
 using common::Precision;
 
 namespace {
 
 // Normal inputs with every 97th element 64x larger (an outlier the rotation spreads; exact in bf16).
-HostInputs outlier_inputs(Problem const& p) {
-  HostInputs in = make_normal_inputs(p, 3);
+device::HostInputs outlier_inputs(Problem const& p) {
+  device::HostInputs in = numerics::gpu::make_normal_inputs(p, 3);
   for (auto* t : {&in.q, &in.k, &in.v})
     for (std::size_t i = 0; i < t->size(); i += 97) (*t)[i] *= 64.f;
   return in;
@@ -82,7 +83,10 @@ TEST_CASE("fp8_quantize on the GPU gives numerics' host codes and descales bit f
     auto const inputs = outlier_inputs(p);
     ScratchBytes scratch;
     scratch.fp8_amax = fp8_amax_scratch_bytes(p);
-    auto dp = DeviceProblem::create(p, inputs, scratch);
+    auto const factors =
+        numerics::gpu::fp8_operands_for(p, inputs);  // quantised on the device: P scale, signs
+    REQUIRE(factors);
+    auto dp = device::DeviceProblem::create(p, inputs, scratch, nullptr, &*factors);
     REQUIRE(dp);
     for (auto const& step : fp8_quantize_launches(p)) {
       auto kernel = module->kernel(program->lowered_name(step.name_expression));
@@ -93,7 +97,7 @@ TEST_CASE("fp8_quantize on the GPU gives numerics' host codes and descales bit f
       REQUIRE(runtime::launch(kernel.value(), launch, dp->params));
     }
     REQUIRE(context->synchronize());
-    auto const host = quantize_fp8_operands(p, inputs);
+    auto const host = numerics::gpu::quantize_fp8_operands(p, inputs);
     std::vector<std::uint8_t> const* host_codes[] = {&host.q, &host.k, &host.v};
     std::vector<float> const* host_descales[] = {&host.q_descale, &host.k_descale, &host.v_descale};
     runtime::DeviceBuffer const* codes[] = {&dp->q, &dp->k, &dp->v};

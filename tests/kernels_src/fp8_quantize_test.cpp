@@ -9,6 +9,7 @@
 #include <limits>
 #include <random>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "device/families/fp8_quantize_launches.hpp"
 #include "kernels_src/fp8_quantize.h"
@@ -18,7 +19,6 @@
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/compile_checks.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 
 using namespace fl;
 using common::Precision;
@@ -132,8 +132,8 @@ TEST_CASE("fp8_quantize kernels compile for sm_90a without spills", "[kernels][n
   auto p = device::headline_problem(2048, 128, false, Precision::fp8_e4m3, device::Direction::forward);
   p.fp8.on_device = true;
   p.fp8.incoherent = true;
-  auto request = tuner::make_family_request(f, f.default_config(p), p,
-                                            {runtime::TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto request = device::make_family_request(f, f.default_config(p), p,
+                                             {runtime::TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE(request);
   request->name_expressions.clear();
   for (auto dtype : {Precision::fp8_e4m3, Precision::fp8_e5m2})

@@ -21,15 +21,14 @@
 #include <sstream>
 
 #include "common/sha256.hpp"
+#include "device/compile/compile_config.hpp"
 #include "device/families/families.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
-#include "tuner/compile/compile_config.hpp"
 
 using namespace fl;
 using namespace fl::device;
-using namespace fl::tuner;
 using common::Precision;
 using runtime::TargetArch;
 
@@ -147,7 +146,7 @@ void fingerprint(Family const& family, std::vector<std::pair<Config, Problem>> c
     auto const& [c, p] = first_of_file.at(file);
     std::vector<std::string> switches;
     if (!mutant.empty()) switches.push_back(mutant);
-    auto request = make_family_request(family, c, p, {arch, test::kernels_dir(), switches});
+    auto request = device::make_family_request(family, c, p, {arch, test::kernels_dir(), switches});
     REQUIRE(request);
     request->name_expressions.assign(names.begin(), names.end());
     auto const program = runtime::compile(request.value());

@@ -44,7 +44,7 @@ TEST_CASE("families are reproducible, named, and rounded to the storage precisio
       CHECK(a.inputs.d_o == b.inputs.d_o);
       CHECK(a.adversarial_rows == b.adversarial_rows);
       CHECK(a.inputs.v != c.inputs.v);
-      fl::common::Precision const storage = storage_precision(p);
+      fl::common::Precision const storage = fl::common::storage_precision(p);
       for (auto const* t : {&a.inputs.q, &a.inputs.k, &a.inputs.v, &a.inputs.d_o})
         for (double x : *t) {
           REQUIRE(std::isfinite(x));

@@ -2,21 +2,26 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <variant>
 #include <vector>
 
 #include "common/exit_codes.hpp"
 #include "common/input_limits.hpp"
 #include "common/strict_command_line.hpp"
+#include "device/compile/compile_config.hpp"
 #include "device/families/registry.hpp"
+#include "device/run/run_once.hpp"
+#include "numerics/gpu/kernel_check.hpp"
+#include "numerics/gpu/kernel_fp8_operands.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
+#include "numerics/gpu/kernel_tensors.hpp"
 #include "numerics/input_families.hpp"
 #include "numerics/mutants/catalogue.hpp"
 #include "runtime/device.hpp"
 #include "runtime/kernel_source.hpp"
 #include "runtime/target_arch.hpp"
-#include "tuner/compile/compile_config.hpp"
-#include "tuner/run/numerics_check.hpp"
-#include "tuner/run/run_once.hpp"
 
 namespace fl::tools::fa_check {
 
@@ -109,7 +114,7 @@ std::variant<FamilyPlan, std::string> plan_of(po::variables_map const& vm, commo
   auto const inputs_text = vm["inputs"].as<std::string>();
   auto const inputs = numerics::parse_input_family(inputs_text);
   if (!inputs) return "--inputs " + inputs_text + " is not allowed (" + input_family_names() + ")";
-  if (!tuner::family_applies(*inputs, s.causal)) return "--inputs " + inputs_text + " needs --causal";
+  if (!numerics::gpu::family_applies(*inputs, s.causal)) return "--inputs " + inputs_text + " needs --causal";
   plan.inputs = *inputs;
   plan.seed = std::uint64_t(common::count_of(vm, common::kSeed));
   if (vm.count("mutant")) {
@@ -172,23 +177,29 @@ FamilyOutcome run_family(po::variables_map const& vm, common::Precision claimed,
   auto const arch = runtime::arch_for_device(gpu.cc_major, gpu.cc_minor);
   if (!arch) return failure(common::kExitNoGpu, gpu.name + ": " + arch.error().message);
 
-  tuner::CompileSpec const spec{arch.value(), plan.kernels_dir, plan.mutant_switches};
-  auto program = tuner::compile_family_config(*plan.family, plan.config, plan.problem, spec);
+  device::CompileSpec const spec{arch.value(), plan.kernels_dir, plan.mutant_switches};
+  auto program = device::compile_family_config(*plan.family, plan.config, plan.problem, spec);
   if (!program)
     return failure(common::kExitCheckFailed, program.error().one_line() + "\n" + program.error().log);
-  tuner::HostInputs const inputs = tuner::family_inputs(plan.problem, plan.inputs, plan.seed);
+  device::HostInputs const inputs = numerics::gpu::family_inputs(plan.problem, plan.inputs, plan.seed);
   bool const backward = plan.problem.direction == device::Direction::backward;
-  tuner::HostOutputs const forward =
-      backward ? tuner::reference_forward(plan.problem, inputs) : tuner::HostOutputs{};
-  auto out = tuner::run_once(*plan.family, plan.config, plan.problem, program.value(), inputs,
-                             backward ? &forward : nullptr);
+  device::HostOutputs const forward =
+      backward ? numerics::gpu::reference_forward(plan.problem, inputs) : device::HostOutputs{};
+  std::optional<device::Fp8Operands> fp8;
+  try {
+    fp8 = numerics::gpu::fp8_operands_for(plan.problem, inputs);
+  } catch (std::invalid_argument const& e) {
+    return failure(common::kExitCheckFailed, std::string("input: ") + e.what());
+  }
+  auto out = device::run_once(*plan.family, plan.config, plan.problem, program.value(), inputs,
+                              backward ? &forward : nullptr, fp8 ? &*fp8 : nullptr);
   if (!out) return failure(common::kExitCheckFailed, out.error().one_line());
 
   FamilyOutcome outcome;
-  outcome.problem.inputs = tuner::to_numerics(plan.problem, inputs);
-  outcome.problem.observed = tuner::to_numerics(out.value());
+  outcome.problem.inputs = numerics::gpu::to_attention_inputs(plan.problem, inputs);
+  outcome.problem.observed = numerics::gpu::to_attention_outputs(out.value());
   outcome.problem.input_dtype = std::string(common::name(plan.problem.dtype)) + " (our kernel)";
-  outcome.options = tuner::check_options(plan.problem, sample_rows, 1);
+  outcome.options = numerics::gpu::check_options(plan.problem, sample_rows, 1);
   outcome.description = std::string(plan.family->name()) + " " + device::to_string(plan.config) +
                         (plan.mutant_switches.empty() ? "" : " -D" + plan.mutant_switches.front()) + " on " +
                         device::describe(plan.problem) + " (" + gpu.name + "), inputs " +

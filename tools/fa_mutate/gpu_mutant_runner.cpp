@@ -2,17 +2,18 @@
 
 #include <stdexcept>
 
+#include "device/compile/compile_config.hpp"
 #include "device/families/registry.hpp"
+#include "device/run/run_once.hpp"
+#include "numerics/gpu/kernel_check.hpp"
+#include "numerics/gpu/kernel_fp8_operands.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
+#include "numerics/gpu/kernel_tensors.hpp"
 #include "tools/fa_mutate/racecheck_probe.hpp"
-#include "tuner/compile/compile_config.hpp"
-#include "tuner/run/attention_io.hpp"
-#include "tuner/run/numerics_check.hpp"
-#include "tuner/run/run_once.hpp"
 
 namespace fl::tools::fa_mutate {
 
 using namespace fl::device;
-using namespace fl::tuner;
 
 namespace mut = numerics::mutants;
 using common::Precision;
@@ -229,9 +230,9 @@ std::string GpuMutantRunner::config_json(std::optional<mut::MutantId> mutant,
 
 runtime::Result<runtime::CompileRequest> GpuMutantRunner::compile_request(std::optional<mut::MutantId> mutant,
                                                                           Problem const& problem) const {
-  CompileSpec spec{options_.arch, options_.kernels_dir, {}};
+  device::CompileSpec spec{options_.arch, options_.kernels_dir, {}};
   if (mutant) spec.mutant_switches.emplace_back(mut::info(*mutant).switch_name);
-  return make_family_request(family_for(problem), config_for(problem), problem, spec);
+  return device::make_family_request(family_for(problem), config_for(problem), problem, spec);
 }
 
 runtime::Result<runtime::CompiledProgram const*> GpuMutantRunner::program(std::optional<mut::MutantId> mutant,
@@ -259,23 +260,31 @@ numerics::AttentionOutputs GpuMutantRunner::run_direction(std::optional<mut::Mut
   auto compiled = program(mutant, problem);
   if (!compiled)
     throw std::runtime_error(what + ": " + compiled.error().one_line() + "\n" + compiled.error().log);
-  HostInputs host = to_host_inputs(inputs);
+  device::HostInputs host = numerics::gpu::to_host_inputs(inputs);
   if (direction == Direction::forward) {
-    auto out = run_once(family_for(problem), config_for(problem), problem, *compiled.value(), host);
+    std::optional<device::Fp8Operands> fp8;
+    try {
+      fp8 = numerics::gpu::fp8_operands_for(problem, host);
+    } catch (std::invalid_argument const& e) {
+      throw std::runtime_error(what + ": input: " + e.what());
+    }
+    auto out = device::run_once(family_for(problem), config_for(problem), problem, *compiled.value(), host,
+                                nullptr, fp8 ? &*fp8 : nullptr);
     if (!out) throw std::runtime_error(what + ": " + out.error().one_line());
-    return to_attention_outputs(out.value());
+    return numerics::gpu::to_attention_outputs(out.value());
   }
   if (!inputs.has_backward()) throw std::runtime_error(what + ": the inputs carry no dO");
   host.d_o = to_float(inputs.d_o);
   // The forward the backward reads: the float64 reference's O (rounded to the dtype, as a kernel writes
   // it) and LSE, so that the gradients are judged on their own (as check_config does).
-  HostOutputs const forward = reference_forward(problem, host);
-  auto out = run_once(family_for(problem), config_for(problem), problem, *compiled.value(), host, &forward);
+  device::HostOutputs const forward = numerics::gpu::reference_forward(problem, host);
+  auto out =
+      device::run_once(family_for(problem), config_for(problem), problem, *compiled.value(), host, &forward);
   if (!out) throw std::runtime_error(what + ": " + out.error().one_line());
-  HostOutputs gradients = std::move(out.value());
+  device::HostOutputs gradients = std::move(out.value());
   gradients.o = forward.o;
   gradients.lse = forward.lse;
-  return to_numerics(gradients);
+  return numerics::gpu::to_attention_outputs(gradients);
 }
 
 numerics::AttentionOutputs GpuMutantRunner::run(std::optional<mut::MutantId> mutant,

@@ -6,8 +6,8 @@
 // Each (mutant, problem class) is compiled once and the CompiledProgram kept in the runner: a campaign runs
 // every mutant over ~20 inputs, and the problem class (dtype, head dim, causal, the config's tiles: exactly
 // what the kernel's name expression names) changes far less often than the input. With a database path,
-// compiles go through the tuner's SQLite compile cache, so a second campaign on the same kernels_src and
-// NVRTC compiles nothing.
+// compiles go through device/'s SQLite compile cache (device/compile/compile_service.hpp), so a second
+// campaign on the same kernels_src and NVRTC compiles nothing.
 //
 // Backward mutants (bwd-*, bwd-race) run the family's backward, the registered family of the same name +
 // "_bwd" (fa2_sm80_bwd), at its default config, on the forward's O and LSE taken from the float64
@@ -22,6 +22,7 @@
 #include <string>
 #include <utility>
 
+#include "device/compile/compile_service.hpp"
 #include "device/family.hpp"
 #include "numerics/campaign/mutant_runner.hpp"
 #include "runtime/compile_request.hpp"
@@ -30,7 +31,6 @@
 #include "runtime/target_arch.hpp"
 #include "tools/fa_mutate/mutant_sources.hpp"
 #include "tools/fa_mutate/racecheck.hpp"
-#include "tuner/compile/compile_service.hpp"
 
 namespace fl::tools::fa_mutate {
 
@@ -118,7 +118,7 @@ class GpuMutantRunner final : public numerics::mutants::MutantRunner {
   GpuMutantOptions options_;
   FamilySource forward_;
   std::optional<FamilySource> backward_;  // <family>_bwd, when registered
-  tuner::CompileService compiler_;
+  device::CompileService compiler_;
   // (mutant index or -1, name expressions) -> program
   std::map<std::pair<int, std::string>, runtime::CompiledProgram> programs_;
   // (precision, backward?) -> the correct kernel's racecheck run

@@ -11,7 +11,6 @@
 namespace fl::tools::fa_mutate {
 
 using namespace fl::device;
-using namespace fl::tuner;
 
 namespace {
 

@@ -1,8 +1,8 @@
 #pragma once
 // fa-mutate --target gpu in one call: check the request (family, dtypes, tiles) before touching the GPU,
 // then find the GPU, pick the NVRTC target for it, hold its context and build one GpuMutantRunner per
-// family. numerics/ may not depend on tuner/ (tuner depends on numerics), so only fa-mutate's main
-// (tools/, above both) includes this header.
+// family. numerics/ may not use runtime/ (the GPU context, NVRTC), so only fa-mutate's main (tools/, above
+// it) includes this header.
 #include <filesystem>
 #include <memory>
 #include <optional>

@@ -12,9 +12,9 @@
 #include "common/input_limits.hpp"
 #include "common/strict_command_line.hpp"
 #include "device/families/registry.hpp"
+#include "device/run/device_problem.hpp"
 #include "numerics/mutants/catalogue.hpp"
 #include "tuner/cli/fp8_options.hpp"
-#include "tuner/run/device_problem.hpp"
 
 namespace po = boost::program_options;
 
@@ -276,7 +276,7 @@ std::optional<std::string> device_fit_problem(BenchOptions const& opt, device::F
         return device::describe(p) + " needs more than 2^60 bytes of GPU memory; the GPU has " +
                std::to_string(device_bytes);
       std::size_t const needed =
-          DeviceProblem::bytes_needed(p, family.scratch(bench_config(opt, family, p), p));
+          device::DeviceProblem::bytes_needed(p, family.scratch(bench_config(opt, family, p), p));
       if (needed > device_bytes)
         return device::describe(p) + " needs " + std::to_string(needed) +
                " bytes of GPU memory; the GPU has " + std::to_string(device_bytes);

@@ -29,8 +29,8 @@ CompilePool::~CompilePool() {
   for (auto& t : threads_) t.join();
 }
 
-std::future<runtime::Result<CompileResult>> CompilePool::submit(runtime::CompileRequest request,
-                                                                bool urgent) {
+std::future<runtime::Result<device::CompileResult>> CompilePool::submit(runtime::CompileRequest request,
+                                                                        bool urgent) {
   Job job{std::move(request), {}};
   auto future = job.done.get_future();
   {
@@ -46,10 +46,10 @@ std::future<runtime::Result<CompileResult>> CompilePool::submit(runtime::Compile
 
 void CompilePool::work(std::filesystem::path const& db_path) {
   // Opening the database can fail (unwritable path): every job this worker takes then reports it.
-  std::unique_ptr<CompileService> service;
+  std::unique_ptr<device::CompileService> service;
   std::string open_error;
   try {
-    service = std::make_unique<CompileService>(db_path);
+    service = std::make_unique<device::CompileService>(db_path);
   } catch (std::exception const& e) {
     open_error = e.what();
   }

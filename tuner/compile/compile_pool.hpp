@@ -1,5 +1,5 @@
 #pragma once
-// The compile pool: one worker per core, each with its own CompileService (and so its own SQLite
+// The compile pool: one worker per core, each with its own device::CompileService (and so its own SQLite
 // connection). NVRTC compiles are independent and take ~0.3-3 s each, so a pool of N workers on N
 // cores gives close to N times the throughput; the tuner submits ahead and times compiled candidates on
 // the GPU while later ones compile.
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "tuner/compile/compile_service.hpp"
+#include "device/compile/compile_service.hpp"
 
 namespace fl::tuner {
 
@@ -25,13 +25,14 @@ class CompilePool {
   CompilePool& operator=(CompilePool const&) = delete;
 
   // urgent: the caller is about to wait for it, so it goes before the queued look-ahead compiles.
-  std::future<runtime::Result<CompileResult>> submit(runtime::CompileRequest request, bool urgent = false);
+  std::future<runtime::Result<device::CompileResult>> submit(runtime::CompileRequest request,
+                                                             bool urgent = false);
   int workers() const { return static_cast<int>(threads_.size()); }
 
  private:
   struct Job {
     runtime::CompileRequest request;
-    std::promise<runtime::Result<CompileResult>> done;
+    std::promise<runtime::Result<device::CompileResult>> done;
   };
   void work(std::filesystem::path const& db_path);
 

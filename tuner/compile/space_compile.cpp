@@ -7,7 +7,7 @@
 namespace fl::tuner {
 
 std::vector<SpaceEntry> compile_space(device::Family const& family, device::Problem const& problem,
-                                      CompileSpec const& spec, unsigned threads) {
+                                      device::CompileSpec const& spec, unsigned threads) {
   auto const configs = device::enumerate_space(family, problem);
   std::vector<SpaceEntry> out(configs.size());
   std::atomic<std::size_t> next{0};
@@ -15,7 +15,7 @@ std::vector<SpaceEntry> compile_space(device::Family const& family, device::Prob
     for (std::size_t i = next++; i < configs.size(); i = next++) {
       SpaceEntry& e = out[i];
       e.config = configs[i];
-      auto const program = compile_family_config(family, e.config, problem, spec);
+      auto const program = device::compile_family_config(family, e.config, problem, spec);
       if (!program) {
         e.error = program.error().message;
         continue;

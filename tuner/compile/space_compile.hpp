@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "device/compile/compile_config.hpp"
 #include "runtime/ptxas_report.hpp"
-#include "tuner/compile/compile_config.hpp"
 
 namespace fl::tuner {
 
@@ -20,6 +20,6 @@ struct SpaceEntry {
 };
 
 std::vector<SpaceEntry> compile_space(device::Family const& family, device::Problem const& problem,
-                                      CompileSpec const& spec, unsigned threads);
+                                      device::CompileSpec const& spec, unsigned threads);
 
 }  // namespace fl::tuner

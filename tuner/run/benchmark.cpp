@@ -6,9 +6,12 @@
 #include <vector>
 
 #include "device/family_runner.hpp"
+#include "device/run/device_problem.hpp"
+#include "device/run/run_once.hpp"
+#include "numerics/gpu/kernel_check.hpp"
+#include "numerics/gpu/kernel_fp8_operands.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
 #include "runtime/device.hpp"
-#include "tuner/run/device_problem.hpp"
-#include "tuner/run/run_once.hpp"
 
 namespace fl::tuner {
 
@@ -23,39 +26,53 @@ constexpr std::size_t kMiB = 1 << 20;
 
 }  // namespace
 
-runtime::Result<Verdict> check_config(device::Family const& family, device::Config const& config,
-                                      device::Problem problem, runtime::CompiledProgram const& program,
-                                      CheckOptions const& options, HostInputs const* given) {
-  HostInputs generated;
-  if (!given && !family_applies(options.input_family, problem.shape.causal))
+runtime::Result<std::optional<device::Fp8Operands>> fp8_operands_of(device::Problem const& problem,
+                                                                    device::HostInputs const& inputs) {
+  try {
+    return numerics::gpu::fp8_operands_for(problem, inputs);
+  } catch (std::invalid_argument const& e) {
+    return runtime::Error{"input", e.what(), ""};
+  }
+}
+
+runtime::Result<numerics::gpu::Verdict> check_config(device::Family const& family,
+                                                     device::Config const& config, device::Problem problem,
+                                                     runtime::CompiledProgram const& program,
+                                                     CheckOptions const& options,
+                                                     device::HostInputs const* given) {
+  device::HostInputs generated;
+  if (!given && !numerics::gpu::family_applies(options.input_family, problem.shape.causal))
     return runtime::Error{"input",
                           "input family " + std::string(numerics::name(options.input_family)) +
                               " needs a causal kernel instance",
                           ""};
-  if (!given) generated = family_inputs(problem, options.input_family, options.seed);
-  HostInputs const& inputs = given ? *given : generated;
+  if (!given) generated = numerics::gpu::family_inputs(problem, options.input_family, options.seed);
+  device::HostInputs const& inputs = given ? *given : generated;
   // A backward kernel reads the forward's O and LSE: the float64 reference's, so it is judged alone.
-  HostOutputs forward;
-  if (problem.direction == device::Direction::backward) forward = reference_forward(problem, inputs);
-  auto out = run_once(family, config, problem, program, inputs, &forward);
+  device::HostOutputs forward;
+  if (problem.direction == device::Direction::backward)
+    forward = numerics::gpu::reference_forward(problem, inputs);
+  auto const fp8 = fp8_operands_of(problem, inputs);
+  if (!fp8) return fp8.error();
+  auto out = device::run_once(family, config, problem, program, inputs, &forward,
+                              fp8->has_value() ? &**fp8 : nullptr);
   if (!out) return out.error();
-  return judge_forward(problem, inputs, out.value(), options.sample_rows, options.seed);
+  return numerics::gpu::judge_forward(problem, inputs, out.value(), options.sample_rows, options.seed);
 }
 
-runtime::Result<TimedResult> time_config(device::Family const& family, device::Config const& config,
-                                         device::Problem const& problem,
-                                         runtime::CompiledProgram const& program,
-                                         runtime::DeviceInfo const& device, TimingOptions const& options,
-                                         HostInputs const& host_inputs,
-                                         std::function<runtime::Status(DeviceProblem&)> const& prepare,
-                                         HostOutputs const* forward) {
+runtime::Result<TimedResult> time_config(
+    device::Family const& family, device::Config const& config, device::Problem const& problem,
+    runtime::CompiledProgram const& program, runtime::DeviceInfo const& device, TimingOptions const& options,
+    device::HostInputs const& host_inputs,
+    std::function<runtime::Status(device::DeviceProblem&)> const& prepare,
+    device::HostOutputs const* forward) {
   // A backward reads O and LSE: without them it would be timed on poisoned (NaN) inputs, whose special
   // values change nothing in the arithmetic's speed but make the run meaningless as a measurement.
   if (problem.direction == device::Direction::backward && !prepare && !forward)
     return runtime::Error{"input",
                           "timing a backward needs the forward's O and LSE (prepare or forward outputs)", ""};
   auto const scratch = family.scratch(config, problem);
-  std::size_t const set_bytes = DeviceProblem::bytes_needed(problem, scratch);
+  std::size_t const set_bytes = device::DeviceProblem::bytes_needed(problem, scratch);
   auto const usable = static_cast<std::size_t>(kUsableMemoryShare * double(device.memory_bytes));
   if (set_bytes > usable)
     return runtime::Error{"memory",
@@ -71,17 +88,12 @@ runtime::Result<TimedResult> time_config(device::Family const& family, device::C
   if (!runner) return runner.error();
   // FP8: quantised once on the host for every set (about a second per set at the largest shapes), or by
   // the launch sequence itself (quantised on the device: timed with the forward).
-  std::optional<Fp8Operands> fp8;
-  if (common::is_fp8(problem.dtype) && !device::quantizes_on_device(problem)) {
-    try {
-      fp8 = quantize_fp8_operands(problem, host_inputs);
-    } catch (std::invalid_argument const& e) {
-      return runtime::Error{"input", e.what(), ""};
-    }
-  }
-  std::vector<DeviceProblem> inputs;
+  auto const fp8 = fp8_operands_of(problem, host_inputs);
+  if (!fp8) return fp8.error();
+  std::vector<device::DeviceProblem> inputs;
   for (int i = 0; i < sets; ++i) {
-    auto dp = DeviceProblem::create(problem, host_inputs, scratch, forward, fp8 ? &*fp8 : nullptr);
+    auto dp = device::DeviceProblem::create(problem, host_inputs, scratch, forward,
+                                            fp8->has_value() ? &**fp8 : nullptr);
     if (!dp) return dp.error();
     if (prepare)
       if (auto st = prepare(dp.value()); !st) return st.error();

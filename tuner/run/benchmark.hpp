@@ -4,16 +4,25 @@
 // inputs in L2. TFLOP/s by the FlashAttention convention (device/problem.hpp).
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "device/family.hpp"
+#include "device/run/device_problem.hpp"
+#include "device/run/fp8_operands.hpp"
+#include "device/run/host_tensors.hpp"
+#include "numerics/gpu/kernel_check.hpp"
+#include "numerics/input_families.hpp"
 #include "runtime/device.hpp"
 #include "runtime/nvrtc_compiler.hpp"
-#include "tuner/run/device_problem.hpp"
-#include "tuner/run/host_tensors.hpp"
-#include "tuner/run/numerics_check.hpp"
 #include "tuner/run/timing.hpp"
 
 namespace fl::tuner {
+
+// numerics' FP8 operands of an FP8 problem (numerics/gpu/kernel_fp8_operands.hpp), nullopt for a 16-bit
+// one: what device::run_once and DeviceProblem::create take. Fails (stage "input") where numerics refuses
+// them (sizes that do not match, a head dim the incoherent transform cannot rotate).
+runtime::Result<std::optional<device::Fp8Operands>> fp8_operands_of(device::Problem const& problem,
+                                                                    device::HostInputs const& inputs);
 
 struct CheckOptions {
   std::size_t sample_rows = 0;  // 0: numerics' default (every row of a small problem)
@@ -24,9 +33,11 @@ struct CheckOptions {
 // Runs the config once on `given` inputs, or on seeded inputs of options.input_family (which may adjust
 // the shape: fully masked rows, ragged tails), and judges O and LSE with numerics' reference and
 // tolerance model.
-runtime::Result<Verdict> check_config(device::Family const& family, device::Config const& config,
-                                      device::Problem problem, runtime::CompiledProgram const& program,
-                                      CheckOptions const& options, HostInputs const* given = nullptr);
+runtime::Result<numerics::gpu::Verdict> check_config(device::Family const& family,
+                                                     device::Config const& config, device::Problem problem,
+                                                     runtime::CompiledProgram const& program,
+                                                     CheckOptions const& options,
+                                                     device::HostInputs const* given = nullptr);
 
 struct TimedResult {
   TimingStats stats;
@@ -38,12 +49,11 @@ struct TimedResult {
 // Times the config on `problem` with `inputs` uploaded to every rotated set (same values, different
 // addresses: what the L2 sees). Refuses (stage "memory") a problem whose tensors and scratch do not fit
 // in the device's memory, naming both sizes.
-runtime::Result<TimedResult> time_config(device::Family const& family, device::Config const& config,
-                                         device::Problem const& problem,
-                                         runtime::CompiledProgram const& program,
-                                         runtime::DeviceInfo const& device, TimingOptions const& options,
-                                         HostInputs const& inputs,
-                                         std::function<runtime::Status(DeviceProblem&)> const& prepare = {},
-                                         HostOutputs const* forward = nullptr);
+runtime::Result<TimedResult> time_config(
+    device::Family const& family, device::Config const& config, device::Problem const& problem,
+    runtime::CompiledProgram const& program, runtime::DeviceInfo const& device, TimingOptions const& options,
+    device::HostInputs const& inputs,
+    std::function<runtime::Status(device::DeviceProblem&)> const& prepare = {},
+    device::HostOutputs const* forward = nullptr);
 
 }  // namespace fl::tuner

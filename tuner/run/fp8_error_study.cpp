@@ -4,14 +4,15 @@
 #include <map>
 #include <tuple>
 
+#include "device/run/run_once.hpp"
 #include "numerics/emulator/emulator.hpp"
+#include "numerics/gpu/kernel_check.hpp"
 #include "numerics/judge.hpp"
 #include "numerics/metrics.hpp"
 #include "numerics/quantized_operands.hpp"
 #include "numerics/reference.hpp"
 #include "numerics/seeded_random.hpp"
-#include "tuner/run/numerics_check.hpp"
-#include "tuner/run/run_once.hpp"
+#include "tuner/run/benchmark.hpp"
 
 namespace fl::tuner {
 
@@ -43,7 +44,7 @@ std::vector<Variant> fp8_variants(bool bf16_pv) {
 std::vector<double> emulated_o(device::Family const& family, device::Config const& config,
                                device::Problem const& p, numerics::AttentionInputs const& in,
                                std::vector<std::size_t> const& rows) {
-  numerics::PrecisionRecipe recipe = operand_recipe_of(p);
+  numerics::PrecisionRecipe recipe = numerics::gpu::operand_recipe_of(p);
   recipe = numerics::with_fp8_variants(recipe, recipe.fp8_variants.with(numerics::Fp8Variant::reverse_keys));
   auto const ops = numerics::quantize_operands(in, recipe);
   numerics::emulator::EmulatorConfig c;
@@ -107,7 +108,7 @@ std::vector<std::size_t> fp8_study_rows(int n, Fp8ErrorStudyOptions const& o) {
 }
 
 runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
-    device::Family const& family, CompileSpec const& spec, Fp8ErrorStudyOptions const& o,
+    device::Family const& family, device::CompileSpec const& spec, Fp8ErrorStudyOptions const& o,
     std::function<void(Fp8ErrorStudyRow const&)> const& progress) {
   std::vector<Fp8ErrorStudyRow> out;
   auto emit = [&](Fp8ErrorStudyRow const& row) {
@@ -123,11 +124,11 @@ runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
         numerics::RowSample sample;
         sample.query_rows = fp8_study_rows(n, o);
         auto const ref = numerics::reference_sampled(inputs, sample);
-        HostInputs host{{inputs.q.begin(), inputs.q.end()},
-                        {inputs.k.begin(), inputs.k.end()},
-                        {inputs.v.begin(), inputs.v.end()},
-                        {},
-                        nullptr};
+        device::HostInputs host{{inputs.q.begin(), inputs.q.end()},
+                                {inputs.k.begin(), inputs.k.end()},
+                                {inputs.v.begin(), inputs.v.end()},
+                                {},
+                                nullptr};
         for (auto const& v : fp8_variants(o.bf16_pv)) {
           device::Problem p;
           p.shape = inputs.shape;
@@ -141,11 +142,14 @@ runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
           device::Config const config = family.default_config(p);
           auto const key = std::tuple{int(v.precision), d, int(v.scaling), v.bf16_pv};
           if (!programs.count(key)) {
-            auto program = compile_family_config(family, config, p, spec);
+            auto program = device::compile_family_config(family, config, p, spec);
             if (!program) return program.error();
             programs.emplace(key, std::move(program.value()));
           }
-          auto result = run_once(family, config, p, programs.at(key), host);
+          auto const fp8 = fp8_operands_of(p, host);
+          if (!fp8) return fp8.error();
+          auto result = device::run_once(family, config, p, programs.at(key), host, nullptr,
+                                         fp8->has_value() ? &**fp8 : nullptr);
           if (!result) return result.error();
           std::size_t const dd = std::size_t(d);
           std::vector<double> got(sample.query_rows.size() * dd);
@@ -180,7 +184,8 @@ runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
   return out;
 }
 
-runtime::Result<std::string> run_fp8_error_study(device::Family const& family, CompileSpec const& spec,
+runtime::Result<std::string> run_fp8_error_study(device::Family const& family,
+                                                 device::CompileSpec const& spec,
                                                  Fp8ErrorStudyOptions const& o,
                                                  std::function<void(std::string const&)> const& progress) {
   std::string csv = fp8_error_study_header();

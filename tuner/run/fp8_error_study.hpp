@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "device/compile/compile_config.hpp"
 #include "device/family.hpp"
 #include "numerics/input_families.hpp"
 #include "runtime/result.hpp"
-#include "tuner/compile/compile_config.hpp"
 
 namespace fl::tuner {
 
@@ -54,11 +54,11 @@ std::string fp8_error_study_header();
 // Needs a current context. One row per (recipe, head dim, n, variant), method "gpu", and the emulated rows
 // (bf16_pv); `progress` receives each as it is made.
 runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
-    device::Family const& family, CompileSpec const& spec, Fp8ErrorStudyOptions const& options,
+    device::Family const& family, device::CompileSpec const& spec, Fp8ErrorStudyOptions const& options,
     std::function<void(Fp8ErrorStudyRow const&)> const& progress = {});
 // The same as CSV (header first); `progress` receives each line.
 runtime::Result<std::string> run_fp8_error_study(
-    device::Family const& family, CompileSpec const& spec, Fp8ErrorStudyOptions const& options,
+    device::Family const& family, device::CompileSpec const& spec, Fp8ErrorStudyOptions const& options,
     std::function<void(std::string const&)> const& progress = {});
 
 // The rows the study evaluates for sequence length n (numerics/fp8_study.cpp's choice, reproduced).

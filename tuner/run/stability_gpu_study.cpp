@@ -4,8 +4,9 @@
 #include <chrono>
 #include <map>
 
+#include "device/run/run_once.hpp"
 #include "numerics/metrics.hpp"
-#include "tuner/run/run_once.hpp"
+#include "tuner/run/benchmark.hpp"
 
 namespace fl::tuner {
 
@@ -21,7 +22,7 @@ std::vector<int> block_n_space(device::Family const& family) {
 }  // namespace
 
 runtime::Result<std::string> run_stability_gpu_study(
-    device::Family const& family, CompileSpec const& spec, numerics::StabilityOptions const& o,
+    device::Family const& family, device::CompileSpec const& spec, numerics::StabilityOptions const& o,
     std::string const& source, std::function<void(std::string const&)> const& progress) {
   numerics::validate_stability_options(o);
   std::string csv = numerics::stability_csv_header();
@@ -43,11 +44,11 @@ runtime::Result<std::string> run_stability_gpu_study(
         if (auto why = family.unsupported(p)) return runtime::Error{"input", *why, ""};
         device::Config const defaults = family.default_config(p);
         bool const tiled = defaults.contains(kBlockNParam);
-        HostInputs const host{{inputs.q.begin(), inputs.q.end()},
-                              {inputs.k.begin(), inputs.k.end()},
-                              {inputs.v.begin(), inputs.v.end()},
-                              {},
-                              nullptr};
+        device::HostInputs const host{{inputs.q.begin(), inputs.q.end()},
+                                      {inputs.k.begin(), inputs.k.end()},
+                                      {inputs.v.begin(), inputs.v.end()},
+                                      {},
+                                      nullptr};
         for (int block_n : tiled ? o.block_ns : std::vector<int>{0}) {
           device::Config config = defaults;
           if (tiled) config[kBlockNParam] = block_n;
@@ -64,11 +65,14 @@ runtime::Result<std::string> run_stability_gpu_study(
           auto const t0 = std::chrono::steady_clock::now();
           std::string const key = std::string(common::name(precision)) + " " + device::to_string(config);
           if (!programs.count(key)) {
-            auto program = compile_family_config(family, config, p, spec);
+            auto program = device::compile_family_config(family, config, p, spec);
             if (!program) return program.error();
             programs.emplace(key, std::move(program.value()));
           }
-          auto out = run_once(family, config, p, programs.at(key), host);
+          auto const fp8 = fp8_operands_of(p, host);
+          if (!fp8) return fp8.error();
+          auto out = device::run_once(family, config, p, programs.at(key), host, nullptr,
+                                      fp8->has_value() ? &**fp8 : nullptr);
           if (!out) return out.error();
           auto const d = std::size_t(o.head_dim);
           std::vector<double> got;

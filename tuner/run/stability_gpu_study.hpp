@@ -8,17 +8,17 @@
 #include <functional>
 #include <string>
 
+#include "device/compile/compile_config.hpp"
 #include "device/family.hpp"
 #include "numerics/stability_study.hpp"
 #include "runtime/result.hpp"
-#include "tuner/compile/compile_config.hpp"
 
 namespace fl::tuner {
 
 // Needs a current context. `progress` receives each CSV line as it is made (and each skipped kBlockN, as a
 // line starting with "#").
 runtime::Result<std::string> run_stability_gpu_study(
-    device::Family const& family, CompileSpec const& spec, numerics::StabilityOptions const& options,
+    device::Family const& family, device::CompileSpec const& spec, numerics::StabilityOptions const& options,
     std::string const& source, std::function<void(std::string const&)> const& progress = {});
 
 }  // namespace fl::tuner

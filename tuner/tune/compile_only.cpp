@@ -6,8 +6,8 @@
 #include <map>
 
 #include "common/precision.hpp"
+#include "device/compile/compile_config.hpp"
 #include "device/families/registry.hpp"
-#include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/compile_pool.hpp"
 #include "tuner/compile/prune.hpp"
 #include "tuner/report/progress.hpp"
@@ -56,7 +56,7 @@ struct PendingConfig {
   CompileOnlyRow row;
   std::size_t dynamic_shared = 0;
   int block_threads = 0;
-  std::shared_future<runtime::Result<CompileResult>> compiled;
+  std::shared_future<runtime::Result<device::CompileResult>> compiled;
 };
 
 void finish_row(PendingConfig& pending, device::ArchLimits const& limits) {
@@ -89,10 +89,10 @@ CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetAr
                                    std::function<int()> const& stop) {
   auto const start = std::chrono::steady_clock::now();
   CompilePool pool(options.jobs, db_path);
-  CompileSpec const spec{.arch = arch, .kernels_dir = kernels_dir, .mutant_switches = {}};
+  device::CompileSpec const spec{.arch = arch, .kernels_dir = kernels_dir, .mutant_switches = {}};
   std::vector<PendingConfig> pending;
   // Identical programs (same cache key) are compiled once even when two problem classes share them.
-  std::map<std::string, std::shared_future<runtime::Result<CompileResult>>> submitted;
+  std::map<std::string, std::shared_future<runtime::Result<device::CompileResult>>> submitted;
 
   auto const families = selected_families(options);
   for (auto const& family : families) {
@@ -112,7 +112,7 @@ CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetAr
           pending.push_back(std::move(p));
           continue;
         }
-        auto request = make_family_request(*family, config, problem, spec);
+        auto request = device::make_family_request(*family, config, problem, spec);
         if (!request) {
           p.row.reason = request.error().one_line();
           pending.push_back(std::move(p));

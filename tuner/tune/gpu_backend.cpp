@@ -1,20 +1,10 @@
 #include "tuner/tune/gpu_backend.hpp"
 
 #include "device/families/registry.hpp"
+#include "device/gpu_key.hpp"
 #include "runtime/compile_request.hpp"
-#include "tuner/measure/gpu_telemetry.hpp"
 
 namespace fl::tuner {
-
-db::GpuKey gpu_key(runtime::DeviceInfo const& device) {
-  auto const release = read_driver_release(device.ordinal);
-  return db::GpuKey{device.name,
-                    device.cc_major,
-                    device.cc_minor,
-                    device.sm_count,
-                    release.value_or(std::to_string(device.driver_version)),
-                    device.driver_version};
-}
 
 GpuBackend::GpuBackend(int jobs, runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
                        std::filesystem::path const& db_path, runtime::DeviceInfo device, EvaluationPace pace)
@@ -24,7 +14,7 @@ GpuBackend::GpuBackend(int jobs, runtime::TargetArch arch, std::filesystem::path
       pace_(pace),
       spec_{.arch = arch, .kernels_dir = kernels_dir, .mutant_switches = {}},
       device_(std::move(device)),
-      gpu_(gpu_key(device_)),
+      gpu_(device::gpu_key(device_)),
       nvrtc_version_(runtime::nvrtc_version()) {}
 
 Evaluator& GpuBackend::evaluator_for(device::Family const& family) {

@@ -6,10 +6,10 @@
 #include <memory>
 #include <string>
 
+#include "device/compile/compile_service.hpp"
 #include "runtime/device.hpp"
 #include "runtime/target_arch.hpp"
 #include "tuner/compile/compile_pool.hpp"
-#include "tuner/compile/compile_service.hpp"
 #include "tuner/tune/gpu_evaluator.hpp"
 #include "tuner/tune/reference_cache.hpp"
 #include "tuner/tune/tuning_backend.hpp"
@@ -33,10 +33,10 @@ class GpuBackend final : public TuningBackend {
 
  private:
   CompilePool pool_;
-  CompileService invalidator_;
+  device::CompileService invalidator_;
   ReferenceCache references_;
   EvaluationPace pace_;
-  CompileSpec spec_;
+  device::CompileSpec spec_;
   runtime::DeviceInfo device_;
   db::GpuKey gpu_;
   std::string nvrtc_version_;
@@ -46,9 +46,5 @@ class GpuBackend final : public TuningBackend {
   };
   std::map<std::string, FamilyEvaluator> evaluators_;
 };
-
-// The GPU as measurements are keyed: name, compute capability, SMs, the driver release nvidia-smi prints
-// (the API version when nvidia-smi does not answer) and the CUDA driver API version.
-db::GpuKey gpu_key(runtime::DeviceInfo const& device);
 
 }  // namespace fl::tuner

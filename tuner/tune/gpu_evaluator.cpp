@@ -5,11 +5,11 @@
 #include <chrono>
 #include <string_view>
 
+#include "device/gpu_telemetry.hpp"
+#include "device/run/run_once.hpp"
 #include "tuner/compile/prune.hpp"
 #include "tuner/measure/early_stop.hpp"
-#include "tuner/measure/gpu_telemetry.hpp"
 #include "tuner/run/benchmark.hpp"
-#include "tuner/run/run_once.hpp"
 #include "tuner/tune/judge_overlap.hpp"
 
 namespace fl::tuner {
@@ -69,9 +69,10 @@ std::optional<EvaluationPace> pace_named(std::string const& name) {
   return std::nullopt;
 }
 
-GpuEvaluator::GpuEvaluator(device::Family const& family, CompilePool& pool, CompileService& invalidator,
-                           CompileSpec spec, runtime::DeviceInfo device, TimingOptions timing,
-                           ReferenceCache& references, EvaluationPace pace)
+GpuEvaluator::GpuEvaluator(device::Family const& family, CompilePool& pool,
+                           device::CompileService& invalidator, device::CompileSpec spec,
+                           runtime::DeviceInfo device, TimingOptions timing, ReferenceCache& references,
+                           EvaluationPace pace)
     : family_(family),
       pool_(pool),
       invalidator_(invalidator),
@@ -86,12 +87,12 @@ GpuEvaluator::PendingCompile& GpuEvaluator::submit(device::Config const& config,
                                                    device::Problem const& problem, bool urgent) {
   auto const key = pending_key(config, problem);
   if (auto it = pending_.find(key); it != pending_.end()) return it->second;
-  auto request = make_family_request(family_, config, problem, spec_);
+  auto request = device::make_family_request(family_, config, problem, spec_);
   PendingCompile future;
   if (request) {
     future = pool_.submit(std::move(request.value()), urgent);
   } else {
-    std::promise<runtime::Result<CompileResult>> failed;
+    std::promise<runtime::Result<device::CompileResult>> failed;
     failed.set_value(request.error());
     future = failed.get_future();
   }
@@ -144,9 +145,12 @@ Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem 
   auto const& small_set = references_.family_set(verification_problem(problem), numerics::InputFamily::normal,
                                                  kSmallProblemSeed, 0);
   auto const& small_problem = small_set.check.problem();
+  auto const small_fp8 = fp8_operands_of(small_problem, small_set.check.inputs());
+  if (!small_fp8) return failed("failed", small_fp8.error());
   auto small =
-      run_once(family_, config, small_problem, program, small_set.check.inputs(),
-               small_problem.direction == device::Direction::backward ? &small_set.forward : nullptr);
+      device::run_once(family_, config, small_problem, program, small_set.check.inputs(),
+                       small_problem.direction == device::Direction::backward ? &small_set.forward : nullptr,
+                       small_fp8->has_value() ? &**small_fp8 : nullptr);
   if (!small) {
     // A cached CUBIN the driver refuses is dropped, so the next run recompiles it.
     if (small.error().stage == "load") invalidator_.invalidate(compiled->cache_key);
@@ -159,8 +163,11 @@ Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem 
   }
 
   auto const& timed_set = references_.normal_set(problem, kInputSeed, kTimedCheckRows);
-  auto big = run_once(family_, config, problem, program, timed_set.check.inputs(),
-                      problem.direction == device::Direction::backward ? &timed_set.forward : nullptr);
+  auto const big_fp8 = fp8_operands_of(problem, timed_set.check.inputs());
+  if (!big_fp8) return failed("failed", big_fp8.error());
+  auto big = device::run_once(family_, config, problem, program, timed_set.check.inputs(),
+                              problem.direction == device::Direction::backward ? &timed_set.forward : nullptr,
+                              big_fp8->has_value() ? &**big_fp8 : nullptr);
   if (!big) return failed("failed", big.error());
   e.verify_ms = ms_since(verifying);
 
@@ -187,7 +194,7 @@ Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem 
   if (!timed) return failed("failed", timed.error());
   e.stats = timed->stats;
   e.tflops = timed->tflops;
-  auto const telemetry = read_gpu_telemetry(device_.ordinal);
+  auto const telemetry = device::read_gpu_telemetry(device_.ordinal);
   e.clock_mhz = telemetry.sm_clock_mhz;
   e.temperature_c = telemetry.temperature_c;
   e.timing_ms = ms_since(timing) - judged.judge_wait_ms;

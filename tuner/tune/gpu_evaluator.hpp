@@ -16,10 +16,10 @@
 #include <string>
 
 #include "device/arch_limits.hpp"
+#include "device/compile/compile_config.hpp"
+#include "device/compile/compile_service.hpp"
 #include "runtime/device.hpp"
-#include "tuner/compile/compile_config.hpp"
 #include "tuner/compile/compile_pool.hpp"
-#include "tuner/compile/compile_service.hpp"
 #include "tuner/run/timing.hpp"
 #include "tuner/tune/evaluator.hpp"
 #include "tuner/tune/reference_cache.hpp"
@@ -41,9 +41,9 @@ class GpuEvaluator final : public Evaluator {
  public:
   // `invalidator` drops a cached CUBIN the driver refuses to load (the pool's workers have their own
   // connections; this one belongs to the calling thread).
-  GpuEvaluator(device::Family const& family, CompilePool& pool, CompileService& invalidator, CompileSpec spec,
-               runtime::DeviceInfo device, TimingOptions timing, ReferenceCache& references,
-               EvaluationPace pace = {});
+  GpuEvaluator(device::Family const& family, CompilePool& pool, device::CompileService& invalidator,
+               device::CompileSpec spec, runtime::DeviceInfo device, TimingOptions timing,
+               ReferenceCache& references, EvaluationPace pace = {});
   Evaluation evaluate(device::Config const& config, device::Problem const& problem) override;
   void prefetch(device::Config const& config, device::Problem const& problem) override;
   // A fresh primary context (runtime::reset_primary_context); nothing of the old one is kept here (every
@@ -52,13 +52,13 @@ class GpuEvaluator final : public Evaluator {
   void hear_best(std::optional<double> best_ms) override { best_ms_ = best_ms; }
 
  private:
-  using PendingCompile = std::future<runtime::Result<CompileResult>>;
+  using PendingCompile = std::future<runtime::Result<device::CompileResult>>;
   PendingCompile& submit(device::Config const& config, device::Problem const& problem, bool urgent);
 
   device::Family const& family_;
   CompilePool& pool_;
-  CompileService& invalidator_;
-  CompileSpec spec_;
+  device::CompileService& invalidator_;
+  device::CompileSpec spec_;
   runtime::DeviceInfo device_;
   device::ArchLimits limits_;
   TimingOptions timing_;

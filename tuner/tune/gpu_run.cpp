@@ -10,6 +10,7 @@
 #include "common/stop_signals.hpp"
 #include "db/schema.hpp"
 #include "db/tuning_runs.hpp"
+#include "device/gpu_key.hpp"
 #include "runtime/device.hpp"
 #include "runtime/driver_api.hpp"
 #include "runtime/nvrtc_compiler.hpp"
@@ -65,7 +66,7 @@ int tune_on_gpus(TuneOptions const& options, std::vector<std::string> user_args,
       if (!first) first = device.value();
     }
     if (!first) runtime::exit_no_gpu(runtime::Error{"device", "no CUDA device for --gpus all", ""});
-    gpu = gpu_key(*first);
+    gpu = device::gpu_key(*first);
     nvrtc = runtime::nvrtc_version();
     identity = first->identity() + " x " + std::to_string(gpus.size());
   }

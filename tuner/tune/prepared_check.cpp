@@ -1,40 +1,46 @@
 #include "tuner/tune/prepared_check.hpp"
 
 #include "numerics/check_sample.hpp"
+#include "numerics/gpu/kernel_check.hpp"
+#include "numerics/gpu/kernel_tensors.hpp"
 
 namespace fl::tuner {
 
 namespace {
 
-// The same-precision baseline only adds notes, which a Verdict does not carry: not computed per problem.
+// The same-precision baseline only adds notes, which a numerics::gpu::Verdict does not carry: not computed
+// per problem.
 numerics::CheckOptions tuner_check_options(device::Problem const& problem, std::size_t sample_rows,
                                            std::uint64_t seed) {
-  numerics::CheckOptions options = check_options(problem, sample_rows, seed);
+  numerics::CheckOptions options = numerics::gpu::check_options(problem, sample_rows, seed);
   options.cross_check_baseline = false;
   return options;
 }
 
 }  // namespace
 
-PreparedCheck::PreparedCheck(device::Problem const& problem, HostInputs inputs, std::size_t sample_rows,
-                             std::uint64_t seed)
+PreparedCheck::PreparedCheck(device::Problem const& problem, device::HostInputs inputs,
+                             std::size_t sample_rows, std::uint64_t seed)
     : problem_(problem),
       inputs_(std::move(inputs)),
-      check_(to_numerics(problem_, inputs_), tuner_check_options(problem_, sample_rows, seed)) {}
+      check_(numerics::gpu::to_attention_inputs(problem_, inputs_),
+             tuner_check_options(problem_, sample_rows, seed)) {}
 
-Verdict PreparedCheck::judge(HostOutputs const& out) const {
+numerics::gpu::Verdict PreparedCheck::judge(device::HostOutputs const& out) const {
   std::size_t const resampled_before = check_.resampled();
-  Verdict verdict = verdict_of(check_.judge(to_numerics(out)));
+  numerics::gpu::Verdict verdict =
+      numerics::gpu::verdict_of(check_.judge(numerics::gpu::to_attention_outputs(out)));
   if (!verdict.pass || check_.resampled() != resampled_before) ++fallbacks_;
   return verdict;
 }
 
 std::vector<std::size_t> screened_rows(common::AttentionShape const& shape, std::vector<float> const& v,
-                                       HostOutputs const& out, numerics::PrecisionRecipe const& recipe) {
+                                       device::HostOutputs const& out,
+                                       numerics::PrecisionRecipe const& recipe) {
   numerics::AttentionInputs in;
   in.shape = shape;
   in.v.assign(v.begin(), v.end());
-  return numerics::screened_query_rows(in, to_numerics(out), recipe);
+  return numerics::screened_query_rows(in, numerics::gpu::to_attention_outputs(out), recipe);
 }
 
 }  // namespace fl::tuner

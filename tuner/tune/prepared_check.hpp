@@ -2,29 +2,30 @@
 // numerics::PreparedCheck (prepare once, judge many) on the tuner's types: the tuner verifies every candidate
 // on the same inputs, so the row sample, the float64 reference on it and the tolerance bounds are computed
 // once per (problem, input family, seed, dtype, direction) and each candidate pays only the screen of its
-// outputs and the per-element verdict. The verdict and its summary are judge_forward's by construction (the
-// same numerics check, the same options, the same summary line); tests/tuner/tune/prepared_check_test.cpp
-// compares both on passing, failing and screened outputs.
+// outputs and the per-element verdict. The verdict and its summary are numerics::gpu::judge_forward's by
+// construction (the same numerics check, the same options, the same summary line);
+// tests/tuner/tune/prepared_check_test.cpp compares both on passing, failing and screened outputs.
 #include <cstddef>
 #include <cstdint>
 
 #include "numerics/check.hpp"
-#include "tuner/run/numerics_check.hpp"
+#include "numerics/gpu/kernel_check.hpp"
 
 namespace fl::tuner {
 
 class PreparedCheck {
  public:
-  // The same arguments as judge_forward: claimed precision = problem.dtype, sample_rows (0: numerics'
-  // default: every row of a small problem), sample seed. `inputs` are kept (the screen reads V).
-  PreparedCheck(device::Problem const& problem, HostInputs inputs, std::size_t sample_rows,
+  // The same arguments as numerics::gpu::judge_forward: claimed precision = problem.dtype, sample_rows (0:
+  // numerics' default: every row of a small problem), sample seed. `inputs` are kept (the screen reads V).
+  PreparedCheck(device::Problem const& problem, device::HostInputs inputs, std::size_t sample_rows,
                 std::uint64_t seed);
 
-  // The verdict judge_forward(problem, inputs, out, sample_rows, seed) would give, with the same summary.
-  Verdict judge(HostOutputs const& out) const;
+  // The verdict numerics::gpu::judge_forward(problem, inputs, out, sample_rows, seed) would give, with the
+  // same summary.
+  numerics::gpu::Verdict judge(device::HostOutputs const& out) const;
 
   device::Problem const& problem() const { return problem_; }
-  HostInputs const& inputs() const { return inputs_; }
+  device::HostInputs const& inputs() const { return inputs_; }
   bool sampled() const { return check_.sampled(); }
   numerics::RowSample const& sample() const { return check_.sample(); }
   // judge() calls that were not a pass on the prepared sample alone: a failure, or a screened row off the
@@ -33,13 +34,14 @@ class PreparedCheck {
 
  private:
   device::Problem problem_;
-  HostInputs inputs_;
+  device::HostInputs inputs_;
   numerics::PreparedCheck check_;
   mutable std::size_t fallbacks_ = 0;
 };
 
 // The rows numerics' screen flags (numerics::screened_query_rows) for outputs in the tuner's types.
 std::vector<std::size_t> screened_rows(common::AttentionShape const& shape, std::vector<float> const& v,
-                                       HostOutputs const& out, numerics::PrecisionRecipe const& recipe);
+                                       device::HostOutputs const& out,
+                                       numerics::PrecisionRecipe const& recipe);
 
 }  // namespace fl::tuner

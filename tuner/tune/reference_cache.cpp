@@ -1,4 +1,5 @@
 #include "tuner/tune/reference_cache.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
 
 #include <chrono>
 
@@ -14,13 +15,15 @@ std::string key_of(device::Problem const& problem, std::string const& inputs, st
 }  // namespace
 
 VerificationSet const& ReferenceCache::insert(std::string key, device::Problem const& problem,
-                                              HostInputs inputs, std::uint64_t seed,
+                                              device::HostInputs inputs, std::uint64_t seed,
                                               std::size_t sample_rows) {
   auto const start = std::chrono::steady_clock::now();
-  HostOutputs forward;
-  if (problem.direction == device::Direction::backward) forward = reference_forward(problem, inputs);
+  device::HostOutputs forward;
+  if (problem.direction == device::Direction::backward)
+    forward = numerics::gpu::reference_forward(problem, inputs);
   if (encode_once_ && !common::is_fp8(problem.dtype))  // FP8 inputs are quantised, not encoded
-    inputs.encoded = std::make_shared<EncodedInputs const>(encode_inputs(inputs, problem.dtype));
+    inputs.encoded =
+        std::make_shared<device::EncodedInputs const>(device::encode_inputs(inputs, problem.dtype));
   auto set = std::make_unique<VerificationSet>(
       VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed), std::move(forward)});
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -43,7 +46,7 @@ VerificationSet const& ReferenceCache::family_set(device::Problem const& problem
   if (auto it = sets_.find(key); it != sets_.end()) return *it->second;
   auto const start = std::chrono::steady_clock::now();
   device::Problem shaped = problem;  // some families adjust the shape (fully masked rows, ragged tails)
-  auto inputs = family_inputs(shaped, family, seed);
+  auto inputs = numerics::gpu::family_inputs(shaped, family, seed);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return insert(std::move(key), shaped, std::move(inputs), seed, sample_rows);
 }
@@ -53,7 +56,7 @@ VerificationSet const& ReferenceCache::normal_set(device::Problem const& problem
   auto key = key_of(problem, "make_normal_inputs", seed, sample_rows);
   if (auto it = sets_.find(key); it != sets_.end()) return *it->second;
   auto const start = std::chrono::steady_clock::now();
-  auto inputs = make_normal_inputs(problem, seed);
+  auto inputs = numerics::gpu::make_normal_inputs(problem, seed);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return insert(std::move(key), problem, std::move(inputs), seed, sample_rows);
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "numerics/gpu/kernel_inputs.hpp"
 #include "numerics/input_families.hpp"
 #include "tuner/tune/prepared_check.hpp"
 
@@ -17,7 +18,8 @@ namespace fl::tuner {
 
 struct VerificationSet {
   PreparedCheck check;  // inputs, sample, reference, bounds
-  HostOutputs forward;  // backward problems: the reference's O (rounded to the dtype) and LSE; else empty
+  device::HostOutputs
+      forward;  // backward problems: the reference's O (rounded to the dtype) and LSE; else empty
 };
 
 // Large sets (the timed problem's inputs: ~400 MB of floats at the headline shapes) are kept for the
@@ -25,8 +27,9 @@ struct VerificationSet {
 // problem's candidates together, so each large set is still built once per problem and run.
 class ReferenceCache {
  public:
-  // encode_once: each set also keeps its inputs' 16-bit encodings (HostInputs::encoded), so a candidate's
-  // uploads do not convert again (false: the 2026-11-29 protocol, for before/after runs: --pace baseline).
+  // encode_once: each set also keeps its inputs' 16-bit encodings (device::HostInputs::encoded), so a
+  // candidate's uploads do not convert again (false: the 2026-11-29 protocol, for before/after runs: --pace
+  // baseline).
   explicit ReferenceCache(bool encode_once = true) : encode_once_(encode_once) {}
 
   static constexpr std::size_t kKeptLargeSets = 2;
@@ -35,7 +38,7 @@ class ReferenceCache {
   // Inputs from numerics' input family (the small awkward verification problem).
   VerificationSet const& family_set(device::Problem const& problem, numerics::InputFamily family,
                                     std::uint64_t seed, std::size_t sample_rows);
-  // make_normal_inputs(problem, seed) (the timed problem: the same values are timed).
+  // numerics::gpu::make_normal_inputs(problem, seed) (the timed problem: the same values are timed).
   VerificationSet const& normal_set(device::Problem const& problem, std::uint64_t seed,
                                     std::size_t sample_rows);
 
@@ -43,7 +46,7 @@ class ReferenceCache {
   double seconds_spent() const { return seconds_; }  // building inputs and references, all sets
 
  private:
-  VerificationSet const& insert(std::string key, device::Problem const& problem, HostInputs inputs,
+  VerificationSet const& insert(std::string key, device::Problem const& problem, device::HostInputs inputs,
                                 std::uint64_t seed, std::size_t sample_rows);
   std::map<std::string, std::unique_ptr<VerificationSet>> sets_;
   std::vector<std::string> large_;  // keys of the large sets, oldest first

@@ -5,9 +5,9 @@
 #include "common/precision.hpp"
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
+#include "device/compile/compile_config.hpp"
+#include "device/compile/compile_service.hpp"
 #include "device/families/registry.hpp"
-#include "tuner/compile/compile_config.hpp"
-#include "tuner/compile/compile_service.hpp"
 #include "tuner/report/table.hpp"
 #include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/nearest_tuned.hpp"
@@ -88,8 +88,8 @@ ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::
     }
   report.answers = answers.render();
 
-  CompileService compiler(db_path);
-  CompileSpec const spec{.arch = arch, .kernels_dir = kernels_dir, .mutant_switches = {}};
+  device::CompileService compiler(db_path);
+  device::CompileSpec const spec{.arch = arch, .kernels_dir = kernels_dir, .mutant_switches = {}};
   TextTable table(
       {"family", "problem", "config", "TFLOP/s", "ms", "measured on", "date", "source", "compiles here"});
   for (auto const& best : used) {
@@ -99,9 +99,9 @@ ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::
     auto config = device::parse_config(best.config);
     auto const problem = problem_from_key(best.problem);
     if (family && config) {
-      auto request = make_family_request(*family, *config, problem, spec);
-      auto compiled =
-          request ? compiler.compile(request.value()) : runtime::Result<CompileResult>(request.error());
+      auto request = device::make_family_request(*family, *config, problem, spec);
+      auto compiled = request ? compiler.compile(request.value())
+                              : runtime::Result<device::CompileResult>(request.error());
       compiles = compiled ? "yes" : "no: " + compiled.error().one_line();
     }
     if (compiles != "yes") ++report.compile_failures;

@@ -20,7 +20,6 @@
 
 using namespace fl;
 using namespace fl::device;
-using namespace fl::tuner;
 using namespace fl::tools::fa_mutate;
 namespace mut = fl::numerics::mutants;
 using common::Precision;

@@ -29,7 +29,6 @@
 #include "tools/fa_mutate/timed_child.hpp"
 
 using namespace fl;
-using namespace fl::tuner;
 using namespace fl::tools::fa_mutate;
 namespace fs = std::filesystem;
 namespace mut = fl::numerics::mutants;

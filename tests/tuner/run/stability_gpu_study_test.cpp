@@ -56,7 +56,7 @@ TEST_CASE("the stability study on the GPU lands where the CPU emulation does", "
   double cpu_tiled = 0, cpu_standard = 0;
   for (auto const& r : cpu)
     if (r.output == common::Precision::bf16) (r.method == "standard" ? cpu_standard : cpu_tiled) = r.rmse;
-  CompileSpec const spec{arch.value(), kernels_dir.value(), {}};
+  device::CompileSpec const spec{arch.value(), kernels_dir.value(), {}};
   std::vector<std::string> skipped;
   auto fa2 = run_stability_gpu_study(*find_family("fa2_sm80"), spec, o, "test", [&](std::string const& line) {
     if (line[0] == '#') skipped.push_back(line);

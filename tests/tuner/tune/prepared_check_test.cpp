@@ -10,12 +10,16 @@
 #include <optional>
 #include <string>
 
+#include "device/run/host_tensors.hpp"
 #include "numerics/check.hpp"
+#include "numerics/gpu/kernel_check.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
+#include "numerics/gpu/kernel_tensors.hpp"
 #include "numerics/precision.hpp"
 #include "numerics/reference.hpp"
-#include "tests/tuner/standard_attention.hpp"
-#include "tuner/run/host_tensors.hpp"
+#include "tests/numerics/gpu/host_standard_attention.hpp"
 
+using namespace fl;
 using namespace fl::device;
 using namespace fl::tuner;
 using fl::common::Precision;
@@ -43,18 +47,19 @@ std::size_t row_with(PreparedCheck const& check, bool in_sample) {
 }  // namespace
 
 // The cache is only allowed if it never changes a verdict: every output below is judged by the prepared check
-// and by judge_forward (numerics::run_check from scratch), and both must agree on pass/fail and the summary.
+// and by numerics::gpu::judge_forward (numerics::run_check from scratch), and both must agree on pass/fail
+// and the summary.
 TEST_CASE("a prepared check gives run_check's verdict and summary, full and sampled", "[tuner][tune]") {
   int const kRow = 64;  // head dim: elements per row
   for (std::size_t sample_rows : {std::size_t(0), std::size_t(48)})
     for (bool causal : {false, true}) {
       auto p = awkward(causal);
-      auto const in = family_inputs(p, InputFamily::normal, 7);
+      auto const in = numerics::gpu::family_inputs(p, InputFamily::normal, 7);
       PreparedCheck const prepared(p, in, sample_rows, 3);
       CHECK(prepared.sampled() == (sample_rows > 0));
       auto const good = standard_attention(p, in);
 
-      std::vector<std::pair<std::string, HostOutputs>> outputs{{"correct", good}};
+      std::vector<std::pair<std::string, device::HostOutputs>> outputs{{"correct", good}};
       std::vector<std::size_t> rows{row_with(prepared, true)};
       if (prepared.sampled()) rows.push_back(row_with(prepared, false));
       for (std::size_t row : rows)
@@ -73,7 +78,7 @@ TEST_CASE("a prepared check gives run_check's verdict and summary, full and samp
       std::size_t expected_fallbacks = 0;
       for (auto const& [what, out] : outputs) {
         INFO((causal ? "causal, " : "full, ") << sample_rows << " sampled rows, " << what);
-        auto const expected = judge_forward(p, in, out, sample_rows, 3);
+        auto const expected = numerics::gpu::judge_forward(p, in, out, sample_rows, 3);
         auto const screened = screened_rows(p.shape, in.v, out, fl::numerics::recipe_for(p.dtype));
         bool const off_sample =
             prepared.sampled() && std::any_of(screened.begin(), screened.end(), [&](auto r) {
@@ -95,15 +100,17 @@ TEST_CASE("a prepared check gives run_check's verdict and summary, full and samp
 
 TEST_CASE("the screen flags exactly the rows numerics' screen flags", "[tuner][tune]") {
   auto p = awkward(true);
-  auto const in = family_inputs(p, InputFamily::normal, 9);
+  auto const in = numerics::gpu::family_inputs(p, InputFamily::normal, 9);
   auto const recipe = fl::numerics::recipe_for(p.dtype);
   auto out = standard_attention(p, in);
   fl::numerics::CheckOptions options;
   options.claimed = p.dtype;
   options.sample_rows = 16;
   options.cross_check_baseline = false;
-  auto count = [&](HostOutputs const& o) {
-    return fl::numerics::run_check(to_numerics(p, in), to_numerics(o), options).screened_rows;
+  auto count = [&](device::HostOutputs const& o) {
+    return fl::numerics::run_check(numerics::gpu::to_attention_inputs(p, in),
+                                   numerics::gpu::to_attention_outputs(o), options)
+        .screened_rows;
   };
   CHECK(screened_rows(p.shape, in.v, out, recipe).empty());
   CHECK(count(out) == 0);
@@ -127,10 +134,11 @@ double seconds_of(auto&& work) {
 // first key row of the head (every query row sees key 0, causal or not: inside the range of V, so the screen
 // of every row flags nothing, as for a correct kernel; 0 would be outside it for a causal row that sees one
 // key).
-HostOutputs passing_output(PreparedCheck const& check) {
+device::HostOutputs passing_output(PreparedCheck const& check) {
   auto const& p = check.problem();
-  auto const ref = fl::numerics::reference_sampled(to_numerics(p, check.inputs()), check.sample());
-  HostOutputs out;
+  auto const ref =
+      fl::numerics::reference_sampled(numerics::gpu::to_attention_inputs(p, check.inputs()), check.sample());
+  device::HostOutputs out;
   std::size_t const d = std::size_t(p.shape.head_dim);
   std::size_t const rows = fl::numerics::query_rows(p.shape);
   std::size_t const n_q = std::size_t(p.shape.seqlen_q), n_k = std::size_t(p.shape.seqlen_k);
@@ -168,11 +176,11 @@ TEST_CASE("verification cost of one candidate before and after the reference cac
   constexpr std::size_t kTimedRows = 256;
   constexpr std::uint64_t kSeed = 20261129;
 
-  HostInputs small_inputs;
+  device::HostInputs small_inputs;
   double const small_inputs_s =
-      seconds_of([&] { small_inputs = family_inputs(small, InputFamily::normal, 1); });
-  HostInputs big_inputs;
-  double const big_inputs_s = seconds_of([&] { big_inputs = make_normal_inputs(big, kSeed); });
+      seconds_of([&] { small_inputs = numerics::gpu::family_inputs(small, InputFamily::normal, 1); });
+  device::HostInputs big_inputs;
+  double const big_inputs_s = seconds_of([&] { big_inputs = numerics::gpu::make_normal_inputs(big, kSeed); });
   std::optional<PreparedCheck> small_check, big_check;
   double const prepare_s = seconds_of([&] {
     small_check.emplace(small, small_inputs, 0, 1);
@@ -181,10 +189,10 @@ TEST_CASE("verification cost of one candidate before and after the reference cac
   auto const small_out = standard_attention(small, small_inputs);
   auto const big_out = passing_output(*big_check);
 
-  Verdict before_small, before_big, after_small, after_big;
+  numerics::gpu::Verdict before_small, before_big, after_small, after_big;
   double const before_s = seconds_of([&] {
-    before_small = judge_forward(small, small_inputs, small_out, 0, 1);
-    before_big = judge_forward(big, big_inputs, big_out, kTimedRows, kSeed);
+    before_small = numerics::gpu::judge_forward(small, small_inputs, small_out, 0, 1);
+    before_big = numerics::gpu::judge_forward(big, big_inputs, big_out, kTimedRows, kSeed);
   });
   double const after_s = seconds_of([&] {
     after_small = small_check->judge(small_out);

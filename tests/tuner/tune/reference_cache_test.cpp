@@ -4,6 +4,7 @@
 
 #include "tuner/tune/reference_cache.hpp"
 
+using namespace fl;
 using namespace fl::device;
 using namespace fl::tuner;
 using fl::common::Precision;
@@ -15,8 +16,8 @@ TEST_CASE("verification sets carry their inputs' encodings only when encoding on
   REQUIRE(set.check.inputs().encoded);
   auto const& encoded = *set.check.inputs().encoded;
   CHECK(encoded.dtype == Precision::bf16);
-  CHECK(encoded.q == encode_16bit(set.check.inputs().q, Precision::bf16));
-  CHECK(encoded.v == encode_16bit(set.check.inputs().v, Precision::bf16));
+  CHECK(encoded.q == device::encode_16bit(set.check.inputs().q, Precision::bf16));
+  CHECK(encoded.v == device::encode_16bit(set.check.inputs().v, Precision::bf16));
   CHECK(encoded.d_o.empty());
   CHECK_FALSE(each_upload.normal_set(problem, 3, 16).check.inputs().encoded);
   // FP8 inputs are quantised per upload set, never 16-bit encoded.

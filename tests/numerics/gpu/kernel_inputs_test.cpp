@@ -1,0 +1,44 @@
+// The seeded normal inputs our kernels are checked and timed on (numerics/gpu/kernel_inputs.hpp): the same
+// values for a seed whatever the thread count, independent streams per tensor and chunk, never zeros.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "numerics/gpu/kernel_inputs.hpp"
+
+using namespace fl;
+using namespace fl::device;
+using fl::common::Precision;
+
+TEST_CASE("normal inputs are the same for a seed, drawn chunk by chunk from independent streams",
+          "[numerics][kernel_inputs]") {
+  // 2 x 8 x 300 x 64 = 307200 elements a tensor: five chunks of 2^16, so the threads draw several.
+  fl::common::AttentionShape shape;
+  shape.batch = 2;
+  shape.heads_q = shape.heads_kv = 8;
+  shape.seqlen_q = shape.seqlen_k = 300;
+  shape.head_dim = 64;
+  Problem const problem(shape, Precision::bf16, Direction::backward);
+  auto const a = numerics::gpu::make_normal_inputs(problem, 11);
+  auto const b = numerics::gpu::make_normal_inputs(problem, 11);
+  CHECK(a.q == b.q);
+  CHECK(a.d_o == b.d_o);
+  CHECK(numerics::gpu::make_normal_inputs(problem, 12).k != a.k);
+  CHECK(a.k != a.v);  // each tensor its own streams
+  std::size_t const chunk = std::size_t{1} << 16;
+  REQUIRE(a.k.size() > 2 * chunk);
+  CHECK(std::vector<float>(a.k.begin(), a.k.begin() + 64) !=
+        std::vector<float>(a.k.begin() + chunk, a.k.begin() + chunk + 64));  // chunks are not repeats
+  double sum = 0, sum_sq = 0;
+  std::size_t zeros = 0;
+  for (float x : a.v) {
+    sum += x;
+    sum_sq += double(x) * x;
+    zeros += x == 0.0f;
+  }
+  CHECK(zeros == 0);  // never zeros
+  double const mean = sum / double(a.v.size()), var = sum_sq / double(a.v.size()) - mean * mean;
+  CHECK(std::abs(mean) < 0.01);
+  CHECK(std::abs(var - 1.0) < 0.01);
+}
