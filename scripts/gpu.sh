@@ -40,6 +40,7 @@ export OUT=${OUT:-/tmp/flashlab-out}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export FA_KERNELS_DIR="$CARRY/kernels_src"
 export XDG_CACHE_HOME=/tmp/flashlab-cache  # compile cache: kept on the device machine between calls
+mkdir -p "$XDG_CACHE_HOME"  # made here: fa-mutate refuses a --compile-db in a folder that does not exist
 export PYTHONUNBUFFERED=1
 bin="$CARRY/bin"
 recipes="$repo/scripts/gpu"
