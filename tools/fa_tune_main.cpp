@@ -1,8 +1,10 @@
 // fa-tune: JIT-compile attention kernel configs, verify and time them, keep everything in SQLite, and
 // print the best config per problem. --compile-only needs no GPU.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <string>
 
 #include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
@@ -19,6 +21,7 @@
 #include "runtime/kernel_source.hpp"
 #include "tuner/cli/tune_options.hpp"
 #include "tuner/tune/compile_only.hpp"
+#include "tuner/tune/fault_restart.hpp"
 #include "tuner/tune/gpu_backend.hpp"
 #include "tuner/tune/gpu_run.hpp"
 #include "tuner/tune/replay_backend.hpp"
@@ -35,7 +38,8 @@ fl::runtime::TargetArch target_for(std::string const& arch) {
   return fl::runtime::TargetArch::sm_90a;
 }
 
-int run(int argc, char const* const argv[]) {
+// lost_after: set when run() answers kRestartForFreshContext (the config after which the context was lost).
+int run(int argc, char const* const argv[], std::string& lost_after) {
   using namespace fl;
   // Outside the loops that stop at a boundary (StopOnSignals), SIGINT/SIGTERM end fa-tune at once with
   // 130/143 and no temporary file left, instead of by the signal.
@@ -48,6 +52,9 @@ int run(int argc, char const* const argv[]) {
     return common::kExitBadInput;
   }
   for (int i = 0; i < argc; ++i) options.command_line += (i ? " " : "") + std::string(argv[i]);
+  // --time-limit covers a chain of fault restarts (tune/fault_restart.hpp), not each process of it.
+  if (double const spent = tuner::seconds_since_chain_start(); options.time_limit_s)
+    options.time_limit_s = std::max(0.0, *options.time_limit_s - spent);
   if (options.help) {
     std::fputs(options.help_text.c_str(), stdout);
     return common::kExitOk;
@@ -140,6 +147,11 @@ int run(int argc, char const* const argv[]) {
   // Every output of the run and the report, written once the table exists.
   auto write_outputs = [&](tuner::TuningReport const& report, std::string const& gpu_identity) {
     std::fputs(tuner::render_tuning(report).c_str(), stdout);
+    if (int const restarts = tuner::fault_restarts_so_far(); restarts > 0)  // the table is the last process's
+      std::printf(
+          "fa-tune: restarted %d time%s after sticky CUDA faults (each culprit stored as failed); %.1f s "
+          "since the first start\n",
+          restarts, restarts == 1 ? "" : "s", tuner::seconds_since_chain_start());
     if (!options.json_path.empty())
       common::write_file_atomically(options.json_path, tuner::tuning_json(report, gpu_identity));
     if (!options.export_measurements_path.empty()) {
@@ -170,6 +182,11 @@ int run(int argc, char const* const argv[]) {
   // Ctrl-C / SIGTERM: the candidate in flight finishes and is stored, the table so far is printed.
   common::StopOnSignals const stop_on_signals;
   auto const stop = [] { return common::StopOnSignals::received(); };
+  // A sticky fault the process could not clear: start again with a fresh context (tune/fault_restart.hpp),
+  // unless the run was stopped or the restarts are spent (then the table says so and the exit is 1).
+  auto const restart_wanted = [](tuner::TuningReport const& report) {
+    return report.context_lost && !report.stop_signal && tuner::fault_restart_left();
+  };
   auto const exit_code = [](tuner::TuningReport const& report) {
     if (report.stop_signal) return common::exit_code_after_signal(report.stop_signal);
     // A kernel that crashed the context is a failed kernel: the run is incomplete (a rerun resumes after it).
@@ -197,6 +214,10 @@ int run(int argc, char const* const argv[]) {
     if (options.worker_gpu)
       options.command_line += " [GPU " + std::to_string(*options.worker_gpu) + ", replay]";
     auto const report = tuner::run_tuning(options, *backend, kernels_dir.value(), db_path, stop);
+    if (restart_wanted(report)) {  // a recorded fault replays as one the process cannot clear
+      lost_after = *report.context_lost;
+      return tuner::kRestartForFreshContext;
+    }
     write_outputs(report, backend->gpu().name);
     export_best(backend->gpu().name);  // under the replay's GPU name: never mistaken for a GPU's rows
     std::printf("database: %s\n", db_path.string().c_str());
@@ -240,6 +261,10 @@ int run(int argc, char const* const argv[]) {
   tuner::GpuBackend backend(options.jobs, arch, kernels_dir.value(), db_path, device.value(),
                             *tuner::pace_named(options.pace));
   auto const report = tuner::run_tuning(options, backend, kernels_dir.value(), db_path, stop);
+  if (restart_wanted(report)) {
+    lost_after = *report.context_lost;
+    return tuner::kRestartForFreshContext;  // main() restarts once the context and database are closed
+  }
   write_outputs(report, device->identity());
   export_best(device->name);
   std::printf("database: %s\n", db_path.string().c_str());
@@ -249,16 +274,22 @@ int run(int argc, char const* const argv[]) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  try {
-    return run(argc, argv);
-  } catch (fl::db::UnusableDatabaseError const& e) {  // the file named cannot hold our data
-    std::fprintf(stderr, "fa-tune: %s\n", e.what());
-    return fl::common::kExitBadInput;
-  } catch (fl::db::DatabaseError const& e) {  // failed during the run: disk full, I/O error, a lock held
-    std::fprintf(stderr, "fa-tune: %s\n", e.what());
-    return fl::common::kExitBadInput;
-  } catch (std::exception const& e) {
-    std::fprintf(stderr, "fa-tune: %s\n", e.what());
-    return 1;
-  }
+  std::string lost_after;
+  int const code = [&] {
+    try {
+      return run(argc, argv, lost_after);
+    } catch (fl::db::UnusableDatabaseError const& e) {  // the file named cannot hold our data
+      std::fprintf(stderr, "fa-tune: %s\n", e.what());
+      return fl::common::kExitBadInput;
+    } catch (fl::db::DatabaseError const& e) {  // failed during the run: disk full, I/O error, a lock held
+      std::fprintf(stderr, "fa-tune: %s\n", e.what());
+      return fl::common::kExitBadInput;
+    } catch (std::exception const& e) {
+      std::fprintf(stderr, "fa-tune: %s\n", e.what());
+      return 1;
+    }
+  }();
+  if (code != fl::tuner::kRestartForFreshContext) return code;
+  fl::tuner::restart_for_fresh_context(argv, lost_after);  // returns only if the exec failed
+  return fl::common::kExitCheckFailed;
 }

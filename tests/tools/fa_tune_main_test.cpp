@@ -204,3 +204,40 @@ TEST_CASE("fa-tune --replay reads only a regular file of a recording's size, ref
     CHECK_THAT(outcome.err, Catch::Contains("fa-tune: --replay: " + named));
   }
 }
+
+// The H200's own fault (experiments/tuner/README.md, 2026-12-02): 28 candidates of fa2_sm80's d128 n2048
+// space, the 28th an 8-warp 3-stage config whose kernel wrote to address 16 (CUDA_ERROR_ILLEGAL_ADDRESS),
+// after which the in-process context reset failed. Replayed, the fault costs its culprit only: fa-tune
+// starts itself again, resumes after it and finishes the space.
+TEST_CASE("a sticky fault restarts fa-tune once, which resumes after its culprit and finishes",
+          "[tuner][cli]") {
+  auto const fixture = fs::path(FA_SOURCE_DIR) / "tests/tuner/data/fa2_sm80_h200_fault_demo.tsv";
+  REQUIRE(fs::exists(fixture));
+  Scratch scratch;
+  std::string const args = " --replay " + fixture.string() +
+                           " --family fa2_sm80 --dtype bf16 --head-dim 128 --seqlen 2048 --causal no"
+                           " --strategy exhaustive --db " +
+                           (scratch.dir / "db.sqlite").string() + " --json " +
+                           (scratch.dir / "run.json").string();
+  auto const run = fl::test::run_tool(fl::test::sibling_binary("fa-tune").string() + args);
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.err, Catch::Contains("the GPU context was lost after kBlockM=64,kBlockN=32,kEpilogueSmem=0,"
+                                      "kNWarps=8,kQInRegs=0,kStages=3,kWarpsN=2") &&
+                          Catch::Contains("(restart 1 of at most 32)") && !Catch::Contains("restart 2"));
+  CHECK_THAT(run.out, Catch::Contains("space done") && !Catch::Contains("context lost") &&
+                          Catch::Contains("fa-tune: restarted 1 time after sticky CUDA faults"));
+  // One table, one JSON: written by the process that finished, with the culprit stored as failed.
+  CHECK_THAT(fl::test::read_text(scratch.dir / "run.json"), Catch::Contains("\"context_lost\": null"));
+
+  // With the restarts spent, the run ends at the fault as before: exit 1, the table says so.
+  auto const last = fl::test::run_tool(
+      "FA_TUNE_FAULT_RESTARTS=32 " + fl::test::sibling_binary("fa-tune").string() + " --replay " +
+      fixture.string() +
+      " --family fa2_sm80 --dtype bf16 --head-dim 128 --seqlen 2048 --causal no --strategy exhaustive --db " +
+      (scratch.dir / "spent.sqlite").string());
+  INFO(last.out << last.err);
+  CHECK(last.exit_code == 1);
+  CHECK_THAT(last.out + last.err,
+             Catch::Contains("could not be restored") && !Catch::Contains("starting fa-tune again"));
+}

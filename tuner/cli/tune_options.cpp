@@ -33,9 +33,10 @@ What happens to each candidate (config of a family for one problem), in order:
               5 probe runs > 1.25x the best median) is timed by those 5 runs only.
   6. store:   every result is committed to SQLite at once: a rerun resumes, kill -9 loses nothing finished.
 The strategy (exhaustive, random, anneal, bayes) proposes the next candidate from the costs so far. A
-sticky CUDA fault stores its candidate as failed and resets the GPU context, and the run goes on; if the
-reset does not bring the GPU back, the run ends there (exit 1; a rerun resumes after it). Progress
-(stderr) shows problem i of N, candidate j of M, the run's count and an ETA over the whole run.
+sticky CUDA fault stores its candidate as failed and resets the GPU context, and the run goes on; where
+the reset does not bring the GPU back (the H200's case), fa-tune starts itself again and resumes after the
+culprit (each restart says how many are left; then exit 1, and a rerun resumes); --time-limit covers all.
+Progress (stderr) shows problem i of N, candidate j of M, the run's count and an ETA over the whole run.
 )";
 
 // More repeats than this say nothing new about noise and cost as much as that many tuning runs.

@@ -5,6 +5,7 @@
 
 #include "tuner/measure/early_stop.hpp"
 #include "tuner/tune/gpu_backend.hpp"
+#include "tuner/tune/gpu_evaluator.hpp"
 
 namespace fl::tuner {
 
@@ -23,6 +24,9 @@ Evaluation RecordedEvaluator::evaluate(device::Config const& config, device::Pro
   auto const& m = row.measurement;
   e.verdict = m.verdict;
   e.diagnosis = m.diagnosis;
+  // A recorded sticky fault replays as one: the context is lost and, as on the H200, cannot be reset in the
+  // process (recover() is the Evaluator's default, false).
+  e.context_lost = m.verdict == "failed" && is_sticky_cuda_error(m.diagnosis);
   if (m.median_ms) {
     double const median = *m.median_ms;
     e.stats = TimingStats{.median_ms = median,
