@@ -2,27 +2,15 @@
 #include <catch2/catch.hpp>
 
 #include "device/run/device_problem.hpp"
+#include "tests/support/small_fp8_problem.hpp"
 
 using namespace fl;
 using namespace fl::device;
 using common::Fp8Scaling;
 using common::Precision;
 
-namespace {
-
-Problem small_problem(Precision dtype, Fp8Scaling scaling) {
-  Problem p;
-  p.shape = {2, 4, 2, 100, 70, 64, false, 0.0};
-  p.dtype = dtype;
-  p.fp8.scaling = scaling;
-  p.fp8.block_rows = 32;
-  return p;
-}
-
-}  // namespace
-
 TEST_CASE("an FP8 device problem needs one byte per Q, K, V element and two per O element", "[device][fp8]") {
-  auto const fp8 = small_problem(Precision::fp8_e4m3, Fp8Scaling::per_tensor);
+  auto const fp8 = test::small_fp8_problem(Precision::fp8_e4m3, Fp8Scaling::per_tensor);
   auto bf16 = fp8;
   bf16.dtype = Precision::bf16;
   auto const& s = fp8.shape;

@@ -12,6 +12,7 @@
 #include "numerics/gpu/kernel_fp8_operands.hpp"
 #include "numerics/gpu/kernel_inputs.hpp"
 #include "numerics/precision.hpp"
+#include "tests/support/small_fp8_problem.hpp"
 
 using namespace fl;
 using namespace fl::device;
@@ -19,15 +20,6 @@ using common::Fp8Scaling;
 using common::Precision;
 
 namespace {
-
-Problem small_problem(Precision dtype, Fp8Scaling scaling) {
-  Problem p;
-  p.shape = {2, 4, 2, 100, 70, 64, false, 0.0};
-  p.dtype = dtype;
-  p.fp8.scaling = scaling;
-  p.fp8.block_rows = 32;
-  return p;
-}
 
 float decode(std::uint8_t code, Precision format) {
   __nv_fp8_storage_t const s = code;
@@ -40,7 +32,7 @@ float decode(std::uint8_t code, Precision format) {
 TEST_CASE("FP8 operands: codes times descale reproduce numerics' dequantised values", "[numerics][fp8]") {
   for (auto dtype : {Precision::fp8_e4m3, Precision::fp8_e5m2})
     for (auto scaling : {Fp8Scaling::per_tensor, Fp8Scaling::per_block}) {
-      auto const p = small_problem(dtype, scaling);
+      auto const p = test::small_fp8_problem(dtype, scaling);
       auto const in = numerics::gpu::make_normal_inputs(p, 5);
       // Inputs are bf16 values, not FP8 ones: the quantisation is the kernel host's job.
       bool any_not_fp8 = false;
@@ -60,7 +52,7 @@ TEST_CASE("FP8 operands: codes times descale reproduce numerics' dequantised val
 }
 
 TEST_CASE("FP8 operands: the incoherent rotation changes Q and K codes but not V", "[numerics][fp8]") {
-  auto p = small_problem(Precision::fp8_e4m3, Fp8Scaling::per_tensor);
+  auto p = test::small_fp8_problem(Precision::fp8_e4m3, Fp8Scaling::per_tensor);
   auto const in = numerics::gpu::make_normal_inputs(p, 9);
   auto const plain = numerics::gpu::quantize_fp8_operands(p, in);
   p.fp8.incoherent = true;
@@ -76,7 +68,7 @@ TEST_CASE("FP8 operands: the incoherent rotation changes Q and K codes but not V
 TEST_CASE("FP8 operands with bf16 P.V: V as its bf16 bits, descales of one, Q and K unchanged",
           "[numerics][fp8]") {
   for (auto scaling : {Fp8Scaling::per_tensor, Fp8Scaling::per_block}) {
-    auto p = small_problem(Precision::fp8_e4m3, scaling);
+    auto p = test::small_fp8_problem(Precision::fp8_e4m3, scaling);
     auto const in = numerics::gpu::make_normal_inputs(p, 7);
     auto const plain = numerics::gpu::quantize_fp8_operands(p, in);
     p.fp8.bf16_pv = true;
