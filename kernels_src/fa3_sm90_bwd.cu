@@ -12,6 +12,7 @@
 //           or by TMA bulk reduce-add of rows staged in shared memory (kDqMode 2).
 //   step 2  fa_bwd_dq_convert: dQ = scale * accumulator in the output dtype.
 #include "fa3_sm90_bwd_consumer.cuh"
+#include "fa3_sm90_bwd_dq_add.cuh"
 #include "fa3_sm90_bwd_layout.cuh"
 #include "fa3_sm90_bwd_producer.cuh"
 #include "fa_backward.cuh"

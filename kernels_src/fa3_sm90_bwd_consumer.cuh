@@ -6,7 +6,7 @@
 //   dV += P^T dO, dK += dS^T Q           wgmma with A from registers (packed as the forward's P)
 //   dS^T -> shared memory (buffer t % 2), then the CTA's dQ items: dQ_i += dS K over the kBlockN keys,
 //   wgmma reading dS M-major from the dS^T tile and K N-major, added to the fp32 accumulator by REDs
-//   (kDqMode 1: ordered across key blocks by a semaphore per query block).
+//   (kDqMode 1: ordered across key blocks by a semaphore per query block; fa3_sm90_bwd_dq_add.cuh).
 // The register map of every m64 accumulator is the forward's (fa3_sm90_consumer.cuh): here rows are keys
 // (16 warp + lane/4 (+8)) and columns queries (8 t + 2 (lane%4) (+1)).
 #include "fa3_sm90_bwd_layout.cuh"
@@ -16,15 +16,6 @@
 #include "fa_wgmma.cuh"
 
 namespace fa3 {
-
-__device__ __forceinline__ int load_acquire_gpu(const int* address) {
-  int v;
-  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(address) : "memory");
-  return v;
-}
-__device__ __forceinline__ void add_release_gpu(int* address, int value) {
-  asm volatile("red.release.gpu.global.add.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
-}
 
 template <typename Element, class Cfg, bool Is_causal>
 struct BwdConsumer {
@@ -177,88 +168,14 @@ struct BwdConsumer {
     fa::wgmma_commit();
   }
 
-  // kDqBulk: the item staged in this warpgroup's tile, then ONE TMA bulk reduce-add of the whole tile into
-  // its tile of the accumulator (fa3::BwdDqTiles: the same layout, padding included), issued by one thread:
-  // the copy engine adds it at L2 instead of 2048 REDs per warpgroup. The tile is rewritten only after the
-  // previous item's copy has read it.
+  // The dQ item's addition to the fp32 accumulator and, deterministic mode, the turn per query block:
+  // fa3_sm90_bwd_dq_add.cuh.
   __device__ __forceinline__ void bulk_add_dq(const float (&dq)[kDqChunkColumns / 8][4], float* accum, int m0,
-                                              int row_tile, int chunk) {
-    unsigned char* stage = smem + Cfg::kDqStageOffset + wg * Cfg::kDqStageBytes;
-    if (tid == 0) fa::tma_store_wait_read();
-    fa::named_barrier_sync(kBwdWarpgroupBarrier + wg, kWarpgroupThreads);
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = 16 * warp + 8 * h + lane / 4;
-#pragma unroll
-      for (int t = 0; t < kDqChunkColumns / 8; ++t) {
-        const unsigned address = fa::smem_addr(stage) + row * kDqStageRowBytes + (8 * t + 2 * (lane % 4)) * 4;
-        asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(address), "f"(dq[t][2 * h]),
-                     "f"(dq[t][2 * h + 1])
-                     : "memory");
-      }
-    }
-    fa::fence_shared_to_async_proxy();  // the stores, before the copy engine reads them
-    fa::named_barrier_sync(kBwdWarpgroupBarrier + wg, kWarpgroupThreads);
-    if (tid == 0) {
-      // accum is this head's first tile (step()); m0 is a multiple of kBlockM, hence of the tile's 64 rows.
-      float* dst = accum + (static_cast<long long>((m0 + row_tile * kRowsPerConsumer) / BwdDqTiles::kRows) *
-                                Cfg::kDqChunks +
-                            chunk) *
-                               BwdDqTiles::kTileFloats;
-      const float* src = reinterpret_cast<const float*>(stage);
-      static_assert(Cfg::kDqStageBytes == BwdDqTiles::kTileFloats * 4,
-                    "one staging tile is one accumulator tile");
-#ifdef FA_MUTANT_BWD_DQ_OVERWRITE
-      // [bwd-dq-overwrite] each key block's dQ share copied over the accumulator instead of added
-      cuda::ptx::cp_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, dst, src,
-                               Cfg::kDqStageBytes);
-#else
-      cuda::ptx::cp_reduce_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, cuda::ptx::op_add,
-                                      dst, src, Cfg::kDqStageBytes);
-#endif
-      fa::tma_store_commit();
-    }
-  }
-
-  // Adds a dQ item to the fp32 accumulator (rows past n_q are skipped).
+                                              int row_tile, int chunk);
   __device__ __forceinline__ void add_dq(const float (&dq)[kDqChunkColumns / 8][4], float* accum, int m0,
-                                         int row_tile, int chunk) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = m0 + row_tile * kRowsPerConsumer + 16 * warp + 8 * h + lane / 4;
-      if (row >= p.seqlen_q) continue;
-#pragma unroll
-      for (int t = 0; t < kDqChunkColumns / 8; ++t) {
-        float* dst = accum + static_cast<long long>(row) * Cfg::kHeadDim + chunk * kDqChunkColumns + 8 * t +
-                     2 * (lane % 4);
-#ifdef FA_MUTANT_BWD_DQ_OVERWRITE
-        // [bwd-dq-overwrite] each key block's dQ share stored over the accumulator instead of added
-        *reinterpret_cast<float2*>(dst) = make_float2(dq[t][2 * h], dq[t][2 * h + 1]);
-#else
-        fa::red_add_f32x2(dst, dq[t][2 * h], dq[t][2 * h + 1]);
-#endif
-      }
-    }
-  }
-
-  // Deterministic mode: key block n adds to a query block after all blocks before it (each of their
-  // warpgroups adds 1 to the block's counter once done), so every accumulator element is summed in the
-  // order of the key blocks, whatever order the CTAs run in.
-  // Unbounded for the reason of fa::barrier_wait_unbounded: a warpgroup stuck here does not release its
-  // Q/dO slot, and the producer's bounded drain traps.
-  __device__ __forceinline__ void wait_turn(const int* semaphore) {
-    if (tid == 0) {
-      const int target = Cfg::kConsumers * w.n_block;
-      while (load_acquire_gpu(semaphore) < target) {
-      }
-    }
-    fa::named_barrier_sync(kBwdWarpgroupBarrier + wg, kWarpgroupThreads);
-  }
-  __device__ __forceinline__ void pass_turn(int* semaphore) {
-    __threadfence();  // this thread's REDs, before the warpgroup's signal
-    fa::named_barrier_sync(kBwdWarpgroupBarrier + wg, kWarpgroupThreads);
-    if (tid == 0) add_release_gpu(semaphore, 1);
-  }
+                                         int row_tile, int chunk);
+  __device__ __forceinline__ void wait_turn(const int* semaphore);
+  __device__ __forceinline__ void pass_turn(int* semaphore);
 
   // The shared-memory base as a value the compiler cannot see through: the wgmma descriptors of a step are
   // then formed from it inside the step instead of being hoisted out of the loop, where 64-bit descriptors

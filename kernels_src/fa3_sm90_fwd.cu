@@ -22,7 +22,7 @@
 // fa3_sm90_transpose_v (fa3_sm90_transpose.cuh) in the launch before; bf16 O. kBlockDescale: per-block
 // descale factors (fa_params.h) instead of per-tensor ones; see fa3_sm90_consumer.cuh. kPvBf16 (FP8 only):
 // O += P V in bf16 with V given in bf16 (no transpose launch), S = Q K^T still FP8 (issue 15's error item).
-#include "fa3_sm90_consumer.cuh"
+#include "fa3_sm90_consumer_tiles.cuh"
 #include "fa3_sm90_layout.cuh"
 #include "fa3_sm90_producer.cuh"
 #include "fa3_sm90_transpose.cuh"

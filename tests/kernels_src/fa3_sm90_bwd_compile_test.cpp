@@ -100,9 +100,9 @@ TEST_CASE("a config fa3_sm90_bwd's host side rejects is rejected by the kernel t
 TEST_CASE("fa3_sm90_bwd carries the backward mutant switches, and each compiles", "[kernels][nvrtc]") {
   // ds_of and dk_scale_of (fa_backward.cuh) serve every backward; dq-overwrite at the consumer's dQ
   // additions (REDs, bulk reduce-add), bwd-race at the barrier before dQ reads the dS^T tile.
-  auto const consumer = test::kernel_file_text("fa3_sm90_bwd_consumer.cuh");
-  CHECK(test::mutant_switch_lines(consumer, "BWD_DQ_OVERWRITE") == 2);
-  CHECK(test::mutant_switch_lines(consumer, "BWD_RACE") == 1);
+  auto const dq_add = test::kernel_file_text("fa3_sm90_bwd_dq_add.cuh");
+  CHECK(test::mutant_switch_lines(dq_add, "BWD_DQ_OVERWRITE") == 2);
+  CHECK(test::mutant_switch_lines(test::kernel_file_text("fa3_sm90_bwd_consumer.cuh"), "BWD_RACE") == 1);
   Fa3Sm90BwdFamily const f;
   auto const p = bwd_problem(64, true, Precision::bf16);
   auto const program =

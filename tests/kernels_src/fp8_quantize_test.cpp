@@ -36,7 +36,7 @@ std::vector<double> spread_rows(int rows, int d, std::uint32_t seed) {
   return x;
 }
 
-// One row as its lanes compute it in fp8_quantize.cuh's quantisation_values: lanes_per_row lanes of
+// One row as its lanes compute it in fp8_quantize_values.cuh's quantisation_values: lanes_per_row lanes of
 // kSliceElements each, signs, the butterflies inside each lane's slice, the cross-lane stages (each lane
 // reads its partner's value from before the stage, as __shfl_xor_sync does), then the 1/sqrt(d) factor.
 template <int kHeadDim>
