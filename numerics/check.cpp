@@ -1,13 +1,13 @@
 #include "numerics/check.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <memory>
 #include <optional>
 #include <sstream>
 
+#include "numerics/check_baseline.hpp"
 #include "numerics/check_sample.hpp"
-#include "numerics/standard_attention.hpp"
+#include "numerics/check_worst_rows.hpp"
 
 namespace fl::numerics {
 
@@ -15,95 +15,12 @@ namespace {
 
 constexpr std::size_t kMaxDiagnosedRowProperties = 64;
 
-std::string describe_key_row(common::AttentionShape const& s, std::size_t c, int block_n) {
-  RowIndex const x = key_row_index(s, c);
-  std::ostringstream out;
-  out << "key row " << c << " (b" << x.batch << " h_kv" << x.head << " j" << x.pos << "): key block "
-      << x.pos / block_n << " of " << (s.seqlen_k + block_n - 1) / block_n << " for kBlockN " << block_n;
-  if (x.pos / block_n == (s.seqlen_k - 1) / block_n && s.seqlen_k % block_n != 0)
-    out << ", in the partial tail block";
-  if (s.causal) {
-    std::int64_t const first = std::max<std::int64_t>(0, x.pos - s.causal_offset());
-    out << ", seen by query rows " << first << ".." << s.seqlen_q - 1;
-  }
-  return out.str();
-}
-
-void collect_worst_rows(AttentionInputs const& in, CheckOptions const& o, CheckResult& r) {
-  std::vector<WorstRow> all;
-  for (std::size_t k = 0; k < r.judgement.outputs.size(); ++k) {
-    OutputJudgement const& oj = r.judgement.outputs[k];
-    if (!oj.checked) continue;
-    bool const key = k >= 3;
-    auto const& rows = key ? r.reference.sample.key_rows : r.reference.sample.query_rows;
-    for (std::size_t t = 0; t < rows.size(); ++t) {
-      WorstRow w;
-      w.output = oj.name;
-      w.row = rows[t];
-      w.index = key ? key_row_index(in.shape, rows[t]) : query_row_index(in.shape, rows[t]);
-      w.max_error = oj.row_max_error[t];
-      w.ratio = oj.row_max_ratio[t];
-      all.push_back(w);
-    }
-  }
-  std::size_t const keep = std::min(o.worst_rows_listed, all.size());
-  std::partial_sort(all.begin(), all.begin() + std::ptrdiff_t(keep), all.end(),
-                    [](WorstRow const& a, WorstRow const& b) { return a.ratio > b.ratio; });
-  all.resize(keep);
-  for (WorstRow& w : all)
-    w.properties = (w.output == "dK" || w.output == "dV")
-                       ? describe_key_row(in.shape, w.row, o.report_block_n)
-                       : describe(row_properties(in, w.row), o.report_block_n);
-  r.worst_rows = std::move(all);
-}
-
 // A stoppable forward check is prepared in this many slices of its query rows (at least kMinSliceRows
 // each): a signal waits for at most one slice (~1/16 of the check) before the rows finished are judged.
 // Each slice pays the per-call setup of the three passes and a join of the workers: 64 slices cost +12%
 // CPU and, on two loaded cores, +60% wall time on an 8192-row check (2026-12-01); 16 cost 3-6% CPU.
 constexpr std::size_t kStopSlices = 16;
 constexpr std::size_t kMinSliceRows = 256;
-
-// Standard attention in the same precision on the reference's rows: depends on the inputs only.
-SampledOutputs baseline_outputs(AttentionInputs const& in, PrecisionRecipe const& recipe, bool sampled,
-                                RowSample sample, int threads) {
-  if (sampled) sample.key_rows.clear();  // the baseline's dK/dV would need every row's statistics
-  return standard_attention_sampled(in, recipe, std::move(sample), threads);
-}
-
-// The baseline's outputs against the reference and the bounds.
-BaselineCrossCheck cross_check_baseline(SampledOutputs const& base, SampledOutputs const& reference,
-                                        ElementBounds const& bounds) {
-  BaselineCrossCheck b;
-  b.done = true;
-  std::vector<double> const* refs[] = {&reference.o, &reference.lse, &reference.dq, &reference.dk,
-                                       &reference.dv};
-  std::vector<double> const* bases[] = {&base.o, &base.lse, &base.dq, &base.dk, &base.dv};
-  std::vector<double> const* taus[] = {&bounds.o, &bounds.lse, &bounds.dq, &bounds.dk, &bounds.dv};
-  for (int k = 0; k < 5; ++k) {
-    std::vector<double> x = *bases[k];
-    std::vector<double> const& ref = *refs[k];
-    if (x.size() != ref.size() || x.empty()) {
-      b.metrics.emplace_back();
-      b.above_bound.push_back(0);
-      b.bound_over_error.push_back(0.0);
-      continue;
-    }
-    for (std::size_t i = 0; i < x.size(); ++i)  // masked rows: -inf == -inf
-      if (std::isinf(ref[i]) && std::isinf(x[i])) x[i] = ref[i];
-    ErrorMetrics const m = compute_metrics(x, ref);
-    std::size_t above = 0;
-    double tau_sq = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      if (element_error(x[i], ref[i]) > (*taus[k])[i]) ++above;
-      if (std::isfinite((*taus[k])[i])) tau_sq += (*taus[k])[i] * (*taus[k])[i];
-    }
-    b.metrics.push_back(m);
-    b.above_bound.push_back(above);
-    b.bound_over_error.push_back(m.rmse > 0.0 ? std::sqrt(tau_sq / double(x.size())) / m.rmse : 0.0);
-  }
-  return b;
-}
 
 // Appends the query rows of `slice` (a later slice of the same sample) to `into`.
 void append_query_rows(SampledOutputs& into, SampledOutputs const& slice) {

@@ -5,8 +5,6 @@
 #include <limits>
 
 #include "numerics/compensated_vector.hpp"
-#include "numerics/fp8_quantization.hpp"
-#include "numerics/precision.hpp"
 
 namespace fl::numerics {
 
@@ -23,31 +21,6 @@ constexpr double kLinearLimit = 30.0;  // above this, log(expm1(a)) = a to doubl
 constexpr int kTensorCoreStepK = 16;
 
 }  // namespace
-
-ToleranceModel::ToleranceModel(AttentionInputs const& in, PrecisionRecipe const& recipe,
-                               ToleranceOptions const& options)
-    : in_(in), s_(in.shape), r_(recipe), kappa_(options.kappa), d_(std::size_t(in.shape.head_dim)) {
-  scale_ = s_.scale();
-  q_noise_ = operand_noise(in.q, options.inputs_exact);
-  k_noise_ = operand_noise(in.k, options.inputs_exact);
-  v_noise_ = operand_noise(in.v, options.inputs_exact);
-  do_noise_ = operand_noise(in.d_o, options.inputs_exact);
-  var_p_ = sq(unit_roundoff(r_.probabilities)) / 3.0;
-  u_p_ = unit_roundoff(r_.probabilities);
-  floor_p_var_ = sq(subnormal_half_step(r_.probabilities) / r_.probability_scale) / 3.0;
-  var_ds_ = sq(unit_roundoff(r_.score_gradients)) / 3.0;
-  floor_ds_var_ = sq(subnormal_half_step(r_.score_gradients)) / 3.0;
-  u_out_ = unit_roundoff(r_.outputs);
-  floor_out_ = subnormal_half_step(r_.outputs);
-  q2_ = squares(in.q);
-  k2_ = squares(in.k);
-  v2_ = squares(in.v);
-  do2_ = squares(in.d_o);
-  q_norm2_ = norms(q2_);
-  k_norm2_ = norms(k2_);
-  v_norm2_ = norms(v2_);
-  do_norm2_ = norms(do2_);
-}
 
 // Bounds of O (d), LSE and, with dO, dQ (d) of query row `row`; returns the row's statistics.
 // Null outputs are skipped (statistics only).
@@ -240,38 +213,6 @@ double ToleranceModel::coherent_dot_lse(std::size_t row, std::size_t k0, std::ve
     weighted_norms += p[j] * std::sqrt(q_norm2_[row] * k_norm2_[k0 + j]);
   double const steps = std::ceil(double(d_) / kTensorCoreStepK);
   return 2.0 * kU32 * steps * scale_ * weighted_norms;
-}
-
-OperandNoise ToleranceModel::operand_noise(std::vector<double> const& t, bool inputs_exact) const {
-  OperandNoise n;
-  if (t.empty()) return n;
-  common::Precision const op = r_.operands;
-  if (is_fp8(op)) {
-    double amax = 0.0;
-    for (double x : t) amax = std::max(amax, std::fabs(x));
-    // Per-tensor scaling has the largest descale, hence the coarsest subnormal step: the safe choice
-    // when the kernel's own scaling is unknown.
-    double const descale = amax > 0.0 ? amax / max_finite(op) : 1.0;
-    n.relative_var = sq(unit_roundoff(op)) / 3.0;
-    n.floor_var = sq(subnormal_half_step(op) * descale) / 3.0;
-    n.isotropic = true;
-  } else if (!inputs_exact) {
-    n.relative_var = sq(unit_roundoff(op)) / 3.0;
-    n.floor_var = sq(subnormal_half_step(op)) / 3.0;
-  }
-  return n;
-}
-
-std::vector<double> ToleranceModel::squares(std::vector<double> const& t) {
-  std::vector<double> out(t.size());
-  for (std::size_t i = 0; i < t.size(); ++i) out[i] = t[i] * t[i];
-  return out;
-}
-
-std::vector<double> ToleranceModel::norms(std::vector<double> const& squared) const {
-  std::vector<double> out(squared.size() / d_, 0.0);
-  for (std::size_t i = 0; i < squared.size(); ++i) out[i / d_] += squared[i];
-  return out;
 }
 
 // Variance of x^.y^ - x.y from the operands' rounding (x row a of X, y row b of Y).

@@ -2,7 +2,8 @@
 // The per-row half of the tolerance model (numerics/tolerance.hpp): the error variance of every output
 // element of one query row (O, LSE, dQ) or one key row (dK, dV), from the operands' rounding, the scores'
 // uncertainty and the fp32 sums. tolerance_bounds (tolerance.cpp) picks the rows and runs them in parallel.
-// Internal to numerics: the formulas are documented where they are computed (tolerance_model.cpp).
+// Internal to numerics: the formulas are documented where they are computed (tolerance_model.cpp; the
+// operands' rounding models and norms, built once, in tolerance_model_operands.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

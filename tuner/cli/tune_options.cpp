@@ -2,8 +2,6 @@
 
 #include <boost/program_options.hpp>
 
-#include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -11,6 +9,7 @@
 #include "common/input_limits.hpp"
 #include "common/strict_command_line.hpp"
 #include "tuner/cli/fp8_options.hpp"
+#include "tuner/cli/option_values.hpp"
 
 namespace po = boost::program_options;
 
@@ -47,37 +46,6 @@ constexpr int kMaxBudget = 1000000;
 // 1e10 overflowed (a deadline in the past: the run stopped at once).
 constexpr double kMaxTimeLimitSeconds = 30.0 * 24 * 3600;
 
-// A list option's item named twice would be tuned twice (fa-tune --family naive --family naive compiled
-// every config twice): refused.
-template <class T>
-void refuse_repeats(std::vector<T> const& values, std::string const& option) {
-  for (std::size_t i = 0; i < values.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (values[i] == values[j]) {
-        std::ostringstream text;
-        text << "--" << option << " names " << values[i] << " twice (each value once)";
-        throw UsageError(text.str());
-      }
-}
-
-std::vector<std::string> split_commas(std::vector<std::string> const& items) {
-  std::vector<std::string> out;
-  for (auto const& item : items) {
-    std::stringstream ss(item);
-    for (std::string part; std::getline(ss, part, ',');)
-      if (!part.empty()) out.push_back(part);
-  }
-  return out;
-}
-
-void require_one_of(std::string const& value, std::set<std::string> const& allowed,
-                    std::string const& option) {
-  if (allowed.contains(value)) return;
-  std::string list;
-  for (auto const& a : allowed) list += (list.empty() ? "" : ", ") + a;
-  throw UsageError("--" + option + " '" + value + "' is not one of: " + list);
-}
-
 // --gpus and the worker's --gpu-worker/--shard, with what they cannot be combined with.
 void parse_gpu_options(TuneOptions& o, std::string const* gpus, int const* worker_gpu,
                        std::string const* shard) {
@@ -110,26 +78,6 @@ void parse_gpu_options(TuneOptions& o, std::string const* gpus, int const* worke
 }
 
 }  // namespace
-
-int parse_whole_number(std::string const& text, std::string const& option, int min, int max) {
-  std::string const range = std::to_string(min) + ".." + std::to_string(max);
-  int value = 0;
-  auto const* const end = text.data() + text.size();
-  auto const [stop, ec] = std::from_chars(text.data(), end, value);
-  if (ec == std::errc::result_out_of_range && stop == end)  // beyond int: out of range, not "invalid"
-    throw UsageError("--" + option + " " + text + " is outside " + range);
-  if (text.empty() || ec != std::errc() || stop != end)
-    throw UsageError("--" + option + " '" + text + "' is not a whole number (" + range + ")");
-  if (value < min || value > max) throw UsageError("--" + option + " " + text + " is outside " + range);
-  return value;
-}
-
-std::vector<int> parse_int_list(std::string const& text, std::string const& option, int min, int max) {
-  std::vector<int> values;
-  for (auto const& part : split_commas({text})) values.push_back(parse_whole_number(part, option, min, max));
-  if (values.empty()) throw UsageError("--" + option + " needs at least one value");
-  return values;
-}
 
 TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   TuneOptions o;

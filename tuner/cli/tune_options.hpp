@@ -67,11 +67,4 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]);
 // The most GPUs one host has that --gpus accepts (ordinals 0..kMaxGpus-1).
 inline constexpr int kMaxGpus = 64;
 
-// One whole number in [min, max]; anything else ("12x", "99999999999", "") a UsageError naming `option`
-// and the range.
-int parse_whole_number(std::string const& text, std::string const& option, int min, int max);
-
-// "64,128" -> {64, 128}; a non-number or a value outside [min, max] is a UsageError naming `option`.
-std::vector<int> parse_int_list(std::string const& text, std::string const& option, int min, int max);
-
 }  // namespace fl::tuner

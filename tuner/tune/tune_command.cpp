@@ -20,8 +20,6 @@
 namespace fl::tuner {
 
 namespace {
-constexpr std::int64_t kHeadlineTokens = 16384;  // b = tokens / n
-constexpr int kHeadlineWidth = 2048;             // h = width / d
 // Candidates compiled ahead per compile worker. Exhaustive and random know their order: one compile in flight
 // and one queued per worker keeps every worker busy while the GPU thread takes them one by one. Annealing and
 // bayes only guess (neighbours, best expected improvement): one per worker, so guesses never queue in front
@@ -32,47 +30,6 @@ constexpr std::size_t kGuessLookaheadPerWorker = 1;
 // --warm-start: at most this many configs tuned at other shapes go first. Along n the headline grid has 4
 // other n per class; more would spend a small budget on configs the nearest ones already stand for.
 constexpr std::size_t kWarmStartConfigs = 4;
-
-}  // namespace
-
-std::vector<device::Problem> selected_problems(TuneOptions const& options) {
-  std::vector<device::Problem> problems;
-  for (auto const& kind : selected_problem_classes(options))
-    for (int n : options.seqlens) {
-      device::Problem p = kind;
-      auto& s = p.shape;
-      s.seqlen_q = s.seqlen_k = n;
-      if (options.batch) {
-        s.batch = *options.batch;
-        s.heads_q = s.heads_kv = *options.heads;
-      } else {
-        s.batch = static_cast<int>(std::max<std::int64_t>(1, options.tokens.value_or(kHeadlineTokens) / n));
-        s.heads_q = s.heads_kv = std::max(1, kHeadlineWidth / s.head_dim);
-      }
-      problems.push_back(p);
-    }
-  return problems;
-}
-
-std::vector<std::string> default_tuning_families(TuneOptions const& options) {
-  if (!options.families.empty()) return options.families;
-  std::vector<std::string> names;
-  // fa3_sm90 needs Hopper's wgmma and TMA (sm_90a code): in the default set only for --arch sm90.
-  for (auto const& f : device::all_families())
-    if (!f->name().starts_with("fa3") || options.arch == "sm90") names.emplace_back(f->name());
-  return names;
-}
-
-std::optional<std::string> arch_mismatch(runtime::TargetArch arch, runtime::DeviceInfo const& device) {
-  auto const best = runtime::arch_for_device(device.cc_major, device.cc_minor);
-  if (best && (best.value() == arch || (arch == runtime::TargetArch::sm_80 && device.cc_major == 8)))
-    return std::nullopt;
-  return "--arch " + std::string(runtime::arch_name(arch)) + " does not match the present GPU " +
-         device.name + " (compute capability " + std::to_string(device.cc_major) + "." +
-         std::to_string(device.cc_minor) + ")";
-}
-
-namespace {
 
 // One (family, problem) pair of the run and its tuning state, alive from its default to its search.
 struct Unit {
@@ -149,52 +106,6 @@ TuneRow row_of(Unit const& unit, TuneOutcome&& outcome) {
 }
 
 }  // namespace
-
-std::vector<RunPair> run_pairs(
-    TuneOptions const& options,
-    std::function<bool(device::Family const&, device::Problem const&)> const& can_measure) {
-  std::vector<RunPair> pairs;
-  auto const problems = selected_problems(options);
-  for (std::size_t p = 0; p < problems.size(); ++p)
-    for (auto const& name : default_tuning_families(options)) {
-      auto family = device::find_family(name);
-      if (!family || family->unsupported(problems[p]) || !can_measure(*family, problems[p]))
-        continue;  // names validated by the caller
-      pairs.push_back({problems[p], p, std::move(family)});
-    }
-  return pairs;
-}
-
-std::vector<ProblemWinner> winners_of(std::vector<TuneRow> const& rows) {
-  std::vector<ProblemWinner> winners;
-  for (auto const& row : rows) {
-    auto it = std::find_if(winners.begin(), winners.end(),
-                           [&](ProblemWinner const& w) { return w.problem == row.problem; });
-    if (it == winners.end()) {
-      ProblemWinner fresh;
-      fresh.problem = row.problem;
-      winners.push_back(std::move(fresh));
-      it = winners.end() - 1;
-    }
-    if (row.end != SearchEnd::not_reached) it->reached = true;
-    if (row.best_config.empty()) continue;
-    ++it->families_tried;
-    if (row.best_tflops > it->tflops) {
-      if (!it->family.empty()) {
-        it->runner_up_family = it->family;
-        it->runner_up_tflops = it->tflops;
-      }
-      it->family = row.family;
-      it->config = row.best_config;
-      it->tflops = row.best_tflops;
-      it->median_ms = row.best_ms;
-    } else if (row.best_tflops > it->runner_up_tflops) {
-      it->runner_up_family = row.family;
-      it->runner_up_tflops = row.best_tflops;
-    }
-  }
-  return winners;
-}
 
 TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
                         std::filesystem::path const& kernels_dir, std::filesystem::path const& db_path,

@@ -4,57 +4,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cmath>
-
 #include "db/schema.hpp"
 #include "db/seed_configs.hpp"
 #include "db/tuning_runs.hpp"
-#include "device/families/registry.hpp"
-#include "tests/runtime/temp_kernels_dir.hpp"
-#include "tuner/strategy/family_space.hpp"
-#include "tuner/strategy/strategies.hpp"
+#include "tests/tuner/tune/tune_loop_fixture.hpp"
 #include "tuner/tune/db_rows.hpp"
-#include "tuner/tune/replay_evaluator.hpp"
-#include "tuner/tune/tune_loop.hpp"
 
 using namespace fl;
 using namespace fl::device;
 using namespace fl::tuner;
-
-namespace {
-
-// A recorded-looking landscape over fa2_sm80's real space: time grows away from kBlockM=128, kBlockN=64.
-std::optional<double> landscape(Config const& c) {
-  double const m = std::log2(double(c.at("kBlockM"))) - 7.0;
-  double const n = std::log2(double(c.at("kBlockN"))) - 6.0;
-  return 1.0 + 0.2 * m * m + 0.1 * n * n + 0.01 * c.at("kStages") + 0.001 * value_or(c, "kWarpsN", 1);
-}
-
-struct Setup {
-  test::TempKernelsDir dir;
-  std::filesystem::path db_path = dir.path() / "tune.sqlite";
-  std::unique_ptr<Family> family = find_family("fa2_sm80");
-  Problem problem = headline_problem(4096, 128, false, common::Precision::bf16, Direction::forward);
-  db::GpuKey gpu{"Replay GPU", 9, 0, 132, "13000"};
-
-  TuneOutcome run(std::function<void()> on_evaluate = {}) {
-    auto database = db::open_database(db_path);
-    TuneStore const store{&database, gpu, "13.0", std::string(64, 'a')};
-    auto const space = family_space(*family, problem);
-    ExhaustiveStrategy strategy(space);
-    ReplayEvaluator evaluator(landscape, std::move(on_evaluate));
-    return tune_problem(*family, problem, strategy, space, evaluator, store, {});
-  }
-  std::int64_t stored_rows() {
-    auto database = db::open_database(db_path);
-    auto count = database.prepare("SELECT count(*) FROM measurements");
-    count.step();
-    return count.column_int64(0);
-  }
-};
-
-}  // namespace
+using fl::test::landscape;
+using fl::test::Setup;
 
 TEST_CASE("tuning stores every measurement, and a rerun measures nothing and finds the same best",
           "[tuner][tune]") {
@@ -141,86 +101,6 @@ TEST_CASE("seed configs round-trip through their TSV form and never overwrite a 
   CHECK_NOTHROW(db::parse_seed_configs(db::shipped_seed_configs()));  // the shipped text parses
 }
 
-namespace {
-
-// Records what the loop asks of it: prefetch hints and evaluations, in order; answers from the landscape.
-class RecordingEvaluator final : public Evaluator {
- public:
-  Evaluation evaluate(Config const& config, Problem const& problem) override {
-    evaluated.push_back(to_string(config));
-    auto e = replay.evaluate(config, problem);
-    if (lose_context_at && to_string(config) == *lose_context_at) {
-      e = Evaluation{};
-      e.verdict = "failed";
-      e.diagnosis = "launch: cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS";
-      e.context_lost = true;
-    }
-    return e;
-  }
-  void prefetch(Config const& config, Problem const&) override { prefetched.push_back(to_string(config)); }
-  bool recover() override {
-    ++recoveries;
-    return can_recover;
-  }
-
-  ReplayEvaluator replay{landscape};
-  bool can_recover = false;
-  int recoveries = 0;
-  std::vector<std::string> evaluated, prefetched;
-  std::optional<std::string> lose_context_at;
-};
-
-}  // namespace
-
-TEST_CASE("the loop hands the strategy's next candidates to the evaluator before it needs them",
-          "[tuner][tune]") {
-  Setup s;
-  auto database = db::open_database(s.db_path);
-  TuneStore const store{&database, s.gpu, "13.0", std::string(64, 'a')};
-  auto const space = family_space(*s.family, s.problem);
-  RandomStrategy strategy(space, 3);
-  RecordingEvaluator evaluator;
-  TuneLimits limits;
-  limits.lookahead = 4;
-  auto const outcome = tune_problem(*s.family, s.problem, strategy, space, evaluator, store, limits);
-  CHECK(outcome.evaluated == int(space.valid_points().size()));
-  // Every candidate after the first was offered ahead of its evaluation.
-  for (std::size_t i = 1; i < evaluator.evaluated.size(); ++i) {
-    auto const& config = evaluator.evaluated[i];
-    auto const hinted = std::find(evaluator.prefetched.begin(), evaluator.prefetched.end(), config);
-    INFO("candidate " << i << ": " << config);
-    CHECK(hinted != evaluator.prefetched.end());
-  }
-}
-
-TEST_CASE("the default is measured first, counted once, and heard by the strategy", "[tuner][tune]") {
-  Setup s;
-  auto database = db::open_database(s.db_path);
-  TuneStore const store{&database, s.gpu, "13.0", std::string(64, 'a')};
-  auto const space = family_space(*s.family, s.problem);
-  auto const fallback = s.family->default_config(s.problem);
-  REQUIRE(space.point_of(fallback));
-  ExhaustiveStrategy strategy(space);
-  RecordingEvaluator evaluator;
-  TuneLimits limits;
-  limits.first = {fallback};
-  auto const outcome = tune_problem(*s.family, s.problem, strategy, space, evaluator, store, limits);
-  REQUIRE_FALSE(evaluator.evaluated.empty());
-  CHECK(evaluator.evaluated.front() == to_string(fallback));
-  CHECK(std::count(evaluator.evaluated.begin(), evaluator.evaluated.end(), to_string(fallback)) == 1);
-  CHECK(outcome.evaluated ==
-        int(space.valid_points().size()));  // exhaustive reached it again: not re-measured
-  CHECK(outcome.rows.front().first == to_string(fallback));
-
-  // With a budget the default counts: budget 3 = the default and two proposals.
-  Setup t;
-  auto db2 = db::open_database(t.db_path);
-  TuneStore const store2{&db2, t.gpu, "13.0", std::string(64, 'b')};
-  ExhaustiveStrategy again(space);
-  limits.budget = 3;
-  CHECK(tune_problem(*t.family, t.problem, again, space, evaluator, store2, limits).evaluated == 3);
-}
-
 TEST_CASE("a repeat run re-measures every candidate and keeps the first answer", "[tuner][tune]") {
   Setup s;
   auto const first = s.run();
@@ -255,58 +135,4 @@ TEST_CASE("a repeat run re-measures every candidate and keeps the first answer",
   REQUIRE(again.size() == 1);
   CHECK(again[0].run_id == run_two);
   CHECK(*again[0].median_ms == Approx(1.1 * first.best_stats->median_ms));
-}
-
-TEST_CASE("a lost GPU context stops the run after the candidate that caused it", "[tuner][tune]") {
-  Setup s;
-  auto database = db::open_database(s.db_path);
-  TuneStore const store{&database, s.gpu, "13.0", std::string(64, 'a')};
-  auto const space = family_space(*s.family, s.problem);
-  ExhaustiveStrategy strategy(space);
-  RecordingEvaluator evaluator;
-  evaluator.lose_context_at = to_string(space.config_of(space.valid_points().at(4)));
-  auto const outcome = tune_problem(*s.family, s.problem, strategy, space, evaluator, store, {});
-  CHECK(outcome.evaluated == 5);
-  REQUIRE(outcome.context_lost);
-  CHECK_THAT(*outcome.context_lost, Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS"));
-  CHECK(s.stored_rows() == 5);  // the culprit is stored as failed; a rerun resumes after it
-}
-
-TEST_CASE("a GPU fault the evaluator recovers from costs only its culprit: stored as failed, the run goes on",
-          "[tuner][tune]") {
-  Setup s;
-  auto database = db::open_database(s.db_path);
-  TuneStore const store{&database, s.gpu, "13.0", std::string(64, 'a')};
-  auto const space = family_space(*s.family, s.problem);
-  ExhaustiveStrategy strategy(space);
-  RecordingEvaluator evaluator;
-  evaluator.can_recover = true;
-  auto const culprit = to_string(space.config_of(space.valid_points().at(4)));
-  evaluator.lose_context_at = culprit;
-  auto const outcome = tune_problem(*s.family, s.problem, strategy, space, evaluator, store, {});
-  CHECK(evaluator.recoveries == 1);
-  CHECK_FALSE(outcome.context_lost);
-  CHECK(outcome.end == SearchEnd::exhausted);
-  CHECK(outcome.evaluated == int(space.valid_points().size()));
-  REQUIRE(outcome.faults.size() == 1);
-  CHECK_THAT(outcome.faults[0], Catch::StartsWith(culprit) && Catch::Contains("CUDA_ERROR_ILLEGAL_ADDRESS"));
-  db::MeasurementKey key{s.gpu, "13.0", std::string(64, 'a'), "fa2_sm80", culprit, problem_key(s.problem)};
-  auto const stored = db::find_measurement(database, key);
-  REQUIRE(stored);
-  CHECK(stored->verdict == "failed");
-  // Every other candidate was measured ok after the fault: no contagion.
-  int ok = 0;
-  for (auto const& [config, row] : outcome.rows) ok += row.verdict == "ok";
-  CHECK(ok == outcome.evaluated - 1);
-}
-
-TEST_CASE("measurements of different FP8 recipes never share a database key", "[tuner][tune][fp8]") {
-  auto p = headline_problem(2048, 128, false, fl::common::Precision::fp8_e4m3, Direction::forward);
-  auto q = p;
-  q.fp8.scaling = fl::common::Fp8Scaling::per_block;
-  q.fp8.block_rows = 128;
-  q.fp8.incoherent = true;
-  CHECK(problem_key(p).dtype != problem_key(q).dtype);
-  CHECK(describe(problem_from_key(problem_key(q))) == describe(q));
-  CHECK(describe(problem_from_key(problem_key(p))) == describe(p));
 }
