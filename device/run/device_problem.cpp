@@ -67,6 +67,11 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
                                                      ScratchBytes const& scratch, HostOutputs const* forward,
                                                      Fp8Operands const* fp8_ops) {
   auto const& s = problem.shape;
+  if (auto const stored = common::storage_precision(problem.dtype); inputs.dtype && *inputs.dtype != stored)
+    return runtime::Error{"input",
+                          "the inputs are exact in " + std::string(common::name(*inputs.dtype)) + ", but " +
+                              describe(problem) + " stores " + std::string(common::name(stored)),
+                          ""};
   bool const fp8 = common::is_fp8(problem.dtype);
   std::size_t const in_bytes = input_element_bytes(problem.dtype);
   auto q = runtime::DeviceBuffer::allocate(in_bytes * s.q_elements());

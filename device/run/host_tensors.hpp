@@ -5,6 +5,7 @@
 // numerics' float64 tensors; numerics/gpu/kernel_inputs.hpp makes seeded ones.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "common/precision.hpp"
@@ -21,6 +22,12 @@ struct HostInputs {
   // When set, exactly encode_inputs(*this, its dtype): uploads use it instead of converting again. Set only
   // on inputs that are not changed afterwards (the reference cache's), shared by the copies of those.
   std::shared_ptr<EncodedInputs const> encoded;
+  // The storage precision the values above are for (bf16 for an FP8 problem's inputs; numerics' seeded and
+  // family inputs are exact in it), set by whoever made them (numerics/gpu/kernel_inputs, kernel_tensors):
+  // DeviceProblem::create refuses inputs made for another precision than its problem stores, which it would
+  // round on upload and so run on other numbers than the reference judges. Unset only for hand-made inputs,
+  // which are taken as they are.
+  std::optional<common::Precision> dtype;
 };
 
 // The 16-bit encodings of a problem's inputs, made once per input set: converting Q, K, V of the H200 tuning

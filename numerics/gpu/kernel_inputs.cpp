@@ -59,6 +59,7 @@ device::HostInputs make_normal_inputs(device::Problem const& problem, std::uint6
   // FP8 kernels quantise bf16 inputs themselves (the storage precision).
   auto const stored = common::storage_precision(problem.dtype);
   device::HostInputs in;
+  in.dtype = stored;
   in.q = normal_tensor(problem.shape.q_elements(), seed, 0, q_spread, stored);
   in.k = normal_tensor(problem.shape.kv_elements(), seed, 1, 1.0f, stored);
   in.v = normal_tensor(problem.shape.kv_elements(), seed, 2, 1.0f, stored);
@@ -76,8 +77,12 @@ device::HostInputs family_inputs(device::Problem& problem, InputFamily family, s
   auto generated = generate_family(family, request);
   problem.shape = generated.inputs.shape;
   // Values are already rounded to the dtype, so the float copy is exact.
-  return {to_float(generated.inputs.q), to_float(generated.inputs.k), to_float(generated.inputs.v),
-          to_float(generated.inputs.d_o), nullptr};
+  return {to_float(generated.inputs.q),
+          to_float(generated.inputs.k),
+          to_float(generated.inputs.v),
+          to_float(generated.inputs.d_o),
+          nullptr,
+          common::storage_precision(problem.dtype)};
 }
 
 bool family_applies(InputFamily family, bool causal) {

@@ -36,8 +36,9 @@ AttentionOutputs to_attention_outputs(device::HostOutputs const& outputs) {
   return out;
 }
 
-device::HostInputs to_host_inputs(AttentionInputs const& inputs) {
+device::HostInputs to_host_inputs(AttentionInputs const& inputs, common::Precision dtype) {
   device::HostInputs out;
+  out.dtype = common::storage_precision(dtype);
   out.q = to_float(inputs.q);
   out.k = to_float(inputs.k);
   out.v = to_float(inputs.v);

@@ -17,6 +17,7 @@ AttentionOutputs to_attention_outputs(device::HostOutputs const& outputs);
 // Q, K, V (dO is the backward's and is not carried). Numerics' input families hold values exactly
 // representable in the claimed dtype, so double -> float -> dtype is exact for them; any other value is
 // rounded to nearest twice (to float, then to the dtype on upload), as a caller handing doubles expects.
-device::HostInputs to_host_inputs(AttentionInputs const& inputs);
+// Tagged with `dtype`'s storage precision (device::HostInputs::dtype).
+device::HostInputs to_host_inputs(AttentionInputs const& inputs, common::Precision dtype);
 
 }  // namespace fl::numerics::gpu

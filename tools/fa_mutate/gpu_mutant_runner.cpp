@@ -195,7 +195,7 @@ numerics::AttentionOutputs GpuMutantRunner::run_direction(std::optional<mut::Mut
   auto compiled = program(mutant, problem);
   if (!compiled)
     throw std::runtime_error(what + ": " + compiled.error().one_line() + "\n" + compiled.error().log);
-  device::HostInputs host = numerics::gpu::to_host_inputs(inputs);
+  device::HostInputs host = numerics::gpu::to_host_inputs(inputs, precision);
   if (direction == Direction::forward) {
     std::optional<device::Fp8Operands> fp8;
     try {

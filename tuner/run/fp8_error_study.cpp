@@ -128,7 +128,8 @@ runtime::Result<std::vector<Fp8ErrorStudyRow>> run_fp8_error_study_rows(
                                 {inputs.k.begin(), inputs.k.end()},
                                 {inputs.v.begin(), inputs.v.end()},
                                 {},
-                                nullptr};
+                                nullptr,
+                                common::Precision::bf16};  // every FP8 variant's storage precision
         for (auto const& v : fp8_variants(o.bf16_pv)) {
           device::Problem p;
           p.shape = inputs.shape;

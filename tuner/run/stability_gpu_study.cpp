@@ -48,7 +48,8 @@ runtime::Result<std::string> run_stability_gpu_study(
                                       {inputs.k.begin(), inputs.k.end()},
                                       {inputs.v.begin(), inputs.v.end()},
                                       {},
-                                      nullptr};
+                                      nullptr,
+                                      common::storage_precision(precision)};
         for (int block_n : tiled ? o.block_ns : std::vector<int>{0}) {
           device::Config config = defaults;
           if (tiled) config[kBlockNParam] = block_n;

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <vector>
 
+#include "device/run/device_problem.hpp"
 #include "numerics/gpu/kernel_inputs.hpp"
+#include "numerics/input_families.hpp"
 
 using namespace fl;
 using namespace fl::device;
@@ -22,6 +24,7 @@ TEST_CASE("normal inputs are the same for a seed, drawn chunk by chunk from inde
   Problem const problem(shape, Precision::bf16, Direction::backward);
   auto const a = numerics::gpu::make_normal_inputs(problem, 11);
   auto const b = numerics::gpu::make_normal_inputs(problem, 11);
+  CHECK(a.dtype == Precision::bf16);  // tagged with the storage precision they are exact in
   CHECK(a.q == b.q);
   CHECK(a.d_o == b.d_o);
   CHECK(numerics::gpu::make_normal_inputs(problem, 12).k != a.k);
@@ -41,4 +44,29 @@ TEST_CASE("normal inputs are the same for a seed, drawn chunk by chunk from inde
   double const mean = sum / double(a.v.size()), var = sum_sq / double(a.v.size()) - mean * mean;
   CHECK(std::abs(mean) < 0.01);
   CHECK(std::abs(var - 1.0) < 0.01);
+}
+
+TEST_CASE("inputs made for one precision are tagged with it, and a problem of another refuses them",
+          "[numerics][kernel_inputs]") {
+  fl::common::AttentionShape shape;
+  shape.batch = 1;
+  shape.heads_q = shape.heads_kv = 2;
+  shape.seqlen_q = shape.seqlen_k = 70;
+  shape.head_dim = 64;
+  Problem fp16(shape, Precision::fp16);
+  auto const inputs = numerics::gpu::make_normal_inputs(fp16, 3);
+  CHECK(inputs.dtype == Precision::fp16);
+  Problem e4m3(shape, Precision::fp8_e4m3);
+  CHECK(numerics::gpu::make_normal_inputs(e4m3, 3).dtype == Precision::bf16);  // FP8 kernels read bf16
+  auto family_problem = fp16;
+  CHECK(numerics::gpu::family_inputs(family_problem, numerics::InputFamily::all_negative, 1).dtype ==
+        Precision::fp16);
+
+  // fp16 values handed to a bf16 problem: refused before anything is allocated (no GPU needed), in the
+  // "input" stage, naming both precisions; the upload would have rounded them to other numbers.
+  Problem bf16(shape, Precision::bf16);
+  auto const refused = DeviceProblem::create(bf16, inputs, {}, nullptr, nullptr);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().stage == "input");
+  CHECK_THAT(refused.error().message, Catch::Contains("exact in fp16") && Catch::Contains("stores bf16"));
 }

@@ -20,7 +20,9 @@ TEST_CASE("attention inputs and outputs cross between float64 and the device's h
   in.k = {tiny, -exact, 4.0, -0.25};
   in.v = {1.0, 2.0, 3.0, -4.0};
   in.d_o = {1.0, 1.0, 1.0, 1.0};
-  device::HostInputs const host = numerics::gpu::to_host_inputs(in);
+  device::HostInputs const host = numerics::gpu::to_host_inputs(in, common::Precision::bf16);
+  CHECK(host.dtype == common::Precision::bf16);
+  CHECK(numerics::gpu::to_host_inputs(in, common::Precision::fp8_e4m3).dtype == common::Precision::bf16);
   REQUIRE(host.q.size() == in.q.size());
   for (std::size_t i = 0; i < in.q.size(); ++i) {
     CHECK(double(host.q[i]) == in.q[i]);
