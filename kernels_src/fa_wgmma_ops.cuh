@@ -18,8 +18,8 @@
 //   fa_wgmma_ops_e4m3_key_blocks.cuh: e4m3 at the other key blocks, N = 80 ... 240: ss only
 //   fa_wgmma_ops_e5m2_key_blocks.cuh: e5m2 at the other key blocks, N = 80 ... 240: ss only
 #include "fa_wgmma_ops_16bit_head_dims.cuh"
-#include "fa_wgmma_ops_fp8_head_dims.cuh"
 #include "fa_wgmma_ops_bf16_key_blocks.cuh"
-#include "fa_wgmma_ops_f16_key_blocks.cuh"
 #include "fa_wgmma_ops_e4m3_key_blocks.cuh"
 #include "fa_wgmma_ops_e5m2_key_blocks.cuh"
+#include "fa_wgmma_ops_f16_key_blocks.cuh"
+#include "fa_wgmma_ops_fp8_head_dims.cuh"
