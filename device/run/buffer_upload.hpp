@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/precision.hpp"
+#include "device/problem.hpp"
 #include "device/run/host_tensors.hpp"
 #include "runtime/device_buffer.hpp"
 #include "runtime/result.hpp"
@@ -25,6 +26,15 @@ inline runtime::Status upload_16bit(runtime::DeviceBuffer& buffer, std::vector<f
                                     common::Precision dtype) {
   auto const bits = encode_16bit(values, dtype);
   return buffer.upload(bits.data(), bits.size() * sizeof(std::uint16_t));
+}
+
+// Whether inputs.encoded holds this problem's encodings (its storage precision, bf16 for FP8; the right
+// sizes): then uploads take them instead of converting again.
+inline bool encoded_for(Problem const& problem, HostInputs const& inputs) {
+  auto const* e = inputs.encoded.get();
+  return e && e->dtype == common::storage_precision(problem.dtype) && e->q.size() == inputs.q.size() &&
+         e->k.size() == inputs.k.size() && e->v.size() == inputs.v.size() &&
+         e->d_o.size() == inputs.d_o.size();
 }
 
 inline runtime::Status upload_bits(runtime::DeviceBuffer& buffer, std::vector<std::uint16_t> const& bits) {

@@ -15,14 +15,6 @@ namespace {
 constexpr std::uint8_t kPoisonByte = 0xFF;  // fp16/bf16/fp32 NaN
 constexpr double kLog2e = 1.4426950408889634;
 
-// Whether inputs.encoded holds this problem's encodings (the right dtype, the right sizes).
-bool encoded_for(Problem const& problem, HostInputs const& inputs) {
-  auto const* e = inputs.encoded.get();
-  return e && e->dtype == common::storage_precision(problem.dtype) && e->q.size() == inputs.q.size() &&
-         e->k.size() == inputs.k.size() && e->v.size() == inputs.v.size() &&
-         e->d_o.size() == inputs.d_o.size();
-}
-
 // Q, K, V of a 16-bit problem: the encodings made once when the inputs carry them, else converted now.
 runtime::Status upload_inputs(DeviceProblem& dp, Problem const& problem, HostInputs const& inputs) {
   if (encoded_for(problem, inputs)) {

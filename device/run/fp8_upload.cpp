@@ -18,9 +18,8 @@ namespace {
 // write the codes into dp.q, dp.k, dp.v and the factors into the arrays.
 runtime::Status upload_fp8_sources(DeviceProblem& dp, Problem const& problem, HostInputs const& inputs,
                                    Fp8Operands const& operands) {
-  auto const bf16 = common::Precision::bf16;
-  bool const encoded =
-      inputs.encoded && inputs.encoded->dtype == bf16 && inputs.encoded->q.size() == inputs.q.size();
+  auto const bf16 = common::Precision::bf16;  // the storage precision of every FP8 dtype
+  bool const encoded = encoded_for(problem, inputs);
   fa::AttentionParams& p = dp.params;
   std::optional<runtime::DeviceBuffer>* sources[] = {&dp.q_source, &dp.k_source, &dp.v_source};
   std::optional<runtime::DeviceBuffer>* descales[] = {&dp.q_descale, &dp.k_descale, &dp.v_descale};
