@@ -32,6 +32,10 @@ constexpr int kConsumerRegisterSlack = 40;
 constexpr int kTransposedKeyMultiple = 128;
 constexpr int kTransposeKeys = 64;      // keys per CTA of the transpose kernel
 constexpr int kTransposeThreads = 256;  // its threads: 4 x 16-byte loads of a d256 row block each
+// kTransposeV = 1 (FlashAttention-3's alternative): the producer warpgroup's warps 1..3 transpose V in shared
+// memory (fa3_sm90_v_transpose_smem.cuh); warp 0's first thread keeps issuing every TMA copy, so no
+// transposing thread ever waits for the copies it would have to issue itself.
+constexpr int kTransposeWarps = 3;
 
 struct FwdTunables {
   int head_dim;       // 64, 128, 256
@@ -49,6 +53,13 @@ struct FwdTunables {
   // 16-bit family reads it (no V^T), P rounded to bf16 instead of FP8; S = Q K^T stays FP8. Not a tunable
   // of the search: it changes what is computed (the problem's Fp8Options::bf16_pv sets it).
   int pv_bf16 = 0;
+  // FP8 with V^T only, 0/1: where V^T comes from. 0: the transpose launch before the forward writes V^T to
+  // global memory (fa3_sm90_transpose.cuh) and the producer TMA-loads its tiles. 1: the producer TMA-loads
+  // row-major V tiles (kBlockN keys x D codes) into a ring of kStages staging slots and its warps 1..3 write
+  // them into the V^T slots in the same permuted key order and swizzle (fa3_sm90_v_transpose_smem.cuh): no
+  // launch and no V^T scratch, kStages x kBlockN x D more shared bytes, 40 producer registers with 2
+  // consumers (232 each).
+  int transpose_v = 0;
 };
 
 // kPersistent: how the CTAs take their tiles (fa_tile_scheduler.cuh).
@@ -77,12 +88,23 @@ FA3_CONFIG_FN int entry_registers(int consumers) {
   const int per_thread = kRegisterFile / (kWarpgroupThreads * (1 + consumers)) / 8 * 8;
   return per_thread > 255 ? 255 : per_thread;
 }
-FA3_CONFIG_FN int producer_registers(int consumers) {
+//
+// The in-kernel V transpose (kTransposeV = 1) runs in the producer warpgroup: its warps 1..3 loop over
+// transpose steps (fa3_sm90_v_transpose_smem.cuh: four words loaded, eight prmt, four stored, two swizzled
+// addresses per word) beside the TMA thread's state. At 24 registers ptxas (CUDA 13.0) spilled 16-20
+// bytes (FP8 d64 x 256, d256 x 64; 4 at d128 x 128 causal); at 40 none. 40 costs the consumers no more
+// than 32 would: (504 - 32) / 2 = 236 and (504 - 40) / 2 = 232 both round down to 232 (48 would give
+// 224), so 2 consumers: 40 + 2 x 232. 3 consumers (4 x 128 = 512): 32 + 3 x 160 as without it, which
+// ptxas fits without spills; 40 would cost each consumer 8 ((512 - 40) / 3 = 157, down to 152).
+constexpr int kTransposeProducerRegisters2 = 40;
+FA3_CONFIG_FN int producer_registers(int consumers, int transpose_v = 0) {
+  if (transpose_v && consumers == 2) return kTransposeProducerRegisters2;
   return consumers == 2 ? 24 : 32;
 }
-FA3_CONFIG_FN int consumer_registers(int consumers) {
+FA3_CONFIG_FN int consumer_registers(int consumers, int transpose_v = 0) {
   if (consumers == 1) return entry_registers(1);
-  return (entry_registers(consumers) * (1 + consumers) - producer_registers(consumers)) / consumers / 8 * 8;
+  return (entry_registers(consumers) * (1 + consumers) - producer_registers(consumers, transpose_v)) /
+         consumers / 8 * 8;
 }
 
 // Shared tiles are panels of rows x span bytes, swizzled with the span (TMA's swizzle = the box's row
@@ -100,6 +122,10 @@ FA3_CONFIG_FN bool is_fp8(const FwdTunables& t) {
 // V is the transposed FP8 tile (V^T, K-major) unless P V runs in bf16, which reads V N-major as 16-bit does.
 FA3_CONFIG_FN bool v_transposed(const FwdTunables& t) {
   return is_fp8(t) && !t.pv_bf16;
+}
+// V^T made in the kernel from row-major V tiles (kTransposeV = 1), not by the transpose launch.
+FA3_CONFIG_FN bool transposes_v_in_kernel(const FwdTunables& t) {
+  return v_transposed(t) && t.transpose_v == 1;
 }
 // Bytes of one P V operand element (P and V): FP8 codes, or 16-bit (bf16 P V, and the 16-bit family).
 FA3_CONFIG_FN int pv_element_bytes(const FwdTunables& t) {
@@ -124,9 +150,23 @@ FA3_CONFIG_FN int o_stage_bytes(const FwdTunables& t) {
 FA3_CONFIG_FN int barrier_count(const FwdTunables& t) {
   return 2 + 4 * t.stages;
 }  // Q full/empty, K and V each
+// kTransposeV = 1: the staging ring of row-major V tiles, kStages slots of kBlockN x D codes (a K tile's
+// bytes: the same TMA boxes), one slot per V^T slot so the copy of V_{j+1} lands while V_j is transposed.
+// Its full/empty barriers and, per slot, the word that tells the transposers whether a tile landed there
+// or the CTA has no more key blocks (ints, padded to the barriers' 8 bytes).
+FA3_CONFIG_FN int staged_v_bytes(const FwdTunables& t) {
+  return transposes_v_in_kernel(t) ? t.stages * t.block_n * t.head_dim : 0;
+}
+FA3_CONFIG_FN int staged_v_flag_bytes(int stages) {
+  return (4 * stages + 7) / 8 * 8;
+}
+FA3_CONFIG_FN int staged_v_barrier_bytes(const FwdTunables& t) {
+  return transposes_v_in_kernel(t) ? 8 * 2 * t.stages + staged_v_flag_bytes(t.stages) : 0;
+}
 FA3_CONFIG_FN int shared_bytes(const FwdTunables& t) {
   return kSharedAlignSlack + q_tile_bytes(t) + t.stages * (kv_tile_bytes(t) + v_tile_bytes(t)) +
-         o_stage_bytes(t) + 8 * barrier_count(t) + kTileSlotBytes;
+         o_stage_bytes(t) + staged_v_bytes(t) + 8 * barrier_count(t) + kTileSlotBytes +
+         staged_v_barrier_bytes(t);
 }
 
 // fp32 registers one consumer thread holds for O (D/2), S (kBlockN/2) and, with intra-warpgroup overlap,
@@ -159,7 +199,11 @@ FA3_CONFIG_FN const char* violation(const FwdTunables& t) {
   if (t.separate_o != 0 && t.separate_o != 1) return "kSeparateO is 0 or 1";
   if (t.pv_bf16 != 0 && t.pv_bf16 != 1) return "kPvBf16 is 0 or 1";
   if (t.pv_bf16 == 1 && !is_fp8(t)) return "bf16 P.V (kPvBf16) is an option of the FP8 forward";
-  if (accumulator_registers(t) > consumer_registers(t.consumers) - kConsumerRegisterSlack)
+  if (t.transpose_v != 0 && t.transpose_v != 1)
+    return "kTransposeV is 0 (the transpose launch) or 1 (in the kernel)";
+  if (t.transpose_v == 1 && !v_transposed(t))
+    return "the in-kernel V transpose (kTransposeV) is an option of the FP8 forward with FP8 P.V (V^T)";
+  if (accumulator_registers(t) > consumer_registers(t.consumers, t.transpose_v) - kConsumerRegisterSlack)
     return "O, S and P need more registers than a consumer thread gets (spills)";
   if (shared_bytes(t) > kMaxSharedBytes) return "shared memory over 227 KiB";
   return nullptr;

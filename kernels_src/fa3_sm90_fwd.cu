@@ -19,13 +19,16 @@
 // first K block loads while the last tile's epilogue runs.
 //
 // FP8 (Element = __nv_fp8_e4m3 / e5m2): the same kernel on k32 wgmma with V^T, written by
-// fa3_sm90_transpose_v (fa3_sm90_transpose.cuh) in the launch before; bf16 O. kBlockDescale: per-block
-// descale factors (fa_params.h) instead of per-tensor ones; see fa3_sm90_consumer.cuh. kPvBf16 (FP8 only):
-// O += P V in bf16 with V given in bf16 (no transpose launch), S = Q K^T still FP8 (issue 15's error item).
+// fa3_sm90_transpose_v (fa3_sm90_transpose.cuh) in the launch before, or (kTransposeV) by the producer
+// warpgroup's warps 1..3 from staged row-major V tiles (fa3_sm90_v_transpose_smem.cuh); bf16 O.
+// kBlockDescale: per-block descale factors (fa_params.h) instead of per-tensor ones; see
+// fa3_sm90_consumer.cuh. kPvBf16 (FP8 only): O += P V in bf16 with V given in bf16 (no transpose launch), S =
+// Q K^T still FP8 (issue 15's error item).
 #include "fa3_sm90_consumer_tiles.cuh"
 #include "fa3_sm90_layout.cuh"
 #include "fa3_sm90_producer.cuh"
 #include "fa3_sm90_transpose.cuh"
+#include "fa3_sm90_v_transpose_smem.cuh"
 #include "fa_tma.cuh"
 #include "fa_tma_params.h"
 #include "fa_types.cuh"
@@ -34,15 +37,16 @@
 // The kernel the runtime instantiates by name expression, e.g.
 //   fa3_sm90_fwd<__nv_bfloat16, 128, 128, 2, 2, 1, 1, 1, false, false>
 // (Element, kHeadDim, kBlockN, kConsumers, kStages, kPingPong, kIntraWgOverlap, kPersistent, Is_causal,
-// kBlockDescale[, kSeparateO[, kPvBf16]]); both default to 0, so the names without them stay valid.
+// kBlockDescale[, kSeparateO[, kPvBf16[, kTransposeV]]]); they default to 0, so the names without them
+// stay valid.
 template <typename Element, int kHeadDim, int kBlockN, int kConsumers, int kStages, int kPingPong,
           int kIntraWgOverlap, int kPersistent, bool Is_causal, bool kBlockDescale, int kSeparateO = 0,
-          int kPvBf16 = 0>
+          int kPvBf16 = 0, int kTransposeV = 0>
 __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
     fa3_sm90_fwd(const __grid_constant__ fa::AttentionParams params,
                  const __grid_constant__ fa::TmaDescriptors maps) {
   using Cfg = fa3::Fwd<int(sizeof(Element)), kHeadDim, kBlockN, kConsumers, kStages, kPingPong,
-                       kIntraWgOverlap, kPersistent, kSeparateO, kPvBf16>;
+                       kIntraWgOverlap, kPersistent, kSeparateO, kPvBf16, kTransposeV>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char* smem =
       smem_raw +
@@ -55,7 +59,15 @@ __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
     // racecheck reported the readers against that write: experiments/fa3_sm90, session 3).
     bars.q.init(Cfg::kDynamicTiles ? kConsumers * fa3::kWarpgroupThreads : kConsumers);
     bars.k.init(kConsumers);
-    bars.v.init(kConsumers);
+    if constexpr (Cfg::kTransposeVInKernel) {
+      // V^T slots are filled by the transposing warps (one arrival each), the staging ring by TMA and
+      // emptied by those warps.
+      bars.v.init(kConsumers, fa3::kTransposeWarps);
+      reinterpret_cast<typename Cfg::StagedVBarriers*>(smem + Cfg::kStagedVBarrierOffset)
+          ->ring.init(fa3::kTransposeWarps);
+    } else {
+      bars.v.init(kConsumers);
+    }
     fa::barrier_init_fence();
   }
   __syncthreads();
@@ -63,6 +75,11 @@ __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
   if (warpgroup == 0) {
     if constexpr (kConsumers > 1) fa::release_registers<Cfg::kProducerRegisters>();
     if (threadIdx.x == 0) fa3::produce<Cfg, Is_causal>(params, maps, smem, bars);
+    if constexpr (Cfg::kTransposeVInKernel) {
+      if (threadIdx.x >= 32)
+        fa3::transpose_v_tiles<Cfg>(
+            smem, bars, *reinterpret_cast<typename Cfg::StagedVBarriers*>(smem + Cfg::kStagedVBarrierOffset));
+    }
     return;  // each role ends in its own branch: ptxas then allocates each at its setmaxnreg count
   } else {
     if constexpr (kConsumers > 1) fa::claim_registers<Cfg::kConsumerRegisters>();

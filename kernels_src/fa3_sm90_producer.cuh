@@ -1,5 +1,6 @@
 #pragma once
-// fa3_sm90 forward, the producer warpgroup: one thread issues every TMA copy of the CTA.
+// fa3_sm90 forward, the producer warpgroup: one thread issues every TMA copy of the CTA (with kTransposeV,
+// warps 1..3 then transpose the staged V tiles: fa3_sm90_v_transpose_smem.cuh).
 #include "fa3_sm90_layout.cuh"
 #include "fa_tma.cuh"
 #include "fa_tma_params.h"
@@ -31,6 +32,18 @@ __device__ __forceinline__ void produce(const fa::AttentionParams& p, const fa::
                                                          w.tile.batch, full);
   };
   auto load_v = [&](int c, int block, const TileWork<Cfg, Is_causal>& w) {
+    if constexpr (Cfg::kTransposeVInKernel) {
+      // kTransposeV: row-major V into the staging ring; warps 1..3 write the V^T slot and announce it
+      // (fa3_sm90_v_transpose_smem.cuh). The slot's flag says a tile is there.
+      auto& staged = *reinterpret_cast<typename Cfg::StagedVBarriers*>(smem + Cfg::kStagedVBarrierOffset);
+      staged.ring.wait_empty(c, "v_staged_empty");
+      staged.more[fa::LoadRing<Cfg::kStages>::slot(c)] = 1;  // released by the full arrival
+      fa::Barrier* full = staged.ring.announce(c, Cfg::kStagedVBytes);
+      load_panels<typename Cfg::StagedVTile, 1>(
+          smem + Cfg::kStagedVOffset + fa::LoadRing<Cfg::kStages>::slot(c) * Cfg::kStagedVBytes, maps.v,
+          block * Cfg::kBlockN, w.kv_head, w.tile.batch, full);
+      return;
+    }
     fa::Barrier* full = bars.v.acquire(c, Cfg::kVBytes, "v_empty");
     unsigned char* slot = smem + Cfg::kVOffset + fa::LoadRing<Cfg::kStages>::slot(c) * Cfg::kVBytes;
     using Tile = typename Cfg::VTile;
@@ -67,6 +80,13 @@ __device__ __forceinline__ void produce(const fa::AttentionParams& p, const fa::
     bars.tile_slot[0] = index;
     bars.q.announce(tile_number, 0);
     counter.retire();
+  }
+  if constexpr (Cfg::kTransposeVInKernel) {
+    // No more key blocks: a staged phase without bytes, its flag 0, ends the transposing warps.
+    auto& staged = *reinterpret_cast<typename Cfg::StagedVBarriers*>(smem + Cfg::kStagedVBarrierOffset);
+    staged.ring.wait_empty(count, "v_staged_empty");
+    staged.more[fa::LoadRing<Cfg::kStages>::slot(count)] = 0;
+    staged.ring.announce(count, 0);
   }
 }
 

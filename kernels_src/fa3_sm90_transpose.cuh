@@ -1,27 +1,19 @@
 #pragma once
 // fa3_sm90 FP8: V (B, H_kv, N_k, D) codes to V^T (B, H_kv, D, transposed_keys(N_k)) in the key order that
 // the forward's P V product reads (fa3_sm90_consumer.cuh): within each 32 keys, byte position p holds key
-// 16 (p / 16) + 2 c + (j & 1) + 8 (j >> 1) with c = (p % 16) / 4 and j = p % 4, i.e. the keys
+// 16 (p / 16) + 2 c + (j & 1) + 8 (j >> 1) with c = (p % 16) / 4 and j = p % 4 (permuted_key), i.e. the keys
 // {2c, 2c+1, 8+2c, 9+2c} that thread column c of a wgmma accumulator owns, in A-operand slots 4c..4c+3.
 // Keys at or past N_k are written as zero codes.
 //
 // One CTA per kTransposeKeys (64) keys of one (batch, kv head): the 64 x D byte block is read with
 // 16-byte loads (a warp reads whole rows: coalesced), turned in shared memory and written as D rows of
 // 64 bytes in 4-byte words (16 threads per row). It moves 2 |V| bytes, ~2% of a d128 n8192 forward at
-// the H200's copy rate; the forward's in-kernel alternative is FlashAttention-3's transpose in shared
-// memory.
+// the H200's copy rate; the forward's in-kernel alternative (kTransposeV = 1) is FlashAttention-3's
+// transpose in shared memory, fa3_sm90_v_transpose_smem.cuh.
 #include "fa3_sm90_config.h"
+#include "fa3_sm90_v_transpose_map.h"  // permuted_key, which the in-kernel transpose writes by too
 #include "fa_params.h"
 #include "fa_tma_params.h"
-
-namespace fa3 {
-
-__device__ __forceinline__ int permuted_key(int position) {
-  const int q = position % 16, c = q / 4, j = q % 4;
-  return 16 * (position / 16) + 2 * c + (j & 1) + 8 * (j >> 1);
-}
-
-}  // namespace fa3
 
 template <int kHeadDim>
 __global__ void __launch_bounds__(fa3::kTransposeThreads)

@@ -52,6 +52,13 @@ struct LoadRing {
   __device__ __forceinline__ void wait_empty(int count, const char* name) {
     barrier_wait(&empty[slot(count)], parity(count) ^ 1, name);
   }
+  // Producer threads that filled the slot of load `count` with ordinary stores (after wait_empty): the
+  // arriving threads init counted, once their stores are complete (and, where the async proxy reads the
+  // slot, wgmma or a TMA store, after each writer's fence_shared_to_async_proxy). Release: the stores are
+  // visible to the consumers that wait on full.
+  __device__ __forceinline__ void publish(int count, bool signalling_thread) {
+    if (signalling_thread) barrier_arrive(&full[slot(count)]);
+  }
   // Consumers: wait until load `count` has landed.
   __device__ __forceinline__ void wait_full(int count, const char* name) {
     barrier_wait(&full[slot(count)], parity(count), name);

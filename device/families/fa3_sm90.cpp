@@ -40,7 +40,12 @@ fa3::FwdTunables tunables_of(Config const& c, Problem const& problem) {
                           value_or(c, "kIntraWgOverlap", 0),
                           value_or(c, "kPersistent", 0),
                           value_or(c, "kSeparateO", 0),
-                          bf16_pv(problem) ? 1 : 0};
+                          bf16_pv(problem) ? 1 : 0,
+                          value_or(c, "kTransposeV", 0)};
+}
+// V^T written by the transpose launch into scratch (kTransposeV = 0), not in the kernel.
+bool transpose_launch(Config const& c, Problem const& problem) {
+  return transposes_v(problem) && !fa3::transposes_v_in_kernel(tunables_of(c, problem));
 }
 
 std::string transpose_name(Problem const& problem) {
@@ -70,6 +75,10 @@ std::vector<ParamSpec> parameters() {
        {0, 1},
        "O staged in a tile of its own, Q released before the epilogue so the next tile's Q loads during it "
        "(1), or O staged in Q's rows (0)"},
+      {"kTransposeV",
+       {0, 1},
+       "FP8 (V^T) only: V^T written by a transpose launch first (0) or in the kernel from row-major V tiles "
+       "staged in shared memory (1); the rules reject 1 elsewhere"},
   };
 }
 
@@ -113,7 +122,7 @@ Config default_config(Problem const& problem) {
   int const d = problem.shape.head_dim;
   Config c{{"kConsumers", 2}, {"kBlockN", 176},       {"kStages", 2},
            {"kPingPong", 1},  {"kIntraWgOverlap", 1}, {"kPersistent", fa3::kStaticTiles},
-           {"kSeparateO", 0}};
+           {"kSeparateO", 0}, {"kTransposeV", 0}};
   if (problem.shape.causal) c["kPersistent"] = fa3::kDynamicTiles;
   if (d == 128 && problem.shape.causal) c["kBlockN"] = 128;
   if (d == 256) c["kBlockN"] = 80;
@@ -139,6 +148,9 @@ Config default_config(Problem const& problem) {
     if (problem.shape.causal) c["kPersistent"] = fa3::kOneCtaPerTile;
     if (per_block(problem))
       while (c["kBlockN"] > 64 && descale_block_rows(problem) % c["kBlockN"] != 0) c["kBlockN"] /= 2;
+    // kTransposeV stays 0 (the transpose launch, what every FP8 figure above was measured with) until the
+    // GPU has timed the in-kernel transpose (1) against it: compile-checked (no spills), not yet run there.
+    // With 1, d256's 2 x 128 needs 289 KiB of shared memory (the staged V tiles): 2 x 64 with overlap fits.
   }
   return c;
 }
@@ -146,14 +158,15 @@ Config default_config(Problem const& problem) {
 std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
   auto const t = tunables_of(config, problem);
   auto const i = [](int v) { return std::to_string(v); };
-  std::vector<std::string> names{"fa3_sm90_fwd<" + element_type_name(problem.dtype) + ", " + i(t.head_dim) +
-                                 ", " + i(t.block_n) + ", " + i(t.consumers) + ", " + i(t.stages) + ", " +
-                                 i(t.ping_pong) + ", " + i(t.intra_wg_overlap) + ", " + i(t.persistent) +
-                                 ", " + (problem.shape.causal ? "true" : "false") + ", " +
-                                 (per_block(problem) ? "true" : "false") +
-                                 (t.separate_o || t.pv_bf16 ? ", " + i(t.separate_o) : std::string()) +
-                                 (t.pv_bf16 ? ", " + i(t.pv_bf16) : std::string()) + ">"};
-  if (transposes_v(problem)) names.push_back(transpose_name(problem));  // launched first (launches())
+  std::vector<std::string> names{
+      "fa3_sm90_fwd<" + element_type_name(problem.dtype) + ", " + i(t.head_dim) + ", " + i(t.block_n) + ", " +
+      i(t.consumers) + ", " + i(t.stages) + ", " + i(t.ping_pong) + ", " + i(t.intra_wg_overlap) + ", " +
+      i(t.persistent) + ", " + (problem.shape.causal ? "true" : "false") + ", " +
+      (per_block(problem) ? "true" : "false") +
+      (t.separate_o || t.pv_bf16 || t.transpose_v ? ", " + i(t.separate_o) : std::string()) +
+      (t.pv_bf16 || t.transpose_v ? ", " + i(t.pv_bf16) : std::string()) +
+      (t.transpose_v ? ", " + i(t.transpose_v) : std::string()) + ">"};
+  if (transpose_launch(config, problem)) names.push_back(transpose_name(problem));        // launched first
   for (auto const& name : fp8_quantize_name_expressions(problem)) names.push_back(name);  // before that
   return names;
 }
@@ -170,13 +183,17 @@ std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   step.block = {unsigned(fa3::threads(t)), 1, 1};
   step.dynamic_shared_bytes = std::size_t(fa3::shared_bytes(t));
   if (!fp8(problem)) return {step};
-  if (!transposes_v(problem)) return {step};  // bf16 P V: no V^T, and quantised on the host only
-  LaunchStep transpose;                       // V^T for P V's K-major FP8 B operand (fa3_sm90_transpose.cuh)
+  if (!transposes_v(problem)) return {step};    // bf16 P V: no V^T, and quantised on the host only
+  auto steps = fp8_quantize_launches(problem);  // Q, K, V codes (none unless quantised on the device)
+  if (!transpose_launch(config, problem)) {     // kTransposeV: V^T made in the kernel
+    steps.push_back(step);
+    return steps;
+  }
+  LaunchStep transpose;  // V^T for P V's K-major FP8 B operand (fa3_sm90_transpose.cuh)
   transpose.name_expression = transpose_name(problem);
   transpose.grid = {unsigned(fa3::transposed_keys(s.seqlen_k) / fa3::kTransposeKeys), unsigned(s.heads_kv),
                     unsigned(s.batch)};
   transpose.block = {unsigned(fa3::kTransposeThreads), 1, 1};
-  auto steps = fp8_quantize_launches(problem);  // Q, K, V codes (none unless quantised on the device)
   steps.push_back(transpose);
   steps.push_back(step);
   return steps;
@@ -191,7 +208,7 @@ ScratchBytes scratch(Config const& config, Problem const& problem) {
   ScratchBytes bytes;
   auto const& s = problem.shape;
   if (tunables_of(config, problem).persistent == fa3::kDynamicTiles) bytes.tile_counter = 2 * sizeof(int);
-  if (transposes_v(problem))
+  if (transpose_launch(config, problem))
     bytes.v_transposed = std::size_t(s.batch) * s.heads_kv * s.head_dim * fa3::transposed_keys(s.seqlen_k);
   bytes.fp8_amax = fp8_amax_scratch_bytes(problem);
   return bytes;
@@ -217,7 +234,12 @@ std::vector<runtime::TensorMapSpec> tensor_maps(Config const& config, Problem co
   static_assert(sizeof(fa::TmaDescriptors) == 4 * runtime::kTensorMapBytes);
   if (bf16_pv(problem)) maps[2].view.element = runtime::TensorElement::bf16;  // V rows of D, as 16-bit
   if (fp8(problem)) maps[3].view.element = runtime::TensorElement::bf16;
-  if (transposes_v(problem)) {
+  if (fa3::transposes_v_in_kernel(t)) {
+    // kTransposeV: row-major FP8 V (B, H_kv, N_k, D) in boxes of kBlockN keys x one swizzle span of D, as
+    // K's (the kernel stages them and transposes in shared memory). Keys past N_k are zero-filled by the
+    // copy engine: zero codes, as the transpose launch writes them, and their P is 0 (the tail mask).
+    maps[2].box_columns = qk_columns;
+  } else if (transposes_v(problem)) {
     // V^T (B, H_kv, D, keys padded): "rows" are the D columns of V, the inner extent its padded keys.
     std::uint64_t const keys = std::uint64_t(fa3::transposed_keys(s.seqlen_k));
     maps[2].view = runtime::AttentionTensorView{reinterpret_cast<CUdeviceptr>(params.v_transposed),

@@ -38,7 +38,7 @@ def mask(causal):
 
 def fa3_default(e, d, causal):
     fp8 = e in (E4, E5)
-    c = dict(cons=2, n=176, st=2, pp=1, ov=1, pers=2 if causal else 1, so=0, pv=0, pb=False)
+    c = dict(cons=2, n=176, st=2, pp=1, ov=1, pers=2 if causal else 1, so=0, pv=0, pb=False, tv=0)
     if d == 128 and causal: c["n"] = 128
     if d == 256: c["n"] = 80
     if d == 64: c.update(cons=3, n=112)
@@ -50,7 +50,8 @@ def fa3_default(e, d, causal):
 
 
 def fa3_name(e, d, causal, c):
-    tail = (f", {c['so']}" if c["so"] or c["pv"] else "") + (f", {c['pv']}" if c["pv"] else "")
+    tail = ((f", {c['so']}" if c["so"] or c["pv"] or c["tv"] else "") + (f", {c['pv']}" if c["pv"] or c["tv"] else "")
+            + (f", {c['tv']}" if c["tv"] else ""))
     return (f"fa3_sm90_fwd<{e}, {d}, {c['n']}, {c['cons']}, {c['st']}, {c['pp']}, {c['ov']}, {c['pers']}, "
             f"{b(causal)}, {b(c['pb'])}{tail}>")
 
@@ -71,11 +72,13 @@ def cases():
                     if not fp8:
                         variants.update({"cons1": {"cons": 1}, "n128": {"n": 128}, "n96": {"n": 96}})
                 if fp8:
-                    variants.update({"perblock": {"pb": True}, "pvbf16": {"pv": 1, "n": 128 if d != 256 else 64}})
+                    variants.update({"perblock": {"pb": True}, "pvbf16": {"pv": 1, "n": 128 if d != 256 else 64},
+                                     # kTransposeV: d256's 2 x 128 has no room for the staged V tiles
+                                     "tv1": dict(tv=1, **({"n": 64, "ov": 1} if d == 256 else {}))})
                 for vname, delta in variants.items():
                     c = dict(base, **delta)
                     names = [fa3_name(e, d, causal, c)]
-                    if fp8 and not c["pv"]:
+                    if fp8 and not c["pv"] and not c["tv"]:
                         names.append(f"fa3_sm90_transpose_v<{d}>")
                     out.append((f"fa3fwd_{SHORT[e]}_d{d}_{mask(causal)}_{vname}",
                                 "fa3_sm90_fwd.cu", names, []))

@@ -18,6 +18,7 @@
 #include "device/families/families.hpp"
 #include "runtime/nvrtc_compiler.hpp"
 #include "tests/kernels_src/compile_checks.hpp"
+#include "tests/kernels_src/fa3_sm90_transpose_v_config.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 
 using namespace fl;
@@ -99,6 +100,46 @@ TEST_CASE("fa3_sm90 FP8 defaults and the V transpose compile for sm_90a without 
   request->name_expressions = {"fa3_sm90_transpose_v<64>", "fa3_sm90_transpose_v<128>",
                                "fa3_sm90_transpose_v<256>"};
   test::compiles_spill_free(request.value());
+}
+
+TEST_CASE("fa3_sm90 FP8 with the in-kernel V transpose compiles for sm_90a without spills",
+          "[kernels][nvrtc]") {
+  // The defaults with kTransposeV = 1 (d256: 2 x 64, tests/kernels_src/fa3_sm90_transpose_v_config.hpp) at
+  // every head dim, both masks, e4m3 and e5m2, and per-block scaling; then the tuner's neighbours of d128:
+  // three stages, the dynamic order with kSeparateO, one and three consumer warpgroups.
+  Fa3Sm90Family const f;
+  std::vector<std::pair<Config, Problem>> instances;
+  for (int d : {64, 128, 256})
+    for (bool causal : {false, true})
+      for (auto dtype : {Precision::fp8_e4m3, Precision::fp8_e5m2}) {
+        auto const p = problem_of(d, causal, dtype);
+        instances.emplace_back(test::fa3_in_kernel_transpose_config(f, p), p);
+      }
+  auto block = problem_of(128, false, Precision::fp8_e4m3);
+  block.fp8.scaling = common::Fp8Scaling::per_block;
+  block.fp8.block_rows = 128;
+  instances.emplace_back(test::fa3_in_kernel_transpose_config(f, block), block);
+  auto const p128 = problem_of(128, true, Precision::fp8_e4m3);
+  Config const base = test::fa3_in_kernel_transpose_config(f, p128);
+  for (auto const& changes : std::vector<std::vector<std::pair<char const*, int>>>{
+           {{"kStages", 3}},
+           {{"kPersistent", 2}, {"kSeparateO", 1}},
+           {{"kConsumers", 1}, {"kPingPong", 0}, {"kBlockN", 64}},
+           {{"kConsumers", 3}, {"kBlockN", 64}}}) {
+    Config c = base;
+    for (auto [name, value] : changes) c[name] = value;
+    INFO(to_string(c));
+    REQUIRE_FALSE(f.violates(c, p128));
+    instances.emplace_back(c, p128);
+  }
+  for (auto const& [c, p] : instances) {
+    auto const names = f.name_expressions(c, p);
+    INFO(names.front());
+    REQUIRE_FALSE(f.violates(c, p));
+    CHECK(names.size() == 1);                                // no V transpose launch
+    CHECK(names.front().find(", 1>") != std::string::npos);  // kTransposeV = 1, the template's last argument
+  }
+  compiles_without_spills(instances);
 }
 
 TEST_CASE("fa3_sm90 FP8 with bf16 P.V compiles for sm_90a without spills at d 64, 128, 256",

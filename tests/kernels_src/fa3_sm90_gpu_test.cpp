@@ -2,7 +2,9 @@
 // tails, causal with fully masked rows, n_q != n_k, GQA) over every numerics input family, judged by
 // numerics' reference and tolerance model; every forward mutant is caught; FP8 (e4m3, e5m2; per-tensor,
 // per-block and incoherent scaling; P V in FP8 or in bf16) at fa-check's FP8 tolerances; bf16 P V errs less
-// than FP8 P V on FlashAttention-3's outlier recipe, as its emulation says. Skipped where there is no GPU.
+// than FP8 P V on FlashAttention-3's outlier recipe, as its emulation says; the in-kernel V transpose
+// (kTransposeV = 1) passes the same FP8 checks and gives the transpose launch's bits. Skipped where there is
+// no GPU.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -12,9 +14,12 @@
 #include "device/families/families.hpp"
 #include "device/family_runner.hpp"
 #include "device/run/device_problem.hpp"
+#include "device/run/run_once.hpp"
+#include "numerics/gpu/kernel_fp8_operands.hpp"
 #include "numerics/gpu/kernel_inputs.hpp"
 #include "runtime/device.hpp"
 #include "tests/kernels_src/edge_check.hpp"
+#include "tests/kernels_src/fa3_sm90_transpose_v_config.hpp"
 #include "tests/kernels_src/kernels_support.hpp"
 #include "tuner/run/benchmark.hpp"
 #include "tuner/run/fp8_error_study.hpp"
@@ -158,6 +163,62 @@ TEST_CASE("fa3_sm90 FP8 default configs are correct on awkward problems", "[gpu]
                  << (v.scaling == common::Fp8Scaling::per_block ? "per block" : "per tensor")
                  << (v.incoherent ? " incoherent" : ""));
         CHECK(passes_edge_problems({}, d, causal, v.dtype, nullptr, options_of(v)));
+      }
+}
+
+TEST_CASE("fa3_sm90 FP8 with the in-kernel V transpose is correct on awkward problems",
+          "[gpu][kernels][fp8]") {
+  auto context = runtime::PrimaryContext::retain(0);
+  REQUIRE(context);
+  Fa3Sm90Family const f;
+  for (auto const& v : kFp8Variants)
+    for (int d : {64, 128, 256})
+      for (bool causal : {false, true}) {
+        auto p = headline_problem(1024, d, causal, v.dtype, Direction::forward);
+        p.fp8 = options_of(v);
+        auto const c = test::fa3_in_kernel_transpose_config(f, p);
+        INFO("kTransposeV d" << d << (causal ? " causal " : " full ") << common::name(v.dtype) << " "
+                             << (v.scaling == common::Fp8Scaling::per_block ? "per block" : "per tensor")
+                             << (v.incoherent ? " incoherent" : "") << " " << to_string(c));
+        REQUIRE_FALSE(f.violates(c, p));
+        CHECK(passes_edge_problems({}, d, causal, v.dtype, &c, options_of(v)));
+      }
+}
+
+TEST_CASE("fa3_sm90 FP8's in-kernel V transpose gives the transpose launch's bits", "[gpu][kernels][fp8]") {
+  // The same V^T bytes in the same slots: the same products in the same order, so O and LSE are equal bit
+  // for bit. Odd n (tails past every kBlockN: zero codes in both), n_q != n_k, GQA.
+  auto context = runtime::PrimaryContext::retain(0);
+  REQUIRE(context);
+  Fa3Sm90Family const f;
+  for (auto const& v : kFp8Variants)
+    for (int d : {64, 128, 256})
+      for (bool causal : {false, true}) {
+        auto p = headline_problem(1024, d, causal, v.dtype, Direction::forward);
+        p.shape = {2, 4, 2, 333, 1000, d, causal, 0.0};
+        p.fp8 = options_of(v);
+        Config const in_kernel = test::fa3_in_kernel_transpose_config(f, p);
+        Config launch = in_kernel;
+        launch["kTransposeV"] = 0;
+        INFO(describe(p) << " " << to_string(in_kernel));
+        REQUIRE_FALSE(f.violates(in_kernel, p));
+        REQUIRE_FALSE(f.violates(launch, p));
+        auto const inputs = numerics::gpu::make_normal_inputs(p, 7);
+        auto const fp8 = numerics::gpu::fp8_operands_for(p, inputs);
+        REQUIRE(fp8);
+        auto outputs_of = [&](Config const& c) {
+          auto const program =
+              device::compile_family_config(f, c, p, {runtime::TargetArch::sm_90a, test::kernels_dir(), {}});
+          INFO((program.ok() ? std::string() : program.error().log));
+          REQUIRE(program);
+          auto out = device::run_once(f, c, p, program.value(), inputs, nullptr, &*fp8);
+          INFO((out.ok() ? std::string() : out.error().one_line()));
+          REQUIRE(out);
+          return out.value();
+        };
+        auto const a = outputs_of(launch), b = outputs_of(in_kernel);
+        CHECK(a.o == b.o);
+        CHECK(a.lse == b.lse);
       }
 }
 

@@ -196,3 +196,83 @@ TEST_CASE("fa3_sm90 FP8 with bf16 P.V: V in bf16 through its own map, no transpo
   REQUIRE(f.unsupported(p));
   CHECK(f.unsupported(p)->find("--fp8-quantize host") != std::string::npos);
 }
+
+TEST_CASE("fa3_sm90 FP8 kTransposeV: V^T made in the kernel, no transpose launch, row-major V's map",
+          "[device][fp8]") {
+  Fa3Sm90Family const f;
+  auto p = headline_problem(4096, 128, false, Precision::fp8_e4m3, Direction::forward);
+  p.shape.seqlen_k = 1000;
+  auto c = f.default_config(p);
+  CHECK(c.at("kTransposeV") == 0);  // until the GPU has timed 1 against it
+  c["kTransposeV"] = 1;
+  REQUIRE_FALSE(f.violates(c, p));
+  auto const steps = f.launches(c, p);
+  REQUIRE(steps.size() == 1);  // no fa3_sm90_transpose_v
+  CHECK(steps[0].name_expression ==
+        "fa3_sm90_fwd<__nv_fp8_e4m3, 128, 128, 2, 2, 1, 1, 1, false, false, 0, 0, 1>");
+  CHECK(f.name_expressions(c, p).size() == 1);
+  CHECK(f.scratch(c, p).v_transposed == 0);
+  // The launch's bytes plus 2 staged V tiles of 128 x 128 codes, their 4 barriers and 2 flags (8 bytes).
+  CHECK(steps[0].dynamic_shared_bytes ==
+        1024 + 16384 + 4 * 16384 + 32768 + 8 * 10 + 8 + 2 * 16384 + 8 * 4 + 8);
+  fa::AttentionParams params{};
+  params.v = reinterpret_cast<void*>(0x500000);
+  auto const maps = f.tensor_maps(c, p, params);
+  REQUIRE(maps.size() == 4);
+  // V as it is, (B, H_kv, N_k, D) codes, in K's boxes: kBlockN keys x 128 bytes; rows past N_k zero-filled.
+  CHECK(maps[2].view.element == fl::runtime::TensorElement::byte);
+  CHECK(maps[2].view.rows == std::uint64_t(p.shape.seqlen_k));
+  CHECK(maps[2].view.head_dim == std::uint64_t(p.shape.head_dim));
+  CHECK(maps[2].view.base == reinterpret_cast<CUdeviceptr>(params.v));
+  CHECK(maps[2].box_rows == 128u);
+  CHECK(maps[2].box_columns == 128u);
+  CHECK(maps[2].box_rows == maps[1].box_rows);
+  CHECK(maps[2].box_columns == maps[1].box_columns);
+  // d64: 64-byte rows, one 64-byte box per key block.
+  auto d64 = headline_problem(4096, 64, true, Precision::fp8_e5m2, Direction::forward);
+  auto c64 = f.default_config(d64);
+  c64["kTransposeV"] = 1;
+  REQUIRE_FALSE(f.violates(c64, d64));
+  CHECK(f.tensor_maps(c64, d64, params)[2].box_columns == 64u);
+  // d256: the default 2 x 128 cannot hold the staged tiles; 2 x 64 can.
+  auto d256 = headline_problem(4096, 256, false, Precision::fp8_e4m3, Direction::forward);
+  auto c256 = f.default_config(d256);
+  c256["kTransposeV"] = 1;
+  REQUIRE(f.violates(c256, d256));
+  CHECK(f.violates(c256, d256)->find("227 KiB") != std::string::npos);
+  c256["kBlockN"] = 64;
+  c256["kIntraWgOverlap"] = 1;
+  CHECK_FALSE(f.violates(c256, d256));
+  // Device quantisation still runs first (its descales are device arrays: kBlockDescale).
+  auto device = p;
+  device.fp8.on_device = true;
+  auto const device_steps = f.launches(c, device);
+  REQUIRE(device_steps.size() >= 2);
+  CHECK(device_steps.back().name_expression.find(", 0, 0, 1>") != std::string::npos);  // the forward, last
+  for (auto const& s : device_steps) CHECK(s.name_expression.find("transpose_v") == std::string::npos);
+}
+
+TEST_CASE("fa3_sm90 kTransposeV is an axis of the FP8 space only", "[device][fp8]") {
+  Fa3Sm90Family const f;
+  auto has_in_kernel_transpose = [&](Problem const& p) {
+    auto const space = enumerate_space(f, p);
+    REQUIRE_FALSE(space.empty());
+    CHECK(std::find(space.begin(), space.end(), f.default_config(p)) != space.end());
+    return std::any_of(space.begin(), space.end(), [](Config const& c) { return c.at("kTransposeV") == 1; });
+  };
+  for (int d : {64, 128, 256}) {
+    INFO("d" << d);
+    CHECK(has_in_kernel_transpose(headline_problem(4096, d, false, Precision::fp8_e4m3, Direction::forward)));
+    CHECK(has_in_kernel_transpose(headline_problem(4096, d, true, Precision::fp8_e5m2, Direction::forward)));
+    CHECK_FALSE(
+        has_in_kernel_transpose(headline_problem(4096, d, true, Precision::bf16, Direction::forward)));
+    auto pv = headline_problem(4096, d, false, Precision::fp8_e4m3, Direction::forward);
+    pv.fp8.bf16_pv = true;
+    CHECK_FALSE(has_in_kernel_transpose(pv));
+  }
+  auto p = headline_problem(4096, 128, false, Precision::bf16, Direction::forward);
+  auto c = f.default_config(p);
+  c["kTransposeV"] = 1;
+  REQUIRE(f.violates(c, p));
+  CHECK(f.violates(c, p)->find("kTransposeV") != std::string::npos);
+}
