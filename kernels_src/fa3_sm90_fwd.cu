@@ -63,8 +63,7 @@ __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
       // V^T slots are filled by the transposing warps (one arrival each), the staging ring by TMA and
       // emptied by those warps.
       bars.v.init(kConsumers, fa3::kTransposeWarps);
-      reinterpret_cast<typename Cfg::StagedVBarriers*>(smem + Cfg::kStagedVBarrierOffset)
-          ->ring.init(fa3::kTransposeWarps);
+      Cfg::staged_v_barriers(smem).ring.init(fa3::kTransposeWarps);
     } else {
       bars.v.init(kConsumers);
     }
@@ -76,9 +75,7 @@ __global__ void __launch_bounds__(fa3::kWarpgroupThreads*(1 + kConsumers), 1)
     if constexpr (kConsumers > 1) fa::release_registers<Cfg::kProducerRegisters>();
     if (threadIdx.x == 0) fa3::produce<Cfg, Is_causal>(params, maps, smem, bars);
     if constexpr (Cfg::kTransposeVInKernel) {
-      if (threadIdx.x >= 32)
-        fa3::transpose_v_tiles<Cfg>(
-            smem, bars, *reinterpret_cast<typename Cfg::StagedVBarriers*>(smem + Cfg::kStagedVBarrierOffset));
+      if (threadIdx.x >= 32) fa3::transpose_v_tiles<Cfg>(smem, bars, Cfg::staged_v_barriers(smem));
     }
     return;  // each role ends in its own branch: ptxas then allocates each at its setmaxnreg count
   } else {

@@ -98,6 +98,9 @@ struct Fwd {
     int more[staged_v_flag_bytes(kStages) / sizeof(int)];
   };
   static constexpr int kStagedVBarrierOffset = kBarrierOffset + int(sizeof(Barriers));
+  __device__ static StagedVBarriers& staged_v_barriers(unsigned char* smem) {
+    return *reinterpret_cast<StagedVBarriers*>(smem + kStagedVBarrierOffset);
+  }
   static_assert(!kTransposeVInKernel || int(sizeof(StagedVBarriers)) == staged_v_barrier_bytes(kTunables),
                 "staging barrier arithmetic of fa3_sm90_config.h");
   static_assert(kSharedAlignSlack + kStagedVBarrierOffset +

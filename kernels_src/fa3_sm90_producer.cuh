@@ -35,7 +35,7 @@ __device__ __forceinline__ void produce(const fa::AttentionParams& p, const fa::
     if constexpr (Cfg::kTransposeVInKernel) {
       // kTransposeV: row-major V into the staging ring; warps 1..3 write the V^T slot and announce it
       // (fa3_sm90_v_transpose_smem.cuh). The slot's flag says a tile is there.
-      auto& staged = *reinterpret_cast<typename Cfg::StagedVBarriers*>(smem + Cfg::kStagedVBarrierOffset);
+      auto& staged = Cfg::staged_v_barriers(smem);
       staged.ring.wait_empty(c, "v_staged_empty");
       staged.more[fa::LoadRing<Cfg::kStages>::slot(c)] = 1;  // released by the full arrival
       fa::Barrier* full = staged.ring.announce(c, Cfg::kStagedVBytes);
@@ -83,7 +83,7 @@ __device__ __forceinline__ void produce(const fa::AttentionParams& p, const fa::
   }
   if constexpr (Cfg::kTransposeVInKernel) {
     // No more key blocks: a staged phase without bytes, its flag 0, ends the transposing warps.
-    auto& staged = *reinterpret_cast<typename Cfg::StagedVBarriers*>(smem + Cfg::kStagedVBarrierOffset);
+    auto& staged = Cfg::staged_v_barriers(smem);
     staged.ring.wait_empty(count, "v_staged_empty");
     staged.more[fa::LoadRing<Cfg::kStages>::slot(count)] = 0;
     staged.ring.announce(count, 0);

@@ -59,6 +59,20 @@ Fp8Options options_of(Fp8Variant const& v) {
   return o;
 }
 
+// The FP8 cases every FP8 test case walks: each variant at every head dim, full and causal.
+template <class Check>
+void for_each_fp8_case(Check const& check) {
+  for (auto const& v : kFp8Variants)
+    for (int d : {64, 128, 256})
+      for (bool causal : {false, true}) check(v, d, causal);
+}
+
+std::string describe_fp8_case(Fp8Variant const& v, int d, bool causal) {
+  return "d" + std::to_string(d) + (causal ? " causal " : " full ") + std::string(common::name(v.dtype)) +
+         " " + (v.scaling == common::Fp8Scaling::per_block ? "per block" : "per tensor") +
+         (v.incoherent ? " incoherent" : "");
+}
+
 }  // namespace
 
 TEST_CASE("fa3_sm90 default configs are correct on awkward problems", "[gpu][kernels]") {
@@ -156,14 +170,10 @@ TEST_CASE("fa3_sm90 forward mutants are caught by the input families", "[gpu][ke
 TEST_CASE("fa3_sm90 FP8 default configs are correct on awkward problems", "[gpu][kernels][fp8]") {
   auto context = runtime::PrimaryContext::retain(0);
   REQUIRE(context);
-  for (auto const& v : kFp8Variants)
-    for (int d : {64, 128, 256})
-      for (bool causal : {false, true}) {
-        INFO("d" << d << (causal ? " causal " : " full ") << common::name(v.dtype) << " "
-                 << (v.scaling == common::Fp8Scaling::per_block ? "per block" : "per tensor")
-                 << (v.incoherent ? " incoherent" : ""));
-        CHECK(passes_edge_problems({}, d, causal, v.dtype, nullptr, options_of(v)));
-      }
+  for_each_fp8_case([](Fp8Variant const& v, int d, bool causal) {
+    INFO(describe_fp8_case(v, d, causal));
+    CHECK(passes_edge_problems({}, d, causal, v.dtype, nullptr, options_of(v)));
+  });
 }
 
 TEST_CASE("fa3_sm90 FP8 with the in-kernel V transpose is correct on awkward problems",
@@ -171,18 +181,14 @@ TEST_CASE("fa3_sm90 FP8 with the in-kernel V transpose is correct on awkward pro
   auto context = runtime::PrimaryContext::retain(0);
   REQUIRE(context);
   Fa3Sm90Family const f;
-  for (auto const& v : kFp8Variants)
-    for (int d : {64, 128, 256})
-      for (bool causal : {false, true}) {
-        auto p = headline_problem(1024, d, causal, v.dtype, Direction::forward);
-        p.fp8 = options_of(v);
-        auto const c = test::fa3_in_kernel_transpose_config(f, p);
-        INFO("kTransposeV d" << d << (causal ? " causal " : " full ") << common::name(v.dtype) << " "
-                             << (v.scaling == common::Fp8Scaling::per_block ? "per block" : "per tensor")
-                             << (v.incoherent ? " incoherent" : "") << " " << to_string(c));
-        REQUIRE_FALSE(f.violates(c, p));
-        CHECK(passes_edge_problems({}, d, causal, v.dtype, &c, options_of(v)));
-      }
+  for_each_fp8_case([&](Fp8Variant const& v, int d, bool causal) {
+    auto p = headline_problem(1024, d, causal, v.dtype, Direction::forward);
+    p.fp8 = options_of(v);
+    auto const c = test::fa3_in_kernel_transpose_config(f, p);
+    INFO("kTransposeV " << describe_fp8_case(v, d, causal) << " " << to_string(c));
+    REQUIRE_FALSE(f.violates(c, p));
+    CHECK(passes_edge_problems({}, d, causal, v.dtype, &c, options_of(v)));
+  });
 }
 
 TEST_CASE("fa3_sm90 FP8's in-kernel V transpose gives the transpose launch's bits", "[gpu][kernels][fp8]") {
@@ -191,35 +197,33 @@ TEST_CASE("fa3_sm90 FP8's in-kernel V transpose gives the transpose launch's bit
   auto context = runtime::PrimaryContext::retain(0);
   REQUIRE(context);
   Fa3Sm90Family const f;
-  for (auto const& v : kFp8Variants)
-    for (int d : {64, 128, 256})
-      for (bool causal : {false, true}) {
-        auto p = headline_problem(1024, d, causal, v.dtype, Direction::forward);
-        p.shape = {2, 4, 2, 333, 1000, d, causal, 0.0};
-        p.fp8 = options_of(v);
-        Config const in_kernel = test::fa3_in_kernel_transpose_config(f, p);
-        Config launch = in_kernel;
-        launch["kTransposeV"] = 0;
-        INFO(describe(p) << " " << to_string(in_kernel));
-        REQUIRE_FALSE(f.violates(in_kernel, p));
-        REQUIRE_FALSE(f.violates(launch, p));
-        auto const inputs = numerics::gpu::make_normal_inputs(p, 7);
-        auto const fp8 = numerics::gpu::fp8_operands_for(p, inputs);
-        REQUIRE(fp8);
-        auto outputs_of = [&](Config const& c) {
-          auto const program =
-              device::compile_family_config(f, c, p, {runtime::TargetArch::sm_90a, test::kernels_dir(), {}});
-          INFO((program.ok() ? std::string() : program.error().log));
-          REQUIRE(program);
-          auto out = device::run_once(f, c, p, program.value(), inputs, nullptr, &*fp8);
-          INFO((out.ok() ? std::string() : out.error().one_line()));
-          REQUIRE(out);
-          return out.value();
-        };
-        auto const a = outputs_of(launch), b = outputs_of(in_kernel);
-        CHECK(a.o == b.o);
-        CHECK(a.lse == b.lse);
-      }
+  for_each_fp8_case([&](Fp8Variant const& v, int d, bool causal) {
+    auto p = headline_problem(1024, d, causal, v.dtype, Direction::forward);
+    p.shape = {2, 4, 2, 333, 1000, d, causal, 0.0};
+    p.fp8 = options_of(v);
+    Config const in_kernel = test::fa3_in_kernel_transpose_config(f, p);
+    Config launch = in_kernel;
+    launch["kTransposeV"] = 0;
+    INFO(describe(p) << " " << to_string(in_kernel));
+    REQUIRE_FALSE(f.violates(in_kernel, p));
+    REQUIRE_FALSE(f.violates(launch, p));
+    auto const inputs = numerics::gpu::make_normal_inputs(p, 7);
+    auto const fp8 = numerics::gpu::fp8_operands_for(p, inputs);
+    REQUIRE(fp8);
+    auto outputs_of = [&](Config const& c) {
+      auto const program =
+          device::compile_family_config(f, c, p, {runtime::TargetArch::sm_90a, test::kernels_dir(), {}});
+      INFO((program.ok() ? std::string() : program.error().log));
+      REQUIRE(program);
+      auto out = device::run_once(f, c, p, program.value(), inputs, nullptr, &*fp8);
+      INFO((out.ok() ? std::string() : out.error().one_line()));
+      REQUIRE(out);
+      return out.value();
+    };
+    auto const a = outputs_of(launch), b = outputs_of(in_kernel);
+    CHECK(a.o == b.o);
+    CHECK(a.lse == b.lse);
+  });
 }
 
 TEST_CASE("fa3_sm90 FP8 mutants and the forward ones that act on FP8 are caught", "[gpu][kernels][fp8]") {
@@ -237,16 +241,12 @@ TEST_CASE("fa3_sm90 FP8 mutants and the forward ones that act on FP8 are caught"
 TEST_CASE("fa3_sm90 FP8 with bf16 P.V is correct on awkward problems", "[gpu][kernels][fp8]") {
   auto context = runtime::PrimaryContext::retain(0);
   REQUIRE(context);
-  for (auto const& v : kFp8Variants)
-    for (int d : {64, 128, 256})
-      for (bool causal : {false, true}) {
-        INFO("bf16 P.V d" << d << (causal ? " causal " : " full ") << common::name(v.dtype) << " "
-                          << (v.scaling == common::Fp8Scaling::per_block ? "per block" : "per tensor")
-                          << (v.incoherent ? " incoherent" : ""));
-        Fp8Options o = options_of(v);
-        o.bf16_pv = true;
-        CHECK(passes_edge_problems({}, d, causal, v.dtype, nullptr, o));
-      }
+  for_each_fp8_case([](Fp8Variant const& v, int d, bool causal) {
+    INFO("bf16 P.V " << describe_fp8_case(v, d, causal));
+    Fp8Options o = options_of(v);
+    o.bf16_pv = true;
+    CHECK(passes_edge_problems({}, d, causal, v.dtype, nullptr, o));
+  });
 }
 
 TEST_CASE("fa3_sm90 FP8 with bf16 P.V errs less than plain FP8 on FlashAttention-3's outlier recipe",
