@@ -13,9 +13,12 @@
 # database at .carry/tune/fa-tune.sqlite (carry it with .carry/gpu in the next call: the next call resumes
 # from it) and merges the winners into db/seed/best_configs.tsv (commit it).
 #
-# Time: GRID_BUDGET_S (default 480) is split over the lines left, as fa-tune splits its --time-limit over its
-# problems: a line that is finished (every problem's budget spent or its space done) is answered from the
-# database in seconds and passes its share on; a line cut by its share goes on in the next call where it
+# Time: GRID_BUDGET_S (default 480). GRID_SPLIT=ordered (the default) gives each line in turn all the time
+# left: the list is most wanted first, and a line is worth tuning only whole (2026-12-02, session 8: 300 s
+# split evenly over headline.txt's 11 lines gave each 27 s, enough for the first line's defaults and no
+# search). GRID_SPLIT=even splits it over the lines left, as fa-tune splits its --time-limit over its
+# problems. Either way a line that is finished (every problem's budget spent or its space done) is answered
+# from the database in seconds and passes its time on; a line cut short goes on in the next call where it
 # stopped (the strategies replay the same proposals from the stored costs, so nothing is measured twice).
 # A line's fa-tune stops at its --time-limit after the candidate in flight; `timeout` sends SIGTERM 90 s
 # later at most (fa-tune then stores the candidate in flight, prints the table so far and exits 143).
@@ -27,10 +30,12 @@
 gpu_line
 list=${GRID_LIST:-experiments/tuner/grids/headline.txt}
 budget_s=${GRID_BUDGET_S:-480}
+split=${GRID_SPLIT:-ordered}
 db_in=${GRID_DB:-.carry/tune/fa-tune.sqlite}
 grace_s=90
 [ -f "$list" ] || { note "grid: GRID_LIST $list is not a file"; exit 2; }
 case $budget_s in '' | *[!0-9]*) note "grid: GRID_BUDGET_S '$budget_s' is not a whole number of seconds"; exit 2 ;; esac
+case $split in ordered | even) ;; *) note "grid: GRID_SPLIT '$split' is not ordered or even"; exit 2 ;; esac
 work=$(mktemp -d /tmp/flashlab-grid.XXXXXX)  # one per call: tests run recipes side by side
 trap 'rm -rf "$work"' EXIT
 db="$work/fa-tune.sqlite"
@@ -46,14 +51,15 @@ gpus=()  # GRID_GPUS=all (or 0,1,...): every line on every GPU of a multi-GPU ki
 [ -n "${GRID_GPUS:-}" ] && gpus=(--gpus "$GRID_GPUS")
 
 mapfile -t lines < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$list")
-note "grid: ${#lines[@]} lines of $list, ${budget_s} s of tuning"
+note "grid: ${#lines[@]} lines of $list, ${budget_s} s of tuning, split $split"
 started=$(date +%s)
 deadline=$((started + budget_s))
 status=0
 for i in "${!lines[@]}"; do
   k=$((i + 1))
   left=$((deadline - $(date +%s)))
-  share=$((left / (${#lines[@]} - i)))
+  share=$left
+  [ "$split" = even ] && share=$((left / (${#lines[@]} - i)))
   if [ "$share" -lt 1 ]; then
     note "line $k not reached (the call's ${budget_s} s are spent; the next call resumes): ${lines[$i]}"
     continue

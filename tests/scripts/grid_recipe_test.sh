@@ -4,7 +4,8 @@
 # them: (1) a fresh database, a budget of 10; the database and the winner come back, are carried and
 # shipped; (2) the carried database with a budget of 30: the 10 are answered from it and 20 measured;
 # (3) a call with no time left: every line "not reached", the database still comes back whole; (4) the same
-# on two worker processes (GRID_GPUS).
+# on two worker processes (GRID_GPUS); (5-7) the time split over two lines, ordered and even, and a bad
+# GRID_SPLIT refused.
 # Usage: tests/scripts/grid_recipe_test.sh BUILD_BIN FIXTURE_TSV
 set -uo pipefail
 build_bin=$(cd "${1:?BUILD_BIN}" && pwd)
@@ -29,6 +30,7 @@ call() {  # call N LIST_TEXT BUDGET_S: one device call's recipe, $OUT = $work/ou
   mkdir -p "$out"
   printf '# a comment line\n\n%s\n' "$2" >"$work/list$1.txt"
   (cd "$repo" && PATH="$work/path:$PATH" CARRY="$carry" OUT="$out" GRID_REPLAY="$fixture" GRID_GPUS="${GRID_GPUS:-}" \
+    GRID_SPLIT="${GRID_SPLIT:-ordered}" \
     GRID_LIST="$work/list$1.txt" GRID_BUDGET_S="$3" GRID_DB="$work/carried.sqlite" \
     bash scripts/gpu.sh grid) >"$work/call$1.log" 2>&1
   echo $? >"$work/call$1.rc"
@@ -85,4 +87,15 @@ GRID_GPUS=0,1 call 4 "$problem --budget 40" 60
 [ "$(cat "$work/call4.rc")" = 0 ] || { cat "$work/call4.log" "$work/out4/unpacked/grid/line1.txt"; fail "call 4 exit $(cat "$work/call4.rc")"; }
 grep -q -- "--gpus: 2 worker(s)" "$work/out4/unpacked/grid/line1.txt" || fail "call 4 did not run two workers"
 [ "$(grep -c "^replay of " "$work/out4/grid_best_configs.tsv")" = 1 ] || fail "call 4 exported no winner"
-echo "grid recipe: 4 calls, resumed, shipped, two workers: ok"
+# (5) two lines, each time split: ordered (the default) gives line 1 all 60 s, even half of them.
+call 5 "$problem --budget 5
+$problem --budget 5 --causal yes" 60
+grep -q "line 1 rc=0 in [0-9]* s (share 60 s)" "$work/call5.log" ||
+  { cat "$work/call5.log"; fail "call 5: line 1 did not get the whole 60 s"; }
+GRID_SPLIT=even call 6 "$problem --budget 5
+$problem --budget 5 --causal yes" 60
+grep -q "line 1 rc=0 in [0-9]* s (share 30 s)" "$work/call6.log" || { cat "$work/call6.log"; fail "call 6: not split evenly"; }
+GRID_SPLIT=fair call 7 "$problem --budget 5" 60
+[ "$(cat "$work/call7.rc")" = 2 ] && grep -q "GRID_SPLIT 'fair' is not ordered or even" "$work/call7.log" ||
+  fail "call 7: a bad GRID_SPLIT was not refused with exit 2"
+echo "grid recipe: 7 calls, resumed, shipped, two workers, ordered and even splits: ok"
