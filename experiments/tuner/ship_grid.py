@@ -9,11 +9,16 @@ FILES_AT is the folder the call's $OUT came back to (it holds fa-tune.sqlite and
 1. fa-tune.sqlite is copied to --carry (write-then-rename): name that path in the next call's carry and the
    grid resumes from it.
 2. grid_best_configs.tsv's rows are merged into --seed: a row for the same GPU, family and problem (dtype,
-   head dim, mask, direction, batch, heads, n) replaces the shipped one, the others are added, and the
-   export's provenance lines ('#': GPU, driver, date, command) are kept above the header. Rows measured by
-   a replay ("replay of FILE") are refused unless --allow-replay (the offline test uses it).
+   head dim, mask, direction, batch, heads, n) replaces the shipped one when it names the same config (a
+   re-measurement) or runs faster; a slower row with another config leaves the shipped one in place (a
+   fresh database's first call measures only defaults: on 2026-12-02 those would have replaced winners
+   tuned 1.06-1.08x faster). The others are added, and the export's provenance lines ('#': GPU, driver,
+   date, command) are kept above the header. Rows measured by a replay ("replay of FILE") are refused
+   unless --allow-replay (the offline test uses it).
 3. The call's raw results (grid.summary.txt, grid_best_configs.tsv, grid.tgz: every line's table, JSON and
-   report) are copied to --raw/<date of the export>-grid-<time>/, to commit beside the seed file.
+   report; fa-tune.sqlite, ~100 KiB per 10 candidates) are copied to --raw/<date of the export>-grid-<time>/,
+   to commit beside the seed file: a new checkout resumes the grid from the latest committed database
+   (copy it to --carry) when this machine's copy is gone.
 Exit 2 with one line for a missing input or a header that is not the seed file's.
 """
 import argparse
@@ -92,10 +97,20 @@ def main():
             if row[gpu].startswith(REPLAY_PREFIX):
                 fail(f"{export}: rows measured by a replay ({row[gpu]}), not on a GPU: not shipped")
 
+    config, tflops = header.index("config"), header.index("tflops")
     merged = {tuple(r[i] for i in key_index): r for r in shipped}
-    replaced = sum(1 for r in exported if tuple(r[i] for i in key_index) in merged)
+    replaced = added = kept_faster = 0
     for row in exported:
-        merged[tuple(row[i] for i in key_index)] = row
+        key = tuple(row[i] for i in key_index)
+        old = merged.get(key)
+        if old is None:
+            added += 1
+        elif old[config] == row[config] or float(row[tflops]) > float(old[tflops]):
+            replaced += 1
+        else:
+            kept_faster += 1
+            continue
+        merged[key] = row
     comments = shipped_comments + [c for c in export_comments if c not in shipped_comments]
     text = "\n".join(comments + ["\t".join(header)] + ["\t".join(r) for r in merged.values()]) + "\n"
     write_atomically(args.seed, text)
@@ -111,11 +126,12 @@ def main():
     raw = os.path.join(args.raw, stamp.replace("T", "-grid-", 1))
     os.makedirs(raw, exist_ok=True)
     kept = []
-    for name in ("grid.summary.txt", "grid_best_configs.tsv", "grid.tgz"):
+    for name in ("grid.summary.txt", "grid_best_configs.tsv", "grid.tgz", "fa-tune.sqlite"):
         if os.path.isfile(os.path.join(args.files_at, name)):
             shutil.copyfile(os.path.join(args.files_at, name), os.path.join(raw, name))
             kept.append(name)
-    print(f"{args.seed}: {len(exported)} rows from the grid ({replaced} replaced, {len(exported) - replaced} new), "
+    faster = f", {kept_faster} kept: the shipped config is faster" if kept_faster else ""
+    print(f"{args.seed}: {len(exported)} rows from the grid ({replaced} replaced, {added} new{faster}), "
           f"{len(merged)} in all")
     print(f"{args.carry}: {os.path.getsize(args.carry) // 1024} KiB (carry it in the next grid call)")
     print(f"{raw}: {', '.join(kept)} (commit with the seed file)")

@@ -73,6 +73,26 @@ grep -q "grid: resuming from $work/carried.sqlite" "$work/call2.log" || fail "ca
 python3 "$repo/experiments/tuner/ship_grid.py" "$work/out2" --seed "$work/seed.tsv" --raw "$work/raw" \
   --carry "$work/carried.sqlite" --allow-replay >"$work/ship.log" 2>&1 || fail "ship 2"
 grep -q "1 rows from the grid (1 replaced, 0 new), 2 in all" "$work/ship.log" || { cat "$work/ship.log"; fail "seed replace"; }
+# A shipped row faster than the grid's, with another config (a tuned winner beside a fresh database's
+# default), stays; the same config re-measured slower replaces it (above: call 2's row replaced call 1's).
+python3 - "$work/seed.tsv" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+header = next(l for l in lines if not l.startswith("#")).split("\t")
+for i, l in enumerate(lines):
+    f = l.split("\t")
+    if f[0].startswith("replay of "):
+        f[header.index("config")] = "kBlockM=64,kShippedByHand=1"
+        f[header.index("tflops")] = "99999"
+        lines[i] = "\t".join(f)
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+python3 "$repo/experiments/tuner/ship_grid.py" "$work/out2" --seed "$work/seed.tsv" --raw "$work/raw" \
+  --carry "$work/carried.sqlite" --allow-replay >"$work/ship.log" 2>&1 || fail "ship 2 again"
+grep -q "1 rows from the grid (0 replaced, 0 new, 1 kept: the shipped config is faster), 2 in all" "$work/ship.log" ||
+  { cat "$work/ship.log"; fail "a faster shipped row was replaced"; }
+grep -q "kShippedByHand=1" "$work/seed.tsv" || fail "the faster shipped row is gone"
+[ -s "$(ls -d "$work"/raw/*-grid-* | tail -n 1)/fa-tune.sqlite" ] || fail "ship_grid.py kept no raw database"
 
 call 3 "$problem --budget 40
 $problem --budget 40 --causal yes" 0
