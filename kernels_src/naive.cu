@@ -156,17 +156,19 @@ __global__ void __launch_bounds__(kNWarps* fa::kWarpSize, 1)
   const int m0 = tile.m0, causal_offset = p.seqlen_k - p.seqlen_q;
   const int ld = naive::scratch_row_stride(p.seqlen_k);
   const int n_tiles = ld / naive::kScoreCols;
-  const int n_blocks = fa::key_block_count<Is_causal, naive::kBlockM, naive::kScoreCols>(m0, {p.seqlen_k, causal_offset});
+  const int n_blocks =
+      fa::key_block_count<Is_causal, naive::kBlockM, naive::kScoreCols>(m0, {p.seqlen_k, causal_offset});
   const Element* q = fa::q_slice<Element>(p, tile.batch, tile.head) + m0 * p.q_row_stride;
   const Element* k = fa::k_slice<Element>(p, tile.batch, tile.kv_head);
   const unsigned s_q = fa::smem_addr(smem), s_k = s_q + kTileBytes;
   auto load_k = [&](int j) {
-    fa::load_tile_async<naive::kScoreCols, kHeadDim, kThreads>(s_k + (j % kStages) * kTileBytes,
-                                                               k + j * naive::kScoreCols * p.k_row_stride,
-                                                               p.k_row_stride, p.seqlen_k - j * naive::kScoreCols, tid);
+    fa::load_tile_async<naive::kScoreCols, kHeadDim, kThreads>(
+        s_k + (j % kStages) * kTileBytes, k + j * naive::kScoreCols * p.k_row_stride, p.k_row_stride,
+        p.seqlen_k - j * naive::kScoreCols, tid);
   };
   // Groups {Q, K_0}, K_1, ..., K_{kStages-2}; a CTA above the diagonal (n_blocks = 0) loads nothing.
-  if (n_blocks > 0) fa::load_tile_async<naive::kBlockM, kHeadDim, kThreads>(s_q, q, p.q_row_stride, p.seqlen_q - m0, tid);
+  if (n_blocks > 0)
+    fa::load_tile_async<naive::kBlockM, kHeadDim, kThreads>(s_q, q, p.q_row_stride, p.seqlen_q - m0, tid);
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
     if (s < n_blocks) load_k(s);
@@ -176,10 +178,10 @@ __global__ void __launch_bounds__(kNWarps* fa::kWarpSize, 1)
   const fa::LaneOffsets lo(lane);
   const unsigned q_rows = s_q + (warp_m * kWarpRows + lo.row_a) * kRowBytes;
   const int k_rows = (warp_n * kWarpCols + lo.row_b) * kRowBytes;
-  const int row0 = m0 + warp_m * kWarpRows + lane / 4;       // this thread's first row…
-  const int col0 = warp_n * kWarpCols + 2 * (lane % 4);      // …and column within a tile
-  Score* s_out = reinterpret_cast<Score*>(p.scratch_s) +
-                 (fa::row_index0(p, tile.batch, tile.head) + row0) * ld + col0;
+  const int row0 = m0 + warp_m * kWarpRows + lane / 4;   // this thread's first row…
+  const int col0 = warp_n * kWarpCols + 2 * (lane % 4);  // …and column within a tile
+  Score* s_out =
+      reinterpret_cast<Score*>(p.scratch_s) + (fa::row_index0(p, tile.batch, tile.head) + row0) * ld + col0;
   const int unmasked_limit = fa::unmasked_key_limit<Is_causal>(m0, {p.seqlen_k, causal_offset});
   const float scale = fa::scale_log2_of(p) * fa::kLn2;  // softmax_scale, through the shared switch
 
@@ -256,8 +258,9 @@ __global__ void __launch_bounds__(kThreads) naive_softmax(const __grid_constant_
 
 // Step 2: grid (ceil(N_q / 128), H_q, B). P slabs (128 rows x 64 keys) and V slabs (64 keys x D) stream
 // through a kStages ring; P (the input type) and V are read by ldmatrix (V transposed), fp32 accumulators.
+// Launch bounds as naive_scores'.
 template <typename Element, int kHeadDim, int kNWarps, int kStages, bool Is_causal>
-__global__ void __launch_bounds__(kNWarps* fa::kWarpSize, 1)  // as naive_scores
+__global__ void __launch_bounds__(kNWarps* fa::kWarpSize, 1)
     naive_output(const __grid_constant__ fa::AttentionParams p) {
   constexpr naive::Tunables kT{kHeadDim, kNWarps, kStages, 16};  // kScoreBits does not reach this kernel
   static_assert(naive::violation(kT) == nullptr, "a config naive_config.h rejects");
@@ -276,7 +279,8 @@ __global__ void __launch_bounds__(kNWarps* fa::kWarpSize, 1)  // as naive_scores
   const int m0 = tile.m0, causal_offset = p.seqlen_k - p.seqlen_q;
   const int ld = naive::scratch_row_stride(p.seqlen_k);
   // Key slabs past the tile's last visible key hold P = 0 (causal): skipped, see the top of the file.
-  const int n_blocks = fa::key_block_count<Is_causal, naive::kBlockM, naive::kPvKeys>(m0, {p.seqlen_k, causal_offset});
+  const int n_blocks =
+      fa::key_block_count<Is_causal, naive::kBlockM, naive::kPvKeys>(m0, {p.seqlen_k, causal_offset});
   const Element* prob =
       reinterpret_cast<const Element*>(p.scratch_p) + (fa::row_index0(p, tile.batch, tile.head) + m0) * ld;
   const Element* v = fa::v_slice<Element>(p, tile.batch, tile.kv_head);
@@ -285,8 +289,8 @@ __global__ void __launch_bounds__(kNWarps* fa::kWarpSize, 1)  // as naive_scores
     const int slot = j % kStages, key0 = j * naive::kPvKeys;
     fa::load_tile_async<naive::kBlockM, naive::kPvKeys, kThreads>(s_p + slot * kPSlabBytes, prob + key0, ld,
                                                                   p.seqlen_q - m0, tid);
-    fa::load_tile_async<naive::kPvKeys, kHeadDim, kThreads>(s_v + slot * kVSlabBytes, v + key0 * p.v_row_stride,
-                                                            p.v_row_stride, p.seqlen_k - key0, tid);
+    fa::load_tile_async<naive::kPvKeys, kHeadDim, kThreads>(
+        s_v + slot * kVSlabBytes, v + key0 * p.v_row_stride, p.v_row_stride, p.seqlen_k - key0, tid);
   };
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {

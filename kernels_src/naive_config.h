@@ -90,7 +90,8 @@ NAIVE_CONFIG_FN const char* violation(const Tunables& t) {
   if (t.score_bits != 16 && t.score_bits != 32) return "kScoreBits must be 16 or 32";
   if (score_accumulators(t) > kMaxAccumulators || output_accumulators(t) > kMaxAccumulators)
     return "a warp's tile needs more than 128 fp32 accumulators per thread (spills): more warps";
-  if (scores_shared_bytes(t) > fa::kMaxSharedBytesPerBlock || output_shared_bytes(t) > fa::kMaxSharedBytesPerBlock)
+  if (scores_shared_bytes(t) > fa::kMaxSharedBytesPerBlock ||
+      output_shared_bytes(t) > fa::kMaxSharedBytesPerBlock)
     return "shared memory over 227 KiB: fewer stages";
   return nullptr;
 }

@@ -66,7 +66,8 @@ TEST_CASE("a naive config the host rejects does not compile", "[kernels][nvrtc]"
   auto bad = f.default_config(p);
   bad["kNWarps"] = 4;  // O = P V at d 256 would hold 256 accumulators per thread
   REQUIRE(f.violates(bad, p));
-  auto const program = device::compile_family_config(f, bad, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
+  auto const program =
+      device::compile_family_config(f, bad, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE_FALSE(program);
   CHECK_THAT(program.error().log, Catch::Contains("naive_config.h rejects"));
 }

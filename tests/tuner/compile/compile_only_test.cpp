@@ -83,7 +83,8 @@ TEST_CASE("a compiler that crashes on some configs costs those configs, not the 
   auto const crash_on = family->name_expressions(fallback, problem).front();
   std::set<std::string> crashing;
   for (auto const& config : device::enumerate_space(*family, problem))
-    if (family->name_expressions(config, problem).front() == crash_on) crashing.insert(device::to_string(config));
+    if (family->name_expressions(config, problem).front() == crash_on)
+      crashing.insert(device::to_string(config));
   setenv("FA_COMPILE_WORKER", worker.c_str(), 1);
   setenv("FL_TEST_CRASH_ON", crash_on.c_str(), 1);
   std::filesystem::path const kernels = FA_SOURCE_DIR "/kernels_src";
