@@ -37,9 +37,10 @@ constexpr Param kNWarps{"kNWarps", Kind::integer};
 constexpr Param kStages{"kStages", Kind::integer};
 constexpr Param kIsCausal{"Is_causal", Kind::boolean};
 
-constexpr Param kNaiveScoresParams[] = {kElement, {"kTile", Kind::integer}, kIsCausal};
-constexpr Param kNaiveSoftmaxParams[] = {kElement, {"kThreads", Kind::integer}};
-constexpr Param kNaiveOutputParams[] = {kElement, {"kTile", Kind::integer}};
+constexpr Param kScoreBits{"kScoreBits", Kind::integer};
+constexpr Param kNaiveScoresParams[] = {kElement, kHeadDim, kNWarps, kStages, kScoreBits, kIsCausal};
+constexpr Param kNaiveSoftmaxParams[] = {kElement, {"kThreads", Kind::integer}, kScoreBits};
+constexpr Param kNaiveOutputParams[] = {kElement, kHeadDim, kNWarps, kStages, kIsCausal};
 constexpr Param kFa1StepParams[] = {kElement, kHeadDim, kBlockM, kBlockN, kNWarps, kIsCausal};
 constexpr Param kBwdPreprocessParams[] = {kElement, kHeadDim, kNWarps, {"kClearDqAccum", Kind::boolean}};
 constexpr Param kBwdDqConvertParams[] = {kElement, kHeadDim};

@@ -1,7 +1,8 @@
 #pragma once
 // Warp-level products of the FlashAttention kernels on swizzled shared tiles (fa_copy.cuh layout):
 //   S (kMT x kNT C tiles) += Q K^T over the head dim, and O (kMT x kDT C tiles) += P V with P repacked from
-//   its C fragments into A fragments in registers. The addressing is described in fa2_sm80_fwd.cu, whose
+//   its C fragments into A fragments in registers, or (standard attention: naive.cu) P read from a swizzled
+//   shared tile like Q. The addressing is described in fa2_sm80_fwd.cu, whose
 //   inner loops are the same code written inline.
 #include "fa_mma.cuh"
 
@@ -67,6 +68,33 @@ __device__ __forceinline__ void warp_pv(float (&o)[kMT][kDT][4], const float (&p
     for (int dp = 0; dp < kDT / 2; ++dp) {
       unsigned b[4];
       ldmatrix_x4_trans(b, v_rows + kk * 16 * kRowBytes + (dp / 4) * 128 + lo.off_a[dp % 4]);
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        mma_16816<Element>(o[mt][2 * dp], a[mt], b[0], b[1]);
+        mma_16816<Element>(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
+      }
+    }
+  }
+}
+
+// O (kMT x kDT C tiles) += P V with P read from a swizzled shared tile of kKeys keys per row (naive.cu's P,
+// stored in the input type), as warp_qk reads Q, and V as warp_pv reads it. p_rows: shared address of the
+// warp's first P row + row_a rows; v_rows: of the slab's first V row + row_a rows, plus the warp's first
+// column in bytes (a multiple of 128: the swizzle phase of the row). kVRowBytes: bytes of a V row (2 D).
+template <typename Element, int kMT, int kDT, int kKeys, int kVRowBytes>
+__device__ __forceinline__ void warp_pv_shared(float (&o)[kMT][kDT][4], unsigned p_rows, unsigned v_rows,
+                                               const LaneOffsets& lo) {
+  constexpr int kPRowBytes = kKeys * 2;
+#pragma unroll
+  for (int kk = 0; kk < kKeys / 16; ++kk) {
+    unsigned a[kMT][4];
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt)
+      ldmatrix_x4(a[mt], p_rows + mt * 16 * kPRowBytes + (kk / 4) * 128 + lo.off_a[kk % 4]);
+#pragma unroll
+    for (int dp = 0; dp < kDT / 2; ++dp) {
+      unsigned b[4];
+      ldmatrix_x4_trans(b, v_rows + kk * 16 * kVRowBytes + (dp / 4) * 128 + lo.off_a[dp % 4]);
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt) {
         mma_16816<Element>(o[mt][2 * dp], a[mt], b[0], b[1]);

@@ -1,71 +1,100 @@
-// naive: standard attention in three launches through device memory (kernels_src/naive.cu). S and P
-// need 2 * B * H_q * N_q * N_k floats of scratch: time_config refuses a problem that does not fit.
+// naive: standard attention in three launches through device memory (kernels_src/naive.cu): S = Q K^T,
+// P = softmax(S), O = P V, S and P (B, H_q, N_q, ld) with ld = n_k rounded up to 128. The rules, scratch
+// layout and shared memory are kernels_src/naive_config.h's, which the kernels static_assert too.
+// time_config refuses a problem whose S and P do not fit.
 #include "device/arch_limits.hpp"
 #include "device/families/families.hpp"
 #include "device/families/name_expression.hpp"
+#include "kernels_src/naive_config.h"
 
 namespace fl::device::naive {
 
 namespace {
 
 std::vector<ParamSpec> parameters() {
-  return {{"kTile", {32, 64}, "square GEMM tile on tensor cores (kTile / 16 warps, 16 rows each)"},
-          {"kSoftmaxThreads", {128, 256, 512}, "threads per softmax row"}};
+  return {{"kNWarps", {4, 8}, "warps per CTA of both GEMMs (128 x 128 S tiles, 128 x D O tiles)"},
+          {"kStages", {2, 3}, "cp.async ring depth of both GEMMs (K tiles; P and V slabs of 64 keys)"},
+          {"kScoreBits", {16, 32}, "S in device memory: the input type (PyTorch's math path) or fp32"},
+          // Not 512: the tuner's occupancy check pairs a program's largest block with its most registers
+          // (a GEMM's 240-250 x 512 threads > the 64 K register file).
+          {"kSoftmaxThreads", {128, 256}, "threads per softmax row"}};
+}
+
+::naive::Tunables tunables_of(Config const& config, Problem const& problem) {
+  return {problem.shape.head_dim, value_or(config, "kNWarps", 0), value_or(config, "kStages", 0),
+          value_or(config, "kScoreBits", 0)};
 }
 
 std::optional<std::string> unsupported(Problem const& problem) {
   if (problem.dtype != common::Precision::fp16 && problem.dtype != common::Precision::bf16)
     return "naive runs fp16 and bf16";
   if (problem.direction != Direction::forward) return "naive backward is not implemented yet";
+  int const d = problem.shape.head_dim;
+  if (d != 64 && d != 128 && d != 256) return "naive runs head dims 64, 128 and 256";
   if (problem.shape.heads_kv <= 0 || problem.shape.heads_q % problem.shape.heads_kv != 0)
     return "heads_q must be a multiple of heads_kv";
   return std::nullopt;
 }
 
-std::optional<std::string> violates(Config const& config, Problem const&) {
-  int const tile = value_or(config, "kTile", 0), threads = value_or(config, "kSoftmaxThreads", 0);
-  if (tile != 32 && tile != 64) return "kTile is 32 or 64";
+std::optional<std::string> violates(Config const& config, Problem const& problem) {
+  if (char const* why = ::naive::violation(tunables_of(config, problem))) return std::string(why);
+  int const threads = value_or(config, "kSoftmaxThreads", 0);
   if (threads < kWarpSize || threads % kWarpSize != 0 || threads > 1024)
     return "kSoftmaxThreads: whole warps, <= 1024";
   return std::nullopt;
 }
 
+// Not tuned on a GPU yet (2026-12-03): 8 warps (64 fp32 accumulators per thread in S = Q K^T, d / 2 in
+// O = P V at d >= 128) and two stages (two CTAs per SM at d 128: 96 and 64 KiB). kScoreBits 32: S rounded
+// to 16 bits moves a score s by up to |s| 2^-9 (bf16), and the weights by as much in relative terms
+// (all_negative's scores near -120: up to 25%; fp16 overflows on near_dtype_max), far outside the
+// tolerance model's fp32 scores, so the correctness tests of the defaults would fail. kScoreBits = 16 is
+// PyTorch's math path (8 n^2 bytes per head instead of 12): `--config kScoreBits=16`.
 Config default_config(Problem const&) {
-  return {{"kTile", 64}, {"kSoftmaxThreads", 256}};
+  return {{"kNWarps", 8}, {"kStages", 2}, {"kScoreBits", 32}, {"kSoftmaxThreads", 256}};
 }
 
 std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {
-  int const tile = value_or(config, "kTile", 64);
-  return {name_expression(fa::signature::kNaiveScores, problem.dtype,
-                          {{"kTile", tile}, {"Is_causal", problem.shape.causal}}),
-          name_expression(fa::signature::kNaiveSoftmax, problem.dtype,
-                          {{"kThreads", value_or(config, "kSoftmaxThreads", 256)}}),
-          name_expression(fa::signature::kNaiveOutput, problem.dtype, {{"kTile", tile}})};
+  auto const t = tunables_of(config, problem);
+  Config const gemm{{"kHeadDim", t.head_dim},
+                    {"kNWarps", t.warps},
+                    {"kStages", t.stages},
+                    {"Is_causal", problem.shape.causal}};
+  Config scores = gemm;
+  scores["kScoreBits"] = t.score_bits;
+  return {
+      name_expression(fa::signature::kNaiveScores, problem.dtype, scores),
+      name_expression(fa::signature::kNaiveSoftmax, problem.dtype,
+                      {{"kThreads", value_or(config, "kSoftmaxThreads", 256)}, {"kScoreBits", t.score_bits}}),
+      name_expression(fa::signature::kNaiveOutput, problem.dtype, gemm)};
 }
 
 std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   auto const& s = problem.shape;
+  auto const t = tunables_of(config, problem);
   auto const names = name_expressions(config, problem);
-  unsigned const tile = unsigned(value_or(config, "kTile", 64));
-  unsigned const threads = tile / 16 * kWarpSize;  // one warp per 16 rows of the tile
-  auto const blocks = [tile](int n) { return unsigned((n + int(tile) - 1) / int(tile)); };
-  unsigned const bh = unsigned(s.batch * s.heads_q);
-  LaunchStep scores{names[0], {blocks(s.seqlen_q), blocks(s.seqlen_k), bh}, {threads, 1, 1}, 0, 0};
+  unsigned const threads = unsigned(t.warps * kWarpSize);
+  runtime::Dim3 const tiles{unsigned((s.seqlen_q + ::naive::kBlockM - 1) / ::naive::kBlockM),
+                            unsigned(s.heads_q), unsigned(s.batch)};
+  LaunchStep scores{names[0], tiles, {threads, 1, 1}, std::size_t(::naive::scores_shared_bytes(t)), 0};
   LaunchStep softmax{names[1],
                      {unsigned(s.batch * s.heads_q * s.seqlen_q), 1, 1},
                      {unsigned(value_or(config, "kSoftmaxThreads", 256)), 1, 1},
-                     0,
+                     std::size_t(::naive::softmax_shared_bytes(s.seqlen_k, t.score_bits)),
                      1};
-  LaunchStep output{names[2], {blocks(s.seqlen_q), blocks(s.head_dim), bh}, {threads, 1, 1}, 0, 2};
+  LaunchStep output{names[2], tiles, {threads, 1, 1}, std::size_t(::naive::output_shared_bytes(t)), 2};
   return {scores, softmax, output};
 }
 
-ScratchBytes scratch(Config const&, Problem const& problem) {
+// Exactly what the kernels address: n_q rows of ld elements per (batch, head), S in kScoreBits, P in the
+// input type (it holds values of the input type; the P V product reads it as such).
+ScratchBytes scratch(Config const& config, Problem const& problem) {
   auto const& s = problem.shape;
-  std::size_t const matrix = sizeof(float) * std::size_t(s.batch) * s.heads_q * s.seqlen_q * s.seqlen_k;
+  std::size_t const elements =
+      std::size_t(s.batch) * s.heads_q * s.seqlen_q * std::size_t(::naive::scratch_row_stride(s.seqlen_k));
   ScratchBytes b;
-  b.s = matrix;
-  b.p = matrix;
+  b.s = elements * std::size_t(::naive::score_bytes(value_or(config, "kScoreBits", 32)));
+  b.p = elements * std::size_t(::naive::kElementBytes);
   return b;
 }
 

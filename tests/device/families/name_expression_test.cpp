@@ -35,9 +35,10 @@ TEST_CASE("every sm80-era family names its default kernels as before the declara
         std::vector<std::string>{"fa2_sm80_fwd<__nv_bfloat16, 128, 128, 32, 4, 1, 1, false, true, true>"});
   CHECK(names(Fa1Family{}, fwd) ==
         std::vector<std::string>{"fa1_fwd_step<__nv_bfloat16, 128, 128, 32, 4, true>"});
-  CHECK(names(NaiveFamily{}, fwd) == std::vector<std::string>{"naive_scores<__nv_bfloat16, 64, true>",
-                                                              "naive_softmax<__nv_bfloat16, 256>",
-                                                              "naive_output<__nv_bfloat16, 64>"});
+  CHECK(names(NaiveFamily{}, fwd) ==
+        std::vector<std::string>{"naive_scores<__nv_bfloat16, 128, 8, 2, 32, true>",
+                                 "naive_softmax<__nv_bfloat16, 256, 32>",
+                                 "naive_output<__nv_bfloat16, 128, 8, 2, true>"});
   CHECK(names(Fa1BwdFamily{}, bwd) ==
         std::vector<std::string>{"fa_bwd_preprocess<__nv_bfloat16, 64, 4, false>",
                                  "fa1_bwd_step<__nv_bfloat16, 64, 64, 64, 4, false>",

@@ -5,18 +5,43 @@
 using namespace fl::device;
 using fl::common::Precision;
 
-TEST_CASE("naive: three launches, S and P scratch of n_q x n_k floats per head", "[device]") {
+TEST_CASE("naive: three launches, S and P scratch of n_q x ld elements per head", "[device]") {
   NaiveFamily const f;
   auto p = headline_problem(1024, 64, false, Precision::bf16, Direction::forward);
-  auto const c = f.default_config(p);
+  auto c = f.default_config(p);
   CHECK_FALSE(f.violates(c, p));
   auto const steps = f.launches(c, p);
   REQUIRE(steps.size() == 3);
   CHECK(steps[0].step == 0);
   CHECK(steps[2].step == 2);
+  CHECK(steps[0].grid.x == 8u);  // 1024 / 128 query rows
   CHECK(steps[1].grid.x == unsigned(p.shape.batch * p.shape.heads_q * 1024));
-  CHECK(f.scratch(c, p).s == std::size_t(4) * p.shape.batch * p.shape.heads_q * 1024 * 1024);
-  CHECK(f.scratch(c, p).p == f.scratch(c, p).s);
+  std::size_t const elements = std::size_t(p.shape.batch) * p.shape.heads_q * 1024 * 1024;
+  CHECK(f.scratch(c, p).s == 4 * elements);  // fp32 S by default
+  CHECK(f.scratch(c, p).p == 2 * elements);  // P in the input type
+  c["kScoreBits"] = 16;
+  CHECK(f.scratch(c, p).s == 2 * elements);
+  // Rows padded to 128 keys: n_k = 1000 takes 1024 per row, n_q rows exactly.
+  p.shape.seqlen_k = 1000;
+  p.shape.seqlen_q = 333;
+  CHECK(f.scratch(c, p).p == std::size_t(2) * p.shape.batch * p.shape.heads_q * 333 * 1024);
+  CHECK(f.launches(c, p)[0].grid.x == 3u);
+  // The softmax keeps a row in shared memory up to 64 KiB: 32768 keys of 16-bit S, 16384 of fp32.
+  CHECK(f.launches(c, p)[1].dynamic_shared_bytes == 2048u);
+  p.shape.seqlen_k = 32769;
+  CHECK(f.launches(c, p)[1].dynamic_shared_bytes == 0u);
+  for (int d : {64, 128, 256}) {
+    auto const q = headline_problem(1024, d, true, Precision::fp16, Direction::forward);
+    auto const space = enumerate_space(f, q);
+    CHECK_FALSE(space.empty());
+    CHECK_FALSE(f.violates(f.default_config(q), q));
+    for (auto const& config : space) CHECK(f.launches(config, q)[0].dynamic_shared_bytes <= 227u * 1024);
+  }
+  auto bad = c;
+  bad["kStages"] = 4;
+  CHECK(f.violates(bad, p));
+  p.shape.head_dim = 96;
+  CHECK(f.unsupported(p));
 }
 
 TEST_CASE("fa1: one launch per key block, O/m/l scratch per query row", "[device]") {
