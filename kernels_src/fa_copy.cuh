@@ -30,8 +30,9 @@ template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
-// cp_async_wait<pending> for a pending count known only after unrolling (a loop index): the chain of
-// compile-time branches folds to the one wait. Counts above kMax wait for kMax.
+// cp_async_wait<pending> for a count known only at run time (fa1's rolled chunk loop): a chain of uniform
+// compares, at most kMax + 1 (it folds to the one wait where the count is a constant). Counts above kMax
+// wait for kMax.
 template <int kMax>
 __device__ __forceinline__ void cp_async_wait_at_most(int pending) {
   if constexpr (kMax > 0) {

@@ -12,7 +12,7 @@ namespace {
 // at 192 (d128, 2 row tiles per warp, 64-key chunks) ptxas spilled 12-364 bytes at 255 registers (CUDA
 // 13.0); at <= 160 every config compiles without spills (tests/kernels_src/fa1_compile_test.cpp).
 constexpr int kMaxAccumulatorRegisters = 160;
-constexpr int kMaxChunksPerBlock = 8;  // the step's chunk loop is unrolled (code size)
+constexpr int kMaxChunksPerBlock = 8;  // bounds the kernel's chain of cp.async waits (2 groups a chunk)
 constexpr int kStateRowTile = 16;      // state rows per head: N_q rounded up to this
 
 std::vector<ParamSpec> parameters() {
@@ -51,9 +51,9 @@ std::optional<std::string> violates(Config const& config, Problem const& problem
 
 Config default_config(Problem const& problem) {
   // Not yet timed (2026-12-02 rewrite; ptxas, sm_90a, CUDA 13.0): the largest key block (fewest O round
-  // trips per FLOP) that leaves 2 CTAs per SM. d64 128 x 256 / 32-key chunks / 8 warps: 99 registers,
-  // 80 KiB, 16 warps per SM (4 warps: 159-168 registers, 8 warps per SM); d128 128 x 128 / 32 / 4: 241-242
-  // registers, 96 KiB (8 warps: 134 registers, one CTA); d256 64 x 64 / 32 / 4: 96 KiB.
+  // trips per FLOP) that leaves 2 CTAs per SM. d64 128 x 256 / 32-key chunks / 8 warps: 96-98 registers,
+  // 80 KiB, 16 warps per SM (4 warps: ~160 registers, 8 warps per SM); d128 128 x 128 / 32 / 4: 243
+  // registers, 96 KiB (8 warps: ~135 registers, one CTA); d256 64 x 64 / 32 / 4: 240 registers, 96 KiB.
   int const d = problem.shape.head_dim;
   if (d == 64) return {{"kBlockM", 128}, {"kBlockN", 256}, {"kChunkN", 32}, {"kNWarps", 8}};
   if (d == 128) return {{"kBlockM", 128}, {"kBlockN", 128}, {"kChunkN", 32}, {"kNWarps", 4}};
