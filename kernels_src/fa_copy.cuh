@@ -30,6 +30,21 @@ template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
+// cp_async_wait<pending> for a count known only at run time (fa1's rolled chunk loop): a chain of uniform
+// compares, at most kMax + 1 (it folds to the one wait where the count is a constant). Counts above kMax
+// wait for kMax.
+template <int kMax>
+__device__ __forceinline__ void cp_async_wait_at_most(int pending) {
+  if constexpr (kMax > 0) {
+    if (pending >= kMax) {
+      cp_async_wait<kMax>();
+      return;
+    }
+    cp_async_wait_at_most<kMax - 1>(pending);
+  } else {
+    cp_async_wait<0>();
+  }
+}
 
 // Copies rows [0, kRows) x D into a swizzled shared tile; row r comes from row_address(r) (a const Element*
 // to its first element), rows at or past `rows_valid` (>= 1) are zero-filled. All kThreads threads take part.

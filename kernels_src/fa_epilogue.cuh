@@ -192,7 +192,7 @@ __device__ __forceinline__ void store_o_column_quads(const float (&o)[kMT][kDT][
 }
 
 // One row (tile mt, half h) of this thread's online-softmax state to the fp32 scratch rows at index idx
-// (fa1's running state between launches, flash_decode's partials): m, the row's full sum (quad-reduced by
+// (flash_decode's partials; fa1 keeps its own order, fa_fragment_state.cuh): m, the row's full sum (quad-reduced by
 // the caller, on all 32 lanes before any branch), and this thread's O columns, unnormalised.
 template <int kHeadDim, int kMT, int kDT>
 __device__ __forceinline__ void store_row_state(const AttentionParams& p, long long idx,

@@ -41,7 +41,9 @@ constexpr Param kScoreBits{"kScoreBits", Kind::integer};
 constexpr Param kNaiveScoresParams[] = {kElement, kHeadDim, kNWarps, kStages, kScoreBits, kIsCausal};
 constexpr Param kNaiveSoftmaxParams[] = {kElement, {"kThreads", Kind::integer}, kScoreBits};
 constexpr Param kNaiveOutputParams[] = {kElement, kHeadDim, kNWarps, kStages, kIsCausal};
-constexpr Param kFa1StepParams[] = {kElement, kHeadDim, kBlockM, kBlockN, kNWarps, kIsCausal};
+constexpr Param kFa1FwdStepParams[] = {kElement, kHeadDim, kBlockM, kBlockN, {"kChunkN", Kind::integer},
+                                       kNWarps,  kIsCausal};
+constexpr Param kFa1BwdStepParams[] = {kElement, kHeadDim, kBlockM, kBlockN, kNWarps, kIsCausal};
 constexpr Param kBwdPreprocessParams[] = {kElement, kHeadDim, kNWarps, {"kClearDqAccum", Kind::boolean}};
 constexpr Param kBwdDqConvertParams[] = {kElement, kHeadDim};
 constexpr Param kFa2Sm80FwdParams[] = {kElement,
@@ -73,8 +75,8 @@ constexpr Param kFlashDecodeCombineParams[] = {kElement, kHeadDim, {"kPartials",
 constexpr Kernel kNaiveScores = kernel("naive_scores", "naive.cu", kNaiveScoresParams);
 constexpr Kernel kNaiveSoftmax = kernel("naive_softmax", "naive.cu", kNaiveSoftmaxParams);
 constexpr Kernel kNaiveOutput = kernel("naive_output", "naive.cu", kNaiveOutputParams);
-constexpr Kernel kFa1FwdStep = kernel("fa1_fwd_step", "fa1_fwd.cu", kFa1StepParams);
-constexpr Kernel kFa1BwdStep = kernel("fa1_bwd_step", "fa1_bwd.cu", kFa1StepParams);
+constexpr Kernel kFa1FwdStep = kernel("fa1_fwd_step", "fa1_fwd.cu", kFa1FwdStepParams);
+constexpr Kernel kFa1BwdStep = kernel("fa1_bwd_step", "fa1_bwd.cu", kFa1BwdStepParams);
 constexpr Kernel kBwdPreprocess = kernel("fa_bwd_preprocess", "fa_backward.cuh", kBwdPreprocessParams);
 constexpr Kernel kBwdDqConvert = kernel("fa_bwd_dq_convert", "fa_backward.cuh", kBwdDqConvertParams);
 constexpr Kernel kFa2Sm80Fwd = kernel("fa2_sm80_fwd", "fa2_sm80_fwd.cu", kFa2Sm80FwdParams);

@@ -84,11 +84,11 @@ TEST_CASE("every declared kernel's template head matches its declaration", "[ker
 }
 
 TEST_CASE("the head reader sees a moved, retyped or extra parameter", "[kernels][signature]") {
-  auto const& k = fa::signature::kFa1FwdStep;
+  auto const& k = fa::signature::kFa1BwdStep;  // six parameters, the last a bool
   auto const head_of = [](std::string const& list) {
     return template_head(
-        "template <" + list + ">\n__global__ void __launch_bounds__(32 * kNWarps) fa1_fwd_step(int)",
-        "fa1_fwd_step");
+        "template <" + list + ">\n__global__ void __launch_bounds__(32 * kNWarps) fa1_bwd_step(int)",
+        "fa1_bwd_step");
   };
   auto const same =
       head_of("typename Element, int kHeadDim, int kBlockM, int kBlockN, int kNWarps, bool Is_causal");

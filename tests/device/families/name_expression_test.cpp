@@ -34,7 +34,7 @@ TEST_CASE("every sm80-era family names its default kernels as before the declara
   CHECK(names(Fa2Sm80Family{}, fwd) ==
         std::vector<std::string>{"fa2_sm80_fwd<__nv_bfloat16, 128, 128, 32, 4, 1, 1, false, true, true>"});
   CHECK(names(Fa1Family{}, fwd) ==
-        std::vector<std::string>{"fa1_fwd_step<__nv_bfloat16, 128, 128, 32, 4, true>"});
+        std::vector<std::string>{"fa1_fwd_step<__nv_bfloat16, 128, 128, 128, 32, 4, true>"});
   CHECK(names(NaiveFamily{}, fwd) ==
         std::vector<std::string>{"naive_scores<__nv_bfloat16, 128, 8, 2, 32, true>",
                                  "naive_softmax<__nv_bfloat16, 256, 32>",

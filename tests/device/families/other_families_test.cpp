@@ -51,11 +51,19 @@ TEST_CASE("fa1: one launch per key block, O/m/l scratch per query row", "[device
   auto const c = f.default_config(p);
   CHECK_FALSE(f.violates(c, p));
   auto const steps = f.launches(c, p);
-  REQUIRE(steps.size() == 32);  // ceil(1000 / 32)
-  CHECK(steps.back().step == 31);
+  REQUIRE(steps.size() == 8);  // ceil(1000 / 128)
+  CHECK(steps.back().step == 7);
   CHECK(f.scratch(c, p).o == std::size_t(4) * p.shape.batch * p.shape.heads_q * 1024 * 128);
+  // The state's rows per head are rounded up to whole 16-row tiles (fa_fragment_state.cuh).
+  auto odd = p;
+  odd.shape.seqlen_q = 1001;
+  CHECK(f.scratch(c, odd).m == std::size_t(4) * p.shape.batch * p.shape.heads_q * 1008);
+  CHECK(f.scratch(c, odd).o == f.scratch(c, odd).m * 128);
   auto bad = c;
   bad["kNWarps"] = 3;
+  CHECK(f.violates(bad, p));
+  bad = c;
+  bad["kChunkN"] = 48;  // 128 keys are not whole 48-key chunks
   CHECK(f.violates(bad, p));
   for (auto const& config : enumerate_space(f, p)) CHECK_FALSE(f.violates(config, p));
 }
