@@ -62,4 +62,16 @@ inline bool passes_edge_problems(device::Family const& f, std::vector<std::strin
   return passes_problems(f, mutants, problems, config);
 }
 
+// Every head dim x mask x 16-bit dtype, each named in a failure's message: the families' default checks
+// (`check(d, causal, dtype)` holds the CHECKs).
+template <typename Check>
+void for_each_16bit_case(Check&& check) {
+  for (int d : {64, 128, 256})
+    for (bool causal : {false, true})
+      for (auto dtype : {common::Precision::fp16, common::Precision::bf16}) {
+        INFO("d" << d << (causal ? " causal " : " full ") << common::name(dtype));
+        check(d, causal, dtype);
+      }
+}
+
 }  // namespace fl::test

@@ -17,10 +17,6 @@ using runtime::TargetArch;
 
 namespace {
 
-Problem problem_of(int d, bool causal, Precision dtype) {
-  return headline_problem(1024, d, causal, dtype, Direction::forward);
-}
-
 // CTAs of one config an H200 SM holds: registers (allocated per warp in units of 8 per thread), shared
 // memory (228 KiB per SM, 1 KiB of it reserved per CTA) and threads (2048).
 int ctas_per_sm(int registers, unsigned threads, std::size_t dynamic_shared_bytes) {
@@ -65,7 +61,7 @@ TEST_CASE("fa1: every config of the space compiles for sm_90a without spills", "
   Fa1Family const f;
   for (int d : {64, 128, 256})
     for (bool causal : {false, true}) {
-      auto const p = problem_of(d, causal, Precision::bf16);
+      auto const p = test::compile_problem(d, causal, Precision::bf16);
       INFO("d" << d << (causal ? " causal" : " full"));
       check_configs(f, enumerate_space(f, p), p, 1);
     }
@@ -77,7 +73,7 @@ TEST_CASE("fa1: the defaults of every dtype compile without spills and fit two C
   for (int d : {64, 128, 256})
     for (bool causal : {false, true})
       for (auto dtype : {Precision::fp16, Precision::bf16}) {
-        auto const p = problem_of(d, causal, dtype);
+        auto const p = test::compile_problem(d, causal, dtype);
         INFO("d" << d << (causal ? " causal " : " full ") << common::name(dtype));
         check_configs(f, {f.default_config(p)}, p, 2);
       }
@@ -86,7 +82,7 @@ TEST_CASE("fa1: the defaults of every dtype compile without spills and fit two C
 TEST_CASE("fa1: a config the host rejects is rejected by the kernel's static_asserts too",
           "[kernels][nvrtc]") {
   Fa1Family const f;
-  auto const p = problem_of(128, false, Precision::bf16);
+  auto const p = test::compile_problem(128, false, Precision::bf16);
   auto c = f.default_config(p);
   c["kChunkN"] = 48;  // 128 keys are not whole 48-key chunks
   REQUIRE(f.violates(c, p));

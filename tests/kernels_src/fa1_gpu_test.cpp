@@ -29,12 +29,8 @@ Config fa1_config(int block_m, int block_n, int chunk_n, int warps) {
 TEST_CASE("fa1 default configs are correct on awkward problems", "[gpu][kernels]") {
   auto context = runtime::PrimaryContext::retain(0);
   REQUIRE(context);
-  for (int d : {64, 128, 256})
-    for (bool causal : {false, true})
-      for (auto dtype : {Precision::fp16, Precision::bf16}) {
-        INFO("d" << d << (causal ? " causal " : " full ") << common::name(dtype));
-        CHECK(passes_edge_problems({}, d, causal, dtype));
-      }
+  test::for_each_16bit_case(
+      [](int d, bool causal, Precision dtype) { CHECK(passes_edge_problems({}, d, causal, dtype)); });
 }
 
 TEST_CASE("fa1 chunked key blocks, warp layouts and block sizes are correct", "[gpu][kernels]") {

@@ -20,10 +20,6 @@ using runtime::TargetArch;
 
 namespace {
 
-Problem problem_of(int d, bool causal, Precision dtype) {
-  return headline_problem(1024, d, causal, dtype, Direction::forward);
-}
-
 std::string read_all(std::filesystem::path const& path) {
   std::ifstream f(path);
   std::stringstream ss;
@@ -38,7 +34,7 @@ TEST_CASE("fa2_sm80 default configs compile for sm_80 and sm_90a, without spills
   Fa2Sm80Family const f;
   for (auto arch : {TargetArch::sm_80, TargetArch::sm_90a}) {
     // One program holding every default instance: one NVRTC front-end pass instead of twelve.
-    auto const first = problem_of(64, false, Precision::bf16);
+    auto const first = test::compile_problem(64, false, Precision::bf16);
     auto request =
         device::make_family_request(f, f.default_config(first), first, {arch, test::kernels_dir(), {}});
     REQUIRE(request);
@@ -46,7 +42,7 @@ TEST_CASE("fa2_sm80 default configs compile for sm_80 and sm_90a, without spills
     for (int d : {64, 128, 256})
       for (bool causal : {false, true})
         for (auto dtype : {Precision::fp16, Precision::bf16}) {
-          auto const p = problem_of(d, causal, dtype);
+          auto const p = test::compile_problem(d, causal, dtype);
           names.push_back(f.name_expressions(f.default_config(p), p).front());
         }
     request->name_expressions = names;
@@ -73,7 +69,7 @@ TEST_CASE("fa2_sm80 default configs compile for sm_80 and sm_90a, without spills
 
 TEST_CASE("a spread of the fa2_sm80 search space compiles", "[kernels][nvrtc]") {
   Fa2Sm80Family const f;
-  auto const p = problem_of(128, true, Precision::fp16);
+  auto const p = test::compile_problem(128, true, Precision::fp16);
   auto const space = enumerate_space(f, p);
   REQUIRE(space.size() > 8);
   constexpr std::size_t kSamples = 4;  // every config is compiled by fa-tune --compile-only, not in CI
@@ -93,7 +89,7 @@ TEST_CASE("a spread of the fa2_sm80 search space compiles", "[kernels][nvrtc]") 
 
 TEST_CASE("a config the host rejects is rejected by the kernel's static_asserts too", "[kernels][nvrtc]") {
   Fa2Sm80Family const f;
-  auto const p = problem_of(128, false, Precision::bf16);
+  auto const p = test::compile_problem(128, false, Precision::bf16);
   auto c = f.default_config(p);
   c["kBlockN"] = 40;
   REQUIRE(f.violates(c, p));
@@ -123,7 +119,7 @@ TEST_CASE("every forward mutant switch sits at exactly one line of kernels_src a
   }
   // All switches at once: every #ifdef branch is compiled (they do not interfere at compile time).
   Fa2Sm80Family const f;
-  auto const p = problem_of(64, true, Precision::bf16);
+  auto const p = test::compile_problem(64, true, Precision::bf16);
   auto const program = device::compile_family_config(f, f.default_config(p), p,
                                                      {TargetArch::sm_90a, test::kernels_dir(), switches});
   INFO((program.ok() ? std::string() : program.error().log));

@@ -28,12 +28,8 @@ bool passes_edge_problems(std::vector<std::string> const& mutants, int d, bool c
 TEST_CASE("fa2_sm80 default configs are correct on awkward problems", "[gpu][kernels]") {
   auto context = runtime::PrimaryContext::retain(0);
   REQUIRE(context);
-  for (int d : {64, 128, 256})
-    for (bool causal : {false, true})
-      for (auto dtype : {Precision::fp16, Precision::bf16}) {
-        INFO("d" << d << (causal ? " causal " : " full ") << common::name(dtype));
-        CHECK(passes_edge_problems({}, d, causal, dtype));
-      }
+  test::for_each_16bit_case(
+      [](int d, bool causal, Precision dtype) { CHECK(passes_edge_problems({}, d, causal, dtype)); });
 }
 
 TEST_CASE("fa2_sm80 FA-1 warp layout, Q in registers and register epilogue are correct", "[gpu][kernels]") {

@@ -63,12 +63,8 @@ Problem rerun_problem(int d) {
 TEST_CASE("fa3_sm90_bwd defaults are correct on awkward problems", "[gpu][kernels][fa3_sm90_bwd]") {
   auto context = runtime::PrimaryContext::retain(0);
   REQUIRE(context);
-  for (int d : {64, 128, 256})
-    for (bool causal : {false, true})
-      for (auto dtype : {Precision::fp16, Precision::bf16}) {
-        INFO("d" << d << (causal ? " causal " : " full ") << common::name(dtype));
-        CHECK(passes_edge_problems({}, d, causal, dtype));
-      }
+  test::for_each_16bit_case(
+      [](int d, bool causal, Precision dtype) { CHECK(passes_edge_problems({}, d, causal, dtype)); });
 }
 
 TEST_CASE("fa3_sm90_bwd deterministic mode and the other mechanisms are correct",

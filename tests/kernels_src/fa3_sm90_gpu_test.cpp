@@ -78,12 +78,8 @@ std::string describe_fp8_case(Fp8Variant const& v, int d, bool causal) {
 TEST_CASE("fa3_sm90 default configs are correct on awkward problems", "[gpu][kernels]") {
   auto context = runtime::PrimaryContext::retain(0);
   REQUIRE(context);
-  for (int d : {64, 128, 256})
-    for (bool causal : {false, true})
-      for (auto dtype : {Precision::fp16, Precision::bf16}) {
-        INFO("d" << d << (causal ? " causal " : " full ") << common::name(dtype));
-        CHECK(passes_edge_problems({}, d, causal, dtype));
-      }
+  test::for_each_16bit_case(
+      [](int d, bool causal, Precision dtype) { CHECK(passes_edge_problems({}, d, causal, dtype)); });
 }
 
 TEST_CASE("fa3_sm90 is correct with each mechanism switched off", "[gpu][kernels]") {

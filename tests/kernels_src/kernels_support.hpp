@@ -13,6 +13,12 @@
 
 namespace fl::test {
 
+// The problem a compile test builds a config for: only its head dim, mask and dtype reach the template
+// arguments, so one headline shape (n 1024) serves every compile test.
+inline device::Problem compile_problem(int head_dim, bool causal, common::Precision dtype) {
+  return device::headline_problem(1024, head_dim, causal, dtype, device::Direction::forward);
+}
+
 // FA_KERNELS_DIR when set (the GPU machine runs a carried copy, not this source tree), else the source tree.
 inline std::filesystem::path kernels_dir() {
   char const* env = std::getenv("FA_KERNELS_DIR");

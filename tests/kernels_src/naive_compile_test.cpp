@@ -17,13 +17,7 @@ using namespace fl::device;
 using common::Precision;
 using runtime::TargetArch;
 
-namespace {
-
-Problem problem_of(int d, bool causal, Precision dtype) {
-  return headline_problem(1024, d, causal, dtype, Direction::forward);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 // One program per head dim holding every distinct kernel of the space (a config's three kernels are
 // shared with many others: 3 x 2 softmax instances, 8 S and 4 O GEMMs per mask at d 128).
@@ -34,17 +28,17 @@ TEST_CASE("every naive config compiles for sm_90a without spills", "[kernels][nv
       std::set<std::string> names;
       std::size_t configs = 0;
       for (bool causal : {false, true}) {
-        auto const p = problem_of(d, causal, Precision::bf16);
+        auto const p = test::compile_problem(d, causal, Precision::bf16);
         for (auto const& config : enumerate_space(f, p)) {
           ++configs;
           for (auto const& name : f.name_expressions(config, p)) names.insert(name);
         }
-        auto const fp16 = problem_of(d, causal, Precision::fp16);
+        auto const fp16 = test::compile_problem(d, causal, Precision::fp16);
         for (auto const& name : f.name_expressions(f.default_config(fp16), fp16)) names.insert(name);
       }
       INFO("d" << d << ": " << configs << " configs, " << names.size() << " kernels");
       REQUIRE(configs > 0);
-      auto const first = problem_of(d, false, Precision::bf16);
+      auto const first = test::compile_problem(d, false, Precision::bf16);
       auto request = device::make_family_request(f, f.default_config(first), first,
                                                  {TargetArch::sm_90a, test::kernels_dir(), {}});
       REQUIRE(request);
@@ -62,7 +56,7 @@ TEST_CASE("every naive config compiles for sm_90a without spills", "[kernels][nv
 
 TEST_CASE("a naive config the host rejects does not compile", "[kernels][nvrtc]") {
   NaiveFamily const f;
-  auto const p = problem_of(256, false, Precision::bf16);
+  auto const p = test::compile_problem(256, false, Precision::bf16);
   auto bad = f.default_config(p);
   bad["kNWarps"] = 4;  // O = P V at d 256 would hold 256 accumulators per thread
   REQUIRE(f.violates(bad, p));
