@@ -90,12 +90,12 @@ FA3_CONFIG_FN int entry_registers(int consumers) {
 }
 //
 // The in-kernel V transpose (kTransposeV = 1) runs in the producer warpgroup: its warps 1..3 loop over
-// transpose steps (fa3_sm90_v_transpose_smem.cuh: four words loaded, eight prmt, four stored, two swizzled
-// addresses per word) beside the TMA thread's state. At 24 registers ptxas (CUDA 13.0) spilled 16-20
-// bytes (FP8 d64 x 256, d256 x 64; 4 at d128 x 128 causal); at 40 none. 40 costs the consumers no more
-// than 32 would: (504 - 32) / 2 = 236 and (504 - 40) / 2 = 232 both round down to 232 (48 would give
-// 224), so 2 consumers: 40 + 2 x 232. 3 consumers (4 x 128 = 512): 32 + 3 x 160 as without it, which
-// ptxas fits without spills; 40 would cost each consumer 8 ((512 - 40) / 3 = 157, down to 152).
+// transpose steps (fa3_sm90_v_transpose_smem.cuh: ldmatrix.x4.trans, four prmt, stmatrix.x4, two steps in
+// flight) beside the TMA thread's state. At 24 registers ptxas (CUDA 13.0) spilled 8-20 bytes (FP8
+// d64 x 256 and d128 x 128: 8; d256 x 64: 20; the 32-bit-word transpose before it, 4-20); at 40 none. 40
+// costs the consumers no more than 32 would: (504 - 32) / 2 = 236 and (504 - 40) / 2 = 232 both round down to
+// 232 (48 would give 224), so 2 consumers: 40 + 2 x 232. 3 consumers (4 x 128 = 512): 32 + 3 x 160 as without
+// it, which ptxas fits without spills; 40 would cost each consumer 8 ((512 - 40) / 3 = 157, down to 152).
 constexpr int kTransposeProducerRegisters2 = 40;
 FA3_CONFIG_FN int producer_registers(int consumers, int transpose_v = 0) {
   if (transpose_v && consumers == 2) return kTransposeProducerRegisters2;

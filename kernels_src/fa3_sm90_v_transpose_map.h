@@ -1,8 +1,8 @@
 #pragma once
 // fa3_sm90 FP8, the index math of V^T (plain constexpr C++ that NVRTC and the host both compile, so a CPU
 // test checks the kernel's own functions): the key order P V reads, where TMA puts a byte of a swizzled
-// panel, and how the in-kernel transpose (kTransposeV = 1, fa3_sm90_v_transpose_smem.cuh) splits a tile
-// among its lanes so that every 32-bit shared load and store of a warp hits 32 different banks.
+// panel, and how the in-kernel transpose (kTransposeV = 1, fa3_sm90_v_transpose_smem.cuh) cuts a tile
+// into ldmatrix.trans / stmatrix steps whose every 8x8 matrix is one conflict-free wavefront.
 #include "fa3_sm90_config.h"
 
 namespace fa3 {
@@ -19,9 +19,11 @@ FA3_CONFIG_FN int permuted_key(int position) {
 // the panel 1024- or 512-aligned): 16-byte chunk c of the row at chunk c ^ (row % 8) for 128 bytes, at
 // c ^ ((row / 2) % 4) for 64 (address bits 4-6 ^= bits 7-9, bits 4-5 ^= bits 7-8). The wgmma descriptors'
 // swizzle modes 1 and 2 (fa_wgmma.cuh) read the same layouts.
+FA3_CONFIG_FN int swizzle_pattern(int span, int row) {
+  return span == 128 ? row % 8 : (row / 2) % 4;
+}
 FA3_CONFIG_FN int swizzled_offset(int span, int row, int byte) {
-  const int pattern = span == 128 ? row % 8 : (row / 2) % 4;
-  return row * span + (((byte / 16) ^ pattern) * 16) + byte % 16;
+  return row * span + (((byte / 16) ^ swizzle_pattern(span, row)) * 16) + byte % 16;
 }
 
 // Byte offsets in the two shared tiles of a key block: the staged row-major V tile (kBlockN rows of D codes,
@@ -36,56 +38,95 @@ FA3_CONFIG_FN int vt_slot_offset(int head_dim, int block_n, int column, int posi
   return (position / span) * head_dim * span + swizzled_offset(span, column, position % span);
 }
 
-// The transpose's unit: four keys {2c, 2c+1, 8+2c, 9+2c} of 16-key group `group` and four columns from
-// `column`: four 32-bit loads (one per key), a 4 x 4 byte transpose, four 32-bit stores (one V^T word per
-// column, at positions 16 group + 4c..+3). A warp step is 32 units, lane = (c, a, b): c = lane % 4,
-// a = (lane / 4) % 4, b = lane / 16; step = (key quad G, column pair C, turn s) as below. Column
-// 32 C + 16 b + 4 a and group 4 G + ((2 (a >> 1) + b) ^ s): the four turns s cover each (group, column)
-// pair of a 64-key x 32-column block once. Banks (32 of 4 bytes): a load's bank is 4 (chunk ^ key % 8) + a
-// (128-byte rows) with key % 8 = 2c + (e & 1), so (b, c) fill the chunk bits and a the low ones; a
-// store's is 4 (group % 8 ^ column % 8) + c. The 64-byte swizzles put row % 2 in bank bit 4, which one
-// operand order per lane repairs: with 64-byte V rows (d64) lane b loads its keys in the order e ^ b, with
-// 64-byte V^T rows (kBlockN 64) lane a & 1 stores its columns in the order i ^ (a & 1). Every 32-bit access
-// of a warp then hits 32 banks at every (D, kBlockN) (tests/kernels_src/fa3_sm90_v_transpose_map_test.cpp).
-struct TransposeUnit {
-  int group;   // 16-key group of the block
-  int pair;    // c: keys 2c, 2c+1, 8+2c, 9+2c of the group
-  int column;  // the first of four columns
-};
+// The transpose's warp step: 16 keys (16-key group `group`) x 32 columns (16-byte chunks 2 pair, 2 pair + 1)
+// of the staged tile, 512 bytes, in three instructions per lane plus four prmt:
+//   ldmatrix.x4.trans (b16): matrix m holds keys 16 group + 8 (m & 1) + 0..7 (its rows, one per address)
+//     at chunk 2 pair + (m >> 1); lane l = 4 r + q receives, per matrix, keys 2q and 2q + 1 (two b16 rows
+//     of the transposed 8x8) at columns 2r, 2r + 1 of the chunk: register m = [k2q.c2r, k2q.c2r+1,
+//     k2q+1.c2r, k2q+1.c2r+1] (keys and columns relative to the matrix);
+//   prmt of registers 2h and 2h + 1 (keys 0..7 and 8..15 of chunk 2 pair + h): [b0 b2 b4 b6] is column 2r's
+//     V^T word of keys {2q, 2q+1, 8+2q, 9+2q}, the permuted order's positions 4q..4q+3 (permuted_key);
+//     [b1 b3 b5 b7] is column 2r + 1's;
+//   stmatrix.x4 (b16): lane l's register m goes to row r, bytes 4q..4q+3 of matrix m, whose row r' is the
+//     V^T row (column) 16 (2 pair + (m >> 1)) + 2 r' + ((m & 1) ^ (r' >> 2)) at positions 16 group..+15.
+// The parity swap for r' >= 4 (lanes 16..31 take the odd column into register 2h) gives each stmatrix
+// matrix the V^T rows {0, 2, 4, 6, 9, 11, 13, 15} or {1, 3, 5, 7, 8, 10, 12, 14} of its 16 columns: eight
+// different 16-byte bank groups under the 128-byte swizzle (row % 8) and the 64-byte one (row % 2,
+// (row / 2) % 4). The ldmatrix matrices are 8 consecutive keys at one logical chunk: eight bank groups under
+// either swizzle too. So every matrix of either instruction is one wavefront: 4 + 4 per 512 bytes, 256
+// per 16 KiB tile, the minimum (tests/kernels_src/fa3_sm90_v_transpose_map_test.cpp checks all of it).
 FA3_CONFIG_FN int transpose_steps(int head_dim, int block_n) {
-  return block_n * head_dim / (32 * 16);  // 32 units of 16 bytes per warp step
+  return block_n * head_dim / 512;  // 16 keys x 32 columns per warp step
 }
-FA3_CONFIG_FN TransposeUnit transpose_unit(int head_dim, int step, int lane) {
-  const int c = lane % 4, a = (lane / 4) % 4, b = lane / 16;
-  const int column_pairs = head_dim / 32, turn = step % 4;
-  const int column_pair = (step / 4) % column_pairs, key_quad = step / 4 / column_pairs;
-  return {4 * key_quad + ((2 * (a >> 1) + b) ^ turn), c, 32 * column_pair + 16 * b + 4 * a};
+struct TransposeStep {
+  int group;  // 16-key group of the block
+  int pair;   // 32-column pair of 16-byte chunks
+};
+// The divisions of a step's parts are by powers of two (pairs 2, 4, 8; chunks 4, 8) of a step >= 0: written
+// as shifts and masks, since NVRTC 13.0 kept the sign fix-ups of / and % on the kernel's step (5 more
+// instructions each).
+FA3_CONFIG_FN int log2_of(int power_of_two) {
+  int bits = 0;
+  while ((1 << bits) < power_of_two) ++bits;
+  return bits;
 }
-// The key whose word load `e` (0..3) of `lane` reads: key 2c + (e' & 1) + 8 (e' >> 1) of the group, with
-// e' = e ^ load_flip (the word lands in register e).
-FA3_CONFIG_FN int load_flip(int head_dim, int lane) {
-  return swizzle_span(head_dim) == 64 ? lane / 16 : 0;
+FA3_CONFIG_FN TransposeStep transpose_step(int head_dim, int step) {
+  const int pairs = head_dim / 32;
+  return {step >> log2_of(pairs), step & (pairs - 1)};
 }
-FA3_CONFIG_FN int store_flip(int block_n, int lane) {
-  return swizzle_span(block_n) == 64 ? (lane / 4) % 2 : 0;
+// The key and the first column of the row that `lane` addresses for ldmatrix (matrix lane / 8, row lane % 8).
+FA3_CONFIG_FN int ldmatrix_key(const TransposeStep& s, int lane) {
+  return 16 * s.group + 8 * ((lane / 8) & 1) + lane % 8;
 }
-FA3_CONFIG_FN int unit_key(const TransposeUnit& u, int e) {
-  return 16 * u.group + 2 * u.pair + (e & 1) + 8 * (e >> 1);
+FA3_CONFIG_FN int ldmatrix_column(const TransposeStep& s, int lane) {
+  return 16 * (2 * s.pair + lane / 16);
+}
+// The V^T row (column of V) that `lane` addresses for stmatrix (matrix lane / 8, row r' = lane % 8); its 16
+// bytes are positions 16 group..16 group + 15.
+FA3_CONFIG_FN int stmatrix_column(const TransposeStep& s, int lane) {
+  const int m = lane / 8, r = lane % 8;
+  return 16 * (2 * s.pair + (m >> 1)) + 2 * r + ((m & 1) ^ (r >> 2));
+}
+// The prmt selector of output register m (0..3) of `lane`: the even column (bytes 0, 2, 4, 6 of the pair) or
+// the odd one (1, 3, 5, 7), as stmatrix_column's parity for the row r = lane / 4 that this lane fills.
+FA3_CONFIG_FN unsigned join_selector(int lane, int m) {
+  return ((m & 1) ^ ((lane / 4) >> 2)) ? 0x7531u : 0x6420u;
 }
 
-// prmt.b32 selectors of the 4 x 4 byte transpose of words r0..r3 (r_e = key e ^ load_flip's 4 columns).
-// Pass 1 interleaves pairs: lo(r0, r1) = [r0.b0 r1.b0 r0.b1 r1.b1], hi = [r0.b2 r1.b2 r0.b3 r1.b3], and the
-// same for (r2, r3); with the load flip r0 and r1 hold keys 1 and 0, so their bytes swap. Pass 2 joins
-// halves: column 0 = [lo01.lo16 lo23.lo16], column 1 = [lo01.hi16 lo23.hi16] (2, 3 from hi). Output
-// register i holds column i ^ store_flip.
-FA3_CONFIG_FN unsigned interleave_low_selector(int flip) {
-  return flip ? 0x1504u : 0x5140u;
+// The kernel's form of the two row offsets above: offset = add(lane) + add(step) + (xor(lane) ^ xor(step)),
+// the xor parts in the 16-byte chunk bits that the swizzle mixes (bits 4-6), the add parts in the others
+// (rows, panels), so each lane computes its part once and a step costs two integer operations per address.
+struct SplitOffset {
+  int add, x;
+};
+FA3_CONFIG_FN int join(const SplitOffset& lane, const SplitOffset& step) {
+  return lane.add + step.add + (lane.x ^ step.x);
 }
-FA3_CONFIG_FN unsigned interleave_high_selector(int flip) {
-  return flip ? 0x3726u : 0x7362u;
+// staged_v_offset(ldmatrix_key, ldmatrix_column): row = key, chunk 2 pair + lane / 16 of a panel of
+// swizzle_span(D) bytes; the key's swizzle pattern (key % 8, or (key / 2) % 4) is lane % 8's (16 group and
+// 8 (m & 1) keep it), and 2 pair's chunk bits do not overlap lane / 16's bit 0.
+FA3_CONFIG_FN SplitOffset staged_lane_part(int head_dim, int lane) {
+  const int span = swizzle_span(head_dim), key = 8 * ((lane / 8) & 1) + lane % 8;
+  return {key * span, 16 * ((lane / 16) ^ swizzle_pattern(span, key))};
 }
-FA3_CONFIG_FN unsigned join_selector(int output, int flip) {  // output 0, 2: even columns; 1, 3: odd
-  return ((output ^ flip) & 1) ? 0x7632u : 0x5410u;
+FA3_CONFIG_FN SplitOffset staged_step_part(int head_dim, int block_n, int step) {
+  const int span = swizzle_span(head_dim), chunks = span / 16;
+  const TransposeStep s = transpose_step(head_dim, step);
+  return {((2 * s.pair) >> log2_of(chunks)) * block_n * span + 16 * s.group * span,
+          16 * ((2 * s.pair) & (chunks - 1))};
+}
+// vt_slot_offset(stmatrix_column, 16 group): row = the column, chunk = group of a panel of
+// swizzle_span(kBlockN) positions; the column's pattern (column % 8, or (column / 2) % 4) depends on lane % 8
+// alone.
+FA3_CONFIG_FN SplitOffset vt_lane_part(int block_n, int lane) {
+  const int span = swizzle_span(block_n);
+  const int column = stmatrix_column(TransposeStep{0, 0}, lane);
+  return {column * span, 16 * swizzle_pattern(span, column)};
+}
+FA3_CONFIG_FN SplitOffset vt_step_part(int head_dim, int block_n, int step) {
+  const int span = swizzle_span(block_n), chunks = span / 16;
+  const TransposeStep s = transpose_step(head_dim, step);
+  return {(s.group >> log2_of(chunks)) * head_dim * span + 32 * s.pair * span, 16 * (s.group & (chunks - 1))};
 }
 
 }  // namespace fa3

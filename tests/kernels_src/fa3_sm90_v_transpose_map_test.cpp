@@ -1,14 +1,17 @@
 // kernels_src/fa3_sm90_v_transpose_map.h on the CPU: the in-kernel V transpose (kTransposeV = 1) leaves in
 // the V^T slot the bytes that the transpose launch (fa3_sm90_transpose.cuh) followed by TMA's swizzled box
 // copy leaves there, at every head dim and FP8 key block, tail keys included; every byte is written once;
-// and every 32-bit shared load and store of a warp hits 32 different banks. The models of TMA's swizzle
+// and every 8x8 matrix of its ldmatrix.trans and stmatrix is one wavefront. The models of TMA's swizzle
 // and of P V's key order below are written from their specifications (address bits; the consumer's A
 // fragment), not from the header's functions, which the emulated kernel uses.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "kernels_src/fa3_sm90_v_transpose_map.h"
@@ -70,6 +73,50 @@ TEST_CASE("fa3_sm90's permuted key order and swizzled offsets are TMA's and P V'
         CHECK(fa3::swizzled_offset(span, row, byte) == tma_swizzle(span, row * span + byte));
 }
 
+namespace {
+
+// ldmatrix.m8n8.x4.trans.b16 and stmatrix.m8n8.x4.b16 (PTX ISA), on a byte array: lane l gives the row
+// address of matrix l / 8, row l % 8 (16 bytes each); lane l = 4 r + q holds, per matrix m, register m.
+// trans: register m = b16 elements (row 2q, column r) and (row 2q + 1, column r) of matrix m. stmatrix (not
+// trans): register m = b16 elements (row r, columns 2q, 2q + 1). One matrix is one wavefront when its 8
+// row addresses fall in 8 different 16-byte bank groups (address / 16 % 8).
+using Rows = std::array<int, 32>;
+std::array<std::array<std::uint32_t, 4>, 32> ldmatrix_trans(std::vector<std::uint8_t> const& smem,
+                                                            Rows const& at) {
+  std::array<std::array<std::uint32_t, 4>, 32> r{};
+  for (int lane = 0; lane < 32; ++lane)
+    for (int m = 0; m < 4; ++m) {
+      int const row = lane / 4, q = lane % 4;
+      std::uint32_t w = 0;
+      for (int h = 0; h < 2; ++h)  // element (row 2q + h, column `row`): bytes 2 row, 2 row + 1
+        for (int b = 0; b < 2; ++b)
+          w |= std::uint32_t(smem[std::size_t(at[std::size_t(8 * m + 2 * q + h)] + 2 * row + b)])
+               << (8 * (2 * h + b));
+      r[std::size_t(lane)][std::size_t(m)] = w;
+    }
+  return r;
+}
+void stmatrix(std::vector<std::uint8_t>& smem, std::vector<int>& writes, Rows const& at,
+              std::array<std::array<std::uint32_t, 4>, 32> const& r) {
+  for (int lane = 0; lane < 32; ++lane)
+    for (int m = 0; m < 4; ++m)
+      for (int b = 0; b < 4; ++b) {
+        std::size_t const i = std::size_t(at[std::size_t(8 * m + lane / 4)] + 4 * (lane % 4) + b);
+        smem[i] = std::uint8_t(r[std::size_t(lane)][std::size_t(m)] >> (8 * b));
+        ++writes[i];
+      }
+}
+bool one_wavefront_per_matrix(Rows const& at) {
+  for (int m = 0; m < 4; ++m) {
+    std::set<int> groups;
+    for (int row = 0; row < 8; ++row) groups.insert(at[std::size_t(8 * m + row)] / 16 % 8);
+    if (groups.size() != 8) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 TEST_CASE("fa3_sm90's in-kernel V transpose writes the transpose launch's V^T slot, conflict-free",
           "[kernels][fp8]") {
   std::mt19937 rng(15);
@@ -80,51 +127,39 @@ TEST_CASE("fa3_sm90's in-kernel V transpose writes the transpose launch's V^T sl
       std::vector<std::uint8_t> v(std::size_t(seqlen_k) * d);
       for (auto& x : v) x = std::uint8_t(rng() % 255 + 1);  // no zero code in the real keys
       int const steps = fa3::transpose_steps(d, block_n);
-      REQUIRE(steps % 4 == 0);
+      REQUIRE(steps == block_n / 16 * (d / 32));
       for (int block = 0; block < 2; ++block) {
         auto const t = tiles_of(v, seqlen_k, d, block_n, block);
         std::vector<std::uint8_t> slot(t.expected.size(), 0);
         std::vector<int> writes(slot.size(), 0);
         for (int warp = 0; warp < fa3::kTransposeWarps; ++warp)
           for (int step = warp; step < steps; step += fa3::kTransposeWarps) {
-            std::uint32_t r[32][4], word[32][4];
-            int load_banks[4][32], store_banks[4][32];
+            INFO("step " << step);
+            auto const s = fa3::transpose_step(d, step);
+            CHECK(s.group == step / (d / 32));
+            CHECK(s.pair == step % (d / 32));
+            Rows load_at{}, store_at{};
             for (int lane = 0; lane < 32; ++lane) {
-              auto const u = fa3::transpose_unit(d, step, lane);
-              int const lf = fa3::load_flip(d, lane), sf = fa3::store_flip(block_n, lane);
-              for (int e = 0; e < 4; ++e) {
-                int const at = fa3::staged_v_offset(d, block_n, fa3::unit_key(u, e ^ lf), u.column);
-                REQUIRE(at % 4 == 0);
-                std::uint32_t w = 0;
-                for (int b = 0; b < 4; ++b) w |= std::uint32_t(t.staged[std::size_t(at + b)]) << (8 * b);
-                r[lane][e] = w;
-                load_banks[e][lane] = (at / 4) % 32;
-              }
-              auto const lo = fa3::interleave_low_selector(lf), hi = fa3::interleave_high_selector(lf);
-              std::uint32_t const lo01 = prmt(r[lane][0], r[lane][1], lo),
-                                  hi01 = prmt(r[lane][0], r[lane][1], hi);
-              std::uint32_t const lo23 = prmt(r[lane][2], r[lane][3], lo),
-                                  hi23 = prmt(r[lane][2], r[lane][3], hi);
-              word[lane][0] = prmt(lo01, lo23, fa3::join_selector(0, sf));
-              word[lane][1] = prmt(lo01, lo23, fa3::join_selector(1, sf));
-              word[lane][2] = prmt(hi01, hi23, fa3::join_selector(2, sf));
-              word[lane][3] = prmt(hi01, hi23, fa3::join_selector(3, sf));
-              for (int i = 0; i < 4; ++i) {
-                int const at =
-                    fa3::vt_slot_offset(d, block_n, u.column + (i ^ sf), 16 * u.group + 4 * u.pair);
-                REQUIRE(at % 4 == 0);
-                for (int b = 0; b < 4; ++b) {
-                  slot[std::size_t(at + b)] = std::uint8_t(word[lane][i] >> (8 * b));
-                  ++writes[std::size_t(at + b)];
-                }
-                store_banks[i][lane] = (at / 4) % 32;
-              }
+              // The kernel's split offsets are the rows' swizzled offsets.
+              load_at[std::size_t(lane)] =
+                  fa3::join(fa3::staged_lane_part(d, lane), fa3::staged_step_part(d, block_n, step));
+              store_at[std::size_t(lane)] =
+                  fa3::join(fa3::vt_lane_part(block_n, lane), fa3::vt_step_part(d, block_n, step));
+              CHECK(load_at[std::size_t(lane)] == fa3::staged_v_offset(d, block_n, fa3::ldmatrix_key(s, lane),
+                                                                       fa3::ldmatrix_column(s, lane)));
+              CHECK(store_at[std::size_t(lane)] ==
+                    fa3::vt_slot_offset(d, block_n, fa3::stmatrix_column(s, lane), 16 * s.group));
             }
-            for (int e = 0; e < 4; ++e) {
-              INFO("step " << step << " access " << e);
-              CHECK(std::set<int>(load_banks[e], load_banks[e] + 32).size() == 32);
-              CHECK(std::set<int>(store_banks[e], store_banks[e] + 32).size() == 32);
-            }
+            CHECK(one_wavefront_per_matrix(load_at));
+            CHECK(one_wavefront_per_matrix(store_at));
+            auto const r = ldmatrix_trans(t.staged, load_at);
+            std::array<std::array<std::uint32_t, 4>, 32> w{};
+            for (int lane = 0; lane < 32; ++lane)
+              for (int m = 0; m < 4; ++m)
+                w[std::size_t(lane)][std::size_t(m)] =
+                    prmt(r[std::size_t(lane)][std::size_t(2 * (m >> 1))],
+                         r[std::size_t(lane)][std::size_t(2 * (m >> 1) + 1)], fa3::join_selector(lane, m));
+            stmatrix(slot, writes, store_at, w);
           }
         INFO("block " << block);
         CHECK(std::count(writes.begin(), writes.end(), 1) == std::ptrdiff_t(writes.size()));
