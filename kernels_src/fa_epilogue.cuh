@@ -192,8 +192,8 @@ __device__ __forceinline__ void store_o_column_quads(const float (&o)[kMT][kDT][
 }
 
 // One row (tile mt, half h) of this thread's online-softmax state to the fp32 scratch rows at index idx
-// (flash_decode's partials; fa1 keeps its own order, fa_fragment_state.cuh): m, the row's full sum (quad-reduced by
-// the caller, on all 32 lanes before any branch), and this thread's O columns, unnormalised.
+// (flash_decode's partials; fa1 keeps its own order, fa_fragment_state.cuh): m, the row's full sum
+// (quad-reduced by the caller, on all 32 lanes before any branch), and this thread's O columns, unnormalised.
 template <int kHeadDim, int kMT, int kDT>
 __device__ __forceinline__ void store_row_state(const AttentionParams& p, long long idx,
                                                 const float (&o)[kMT][kDT][4], int mt, int h, float row_max,
