@@ -12,9 +12,9 @@
 // on the H200, 2026-12-02; fa2_sm80 ~300.)
 //
 // Traffic per (batch, head) at kScoreBits = 16: S written and read, P written and read, 2 bytes each:
-// 8 n_q n_k bytes for 4 n_q n_k d FLOPs, i.e. d / 2 FLOP per byte (64 at d 128): at the H200's ~4.8 TB/s
-// that alone bounds the forward at ~300 TFLOP/s, and the two GEMMs (mma.sync) and the softmax pass do not
-// overlap each other, so expect well under it. kScoreBits = 32 (fp32 S, the default: see naive.cpp) adds
+// 8 n_q n_k bytes for 4 n_q n_k d FLOPs, i.e. d / 2 FLOP per byte (64 at d 128): at the H200's measured
+// copy rate, 4.23 TB/s, that alone bounds the forward at ~270 TFLOP/s, and the two GEMMs and the softmax do
+// not overlap each other, so expect well under it. kScoreBits = 32 (fp32 S, the default: see naive.cpp) adds
 // 4 n_q n_k bytes (12 in all).
 //
 // Causal: S is written in full, as PyTorch's math path writes it (masked entries -inf), so the bytes of S,
