@@ -44,7 +44,7 @@ std::optional<std::string> violates(Config const& config, Problem const& problem
   return std::nullopt;
 }
 
-// Not tuned on a GPU yet (2026-12-03): 8 warps (64 fp32 accumulators per thread in S = Q K^T, d / 2 in
+// Not tuned on a GPU yet (2026-12-02): 8 warps (64 fp32 accumulators per thread in S = Q K^T, d / 2 in
 // O = P V at d >= 128) and two stages (two CTAs per SM at d 128: 96 and 64 KiB). kScoreBits 32: S rounded
 // to 16 bits moves a score s by up to |s| 2^-9 (bf16), and the weights by as much in relative terms
 // (all_negative's scores near -120: up to 25%; fp16 overflows on near_dtype_max), far outside the
