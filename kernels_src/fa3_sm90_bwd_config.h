@@ -41,12 +41,12 @@ struct BwdDqTiles {
   static constexpr int kColumns = kDqChunkColumns;
   static constexpr int kRowFloats = kDqStageRowBytes / 4;
   static constexpr int kTileFloats = kRows * kRowFloats;
-  FA3_CONFIG_FN static long long head_floats(int seqlen_q, int head_dim) {
+  FA_CONFIG_FN static long long head_floats(int seqlen_q, int head_dim) {
     return static_cast<long long>((seqlen_q + kRows - 1) / kRows) * (head_dim / kColumns) * kTileFloats;
   }
   // Element (row, col) of head bh.
   template <int kHeadDim>
-  FA3_CONFIG_FN static long long offset(long long bh, int seqlen_q, int row, int col) {
+  FA_CONFIG_FN static long long offset(long long bh, int seqlen_q, int row, int col) {
     return bh * head_floats(seqlen_q, kHeadDim) +
            (static_cast<long long>(row / kRows) * (kHeadDim / kColumns) + col / kColumns) * kTileFloats +
            (row % kRows) * kRowFloats + col % kColumns;
@@ -63,24 +63,24 @@ struct BwdTunables {
   int dq_mode;        // kDqAtomic, kDqDeterministic or kDqBulk
 };
 
-FA3_CONFIG_FN int bwd_threads(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_threads(const BwdTunables& t) {
   return kWarpgroupThreads * (1 + t.consumers);
 }
-FA3_CONFIG_FN int bwd_key_groups(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_key_groups(const BwdTunables& t) {
   return t.block_n / kKeysPerConsumer;
 }
 // Warpgroups sharing one key group, each with 1/d_split of dK and dV's columns.
-FA3_CONFIG_FN int bwd_d_split(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_d_split(const BwdTunables& t) {
   return t.consumers / bwd_key_groups(t);
 }
-FA3_CONFIG_FN int bwd_dkv_columns(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_dkv_columns(const BwdTunables& t) {
   return t.head_dim / bwd_d_split(t);
 }
 // dQ items (64 query rows x 64 columns) of one step, and how many each consumer warpgroup issues.
-FA3_CONFIG_FN int bwd_dq_items(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_dq_items(const BwdTunables& t) {
   return (t.block_m / kRowsPerConsumer) * (t.head_dim / kDqChunkColumns);
 }
-FA3_CONFIG_FN int bwd_dq_items_per_consumer(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_dq_items_per_consumer(const BwdTunables& t) {
   return bwd_dq_items(t) / t.consumers;
 }
 
@@ -88,27 +88,27 @@ FA3_CONFIG_FN int bwd_dq_items_per_consumer(const BwdTunables& t) {
 // slots (kBlockM rows), two dS^T buffers (kBlockN keys x kBlockM queries, 16-bit: one buffer per step
 // parity, so one barrier per step suffices), kDqBulk's dQ staging tiles, the LSE (log2 units) and D rows
 // of each slot, the barriers.
-FA3_CONFIG_FN int bwd_kv_tile_bytes(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_kv_tile_bytes(const BwdTunables& t) {
   return t.block_n * t.head_dim * t.element_bytes;
 }
-FA3_CONFIG_FN int bwd_q_tile_bytes(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_q_tile_bytes(const BwdTunables& t) {
   return t.block_m * t.head_dim * t.element_bytes;
 }
-FA3_CONFIG_FN int bwd_ds_tile_bytes(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_ds_tile_bytes(const BwdTunables& t) {
   return t.block_n * t.block_m * t.element_bytes;
 }
 constexpr int kBwdDsBuffers = 2;
-FA3_CONFIG_FN int bwd_stats_bytes(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_stats_bytes(const BwdTunables& t) {
   return 2 * t.block_m * 4;  // LSE and D of one slot, fp32
 }
 // kDqBulk: one staging tile (64 rows of one dQ item) per consumer warpgroup.
-FA3_CONFIG_FN int bwd_dq_stage_bytes(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_dq_stage_bytes(const BwdTunables& t) {
   return t.dq_mode == kDqBulk ? t.consumers * kRowsPerConsumer * kDqStageRowBytes : 0;
 }
-FA3_CONFIG_FN int bwd_barrier_count(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_barrier_count(const BwdTunables& t) {
   return 1 + 2 * t.stages;  // K/V full; Q/dO full and empty per slot
 }
-FA3_CONFIG_FN int bwd_shared_bytes(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_shared_bytes(const BwdTunables& t) {
   return kSharedAlignSlack + 2 * bwd_kv_tile_bytes(t) + 2 * t.stages * bwd_q_tile_bytes(t) +
          kBwdDsBuffers * bwd_ds_tile_bytes(t) + bwd_dq_stage_bytes(t) + t.stages * bwd_stats_bytes(t) +
          8 * bwd_barrier_count(t);
@@ -116,7 +116,7 @@ FA3_CONFIG_FN int bwd_shared_bytes(const BwdTunables& t) {
 
 // fp32 registers a consumer thread holds at its peak (S^T and dP^T computed, dK and dV live), or after
 // them (P and dS packed for the dK/dV products, one dQ item).
-FA3_CONFIG_FN int bwd_accumulator_registers(const BwdTunables& t) {
+FA_CONFIG_FN int bwd_accumulator_registers(const BwdTunables& t) {
   const int dkv = bwd_dkv_columns(t);  // dK and dV: dkv / 2 floats each
   const int scores = t.block_m;        // S^T and dP^T: block_m / 2 floats each
   const int after = t.block_m / 2 + kDqChunkColumns / 2;
@@ -124,7 +124,7 @@ FA3_CONFIG_FN int bwd_accumulator_registers(const BwdTunables& t) {
 }
 
 // The first rule `t` breaks, in words, or nullptr.
-FA3_CONFIG_FN const char* bwd_violation(const BwdTunables& t) {
+FA_CONFIG_FN const char* bwd_violation(const BwdTunables& t) {
   if (t.head_dim != 64 && t.head_dim != 128 && t.head_dim != 256) return "head dim must be 64, 128 or 256";
   if (t.element_bytes != 2) return "fa3_sm90_bwd runs 16-bit elements (fp16, bf16)";
   if (t.block_m != 64 && t.block_m != 128) return "kBlockM must be 64 or 128 (query rows per step)";

@@ -6,14 +6,6 @@
 // (fa_arch.h, the architecture limits every family reads) is the same.
 #include "fa_arch.h"
 
-// The functions below are called by both compilers: NVRTC accepts no unannotated (host) function, g++ knows
-// no execution-space annotation.
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define FA3_CONFIG_FN constexpr __host__ __device__
-#else
-#define FA3_CONFIG_FN constexpr
-#endif
-
 namespace fa3 {
 
 constexpr int kWarpgroupThreads = 128;
@@ -70,10 +62,10 @@ constexpr int kDynamicTiles = 2;   // one CTA per SM taking the next tile of tha
 // barriers: one int, padded to the barriers' 8 bytes.
 constexpr int kTileSlotBytes = 8;
 
-FA3_CONFIG_FN int block_m(const FwdTunables& t) {
+FA_CONFIG_FN int block_m(const FwdTunables& t) {
   return kRowsPerConsumer * t.consumers;
 }
-FA3_CONFIG_FN int threads(const FwdTunables& t) {
+FA_CONFIG_FN int threads(const FwdTunables& t) {
   return kWarpgroupThreads * (1 + t.consumers);
 }
 
@@ -84,7 +76,7 @@ FA3_CONFIG_FN int threads(const FwdTunables& t) {
 // keeps kProducerRegisters and the consumers share the rest, rounded down to setmaxnreg's multiple of 8:
 // 2 consumers (3 x 168 = 504): 24 + 2 x 240; 3 consumers (4 x 128 = 512): 32 + 3 x 160. One consumer
 // warpgroup already has the 255-register cap at entry and skips the exchange.
-FA3_CONFIG_FN int entry_registers(int consumers) {
+FA_CONFIG_FN int entry_registers(int consumers) {
   const int per_thread = kRegisterFile / (kWarpgroupThreads * (1 + consumers)) / 8 * 8;
   return per_thread > 255 ? 255 : per_thread;
 }
@@ -97,11 +89,11 @@ FA3_CONFIG_FN int entry_registers(int consumers) {
 // 232 (48 would give 224), so 2 consumers: 40 + 2 x 232. 3 consumers (4 x 128 = 512): 32 + 3 x 160 as without
 // it, which ptxas fits without spills; 40 would cost each consumer 8 ((512 - 40) / 3 = 157, down to 152).
 constexpr int kTransposeProducerRegisters2 = 40;
-FA3_CONFIG_FN int producer_registers(int consumers, int transpose_v = 0) {
+FA_CONFIG_FN int producer_registers(int consumers, int transpose_v = 0) {
   if (transpose_v && consumers == 2) return kTransposeProducerRegisters2;
   return consumers == 2 ? 24 : 32;
 }
-FA3_CONFIG_FN int consumer_registers(int consumers, int transpose_v = 0) {
+FA_CONFIG_FN int consumer_registers(int consumers, int transpose_v = 0) {
   if (consumers == 1) return entry_registers(1);
   return (entry_registers(consumers) * (1 + consumers) - producer_registers(consumers, transpose_v)) /
          consumers / 8 * 8;
@@ -110,60 +102,60 @@ FA3_CONFIG_FN int consumer_registers(int consumers, int transpose_v = 0) {
 // Shared tiles are panels of rows x span bytes, swizzled with the span (TMA's swizzle = the box's row
 // bytes): a tile row of 128 bytes or more is cut into 128-byte panels; a 64-byte row (FP8 d64 Q and K,
 // FP8 V^T of 64 keys) is one 64-byte-swizzled panel.
-FA3_CONFIG_FN int swizzle_span(int row_bytes) {
+FA_CONFIG_FN int swizzle_span(int row_bytes) {
   return row_bytes >= kPanelBytes ? kPanelBytes : row_bytes;
 }
-FA3_CONFIG_FN int transposed_keys(int seqlen_k) {
+FA_CONFIG_FN int transposed_keys(int seqlen_k) {
   return (seqlen_k + kTransposedKeyMultiple - 1) / kTransposedKeyMultiple * kTransposedKeyMultiple;
 }
-FA3_CONFIG_FN bool is_fp8(const FwdTunables& t) {
+FA_CONFIG_FN bool is_fp8(const FwdTunables& t) {
   return t.element_bytes == 1;
 }
 // V is the transposed FP8 tile (V^T, K-major) unless P V runs in bf16, which reads V N-major as 16-bit does.
-FA3_CONFIG_FN bool v_transposed(const FwdTunables& t) {
+FA_CONFIG_FN bool v_transposed(const FwdTunables& t) {
   return is_fp8(t) && !t.pv_bf16;
 }
 // V^T made in the kernel from row-major V tiles (kTransposeV = 1), not by the transpose launch.
-FA3_CONFIG_FN bool transposes_v_in_kernel(const FwdTunables& t) {
+FA_CONFIG_FN bool transposes_v_in_kernel(const FwdTunables& t) {
   return v_transposed(t) && t.transpose_v == 1;
 }
 // Bytes of one P V operand element (P and V): FP8 codes, or 16-bit (bf16 P V, and the 16-bit family).
-FA3_CONFIG_FN int pv_element_bytes(const FwdTunables& t) {
+FA_CONFIG_FN int pv_element_bytes(const FwdTunables& t) {
   return v_transposed(t) ? 1 : 2;
 }
 
 // Bytes of the shared tiles, each a multiple of the swizzle atom (8 rows x the span).
-FA3_CONFIG_FN int q_tile_bytes(const FwdTunables& t) {
+FA_CONFIG_FN int q_tile_bytes(const FwdTunables& t) {
   return block_m(t) * t.head_dim * t.element_bytes;
 }
-FA3_CONFIG_FN int kv_tile_bytes(const FwdTunables& t) {  // K's tile (and V's but with bf16 P V)
+FA_CONFIG_FN int kv_tile_bytes(const FwdTunables& t) {  // K's tile (and V's but with bf16 P V)
   return t.block_n * t.head_dim * t.element_bytes;
 }
-FA3_CONFIG_FN int v_tile_bytes(const FwdTunables& t) {
+FA_CONFIG_FN int v_tile_bytes(const FwdTunables& t) {
   return t.block_n * t.head_dim * pv_element_bytes(t);
 }
 // O (16-bit) is staged for its TMA store in the Q tile when Q is 16-bit too and kSeparateO is off; FP8 Q
 // has half the bytes, so FP8 stages O in a tile of its own (kBlockM x D bf16), as kSeparateO does.
-FA3_CONFIG_FN int o_stage_bytes(const FwdTunables& t) {
+FA_CONFIG_FN int o_stage_bytes(const FwdTunables& t) {
   return is_fp8(t) || t.separate_o ? block_m(t) * t.head_dim * 2 : 0;
 }
-FA3_CONFIG_FN int barrier_count(const FwdTunables& t) {
+FA_CONFIG_FN int barrier_count(const FwdTunables& t) {
   return 2 + 4 * t.stages;
 }  // Q full/empty, K and V each
 // kTransposeV = 1: the staging ring of row-major V tiles, kStages slots of kBlockN x D codes (a K tile's
 // bytes: the same TMA boxes), one slot per V^T slot so the copy of V_{j+1} lands while V_j is transposed.
 // Its full/empty barriers and, per slot, the word that tells the transposers whether a tile landed there
 // or the CTA has no more key blocks (ints, padded to the barriers' 8 bytes).
-FA3_CONFIG_FN int staged_v_bytes(const FwdTunables& t) {
+FA_CONFIG_FN int staged_v_bytes(const FwdTunables& t) {
   return transposes_v_in_kernel(t) ? t.stages * t.block_n * t.head_dim : 0;
 }
-FA3_CONFIG_FN int staged_v_flag_bytes(int stages) {
+FA_CONFIG_FN int staged_v_flag_bytes(int stages) {
   return (4 * stages + 7) / 8 * 8;
 }
-FA3_CONFIG_FN int staged_v_barrier_bytes(const FwdTunables& t) {
+FA_CONFIG_FN int staged_v_barrier_bytes(const FwdTunables& t) {
   return transposes_v_in_kernel(t) ? 8 * 2 * t.stages + staged_v_flag_bytes(t.stages) : 0;
 }
-FA3_CONFIG_FN int shared_bytes(const FwdTunables& t) {
+FA_CONFIG_FN int shared_bytes(const FwdTunables& t) {
   return kSharedAlignSlack + q_tile_bytes(t) + t.stages * (kv_tile_bytes(t) + v_tile_bytes(t)) +
          o_stage_bytes(t) + staged_v_bytes(t) + 8 * barrier_count(t) + kTileSlotBytes +
          staged_v_barrier_bytes(t);
@@ -174,13 +166,13 @@ FA3_CONFIG_FN int shared_bytes(const FwdTunables& t) {
 // register), live together with the next block's S. Without overlap P is packed from S as S dies: ptxas
 // (CUDA 13.0) fits FP8 d128 x 256 and d256 x 128 that way in 240 registers without spills, which with overlap
 // spill 96 and 32 bytes.
-FA3_CONFIG_FN int accumulator_registers(const FwdTunables& t) {
+FA_CONFIG_FN int accumulator_registers(const FwdTunables& t) {
   const int p_registers = t.intra_wg_overlap ? t.block_n / (pv_element_bytes(t) == 1 ? 8 : 4) : 0;
   return t.head_dim / 2 + t.block_n / 2 + p_registers;
 }
 
 // The first rule `t` breaks, in words, or nullptr.
-FA3_CONFIG_FN const char* violation(const FwdTunables& t) {
+FA_CONFIG_FN const char* violation(const FwdTunables& t) {
   if (t.head_dim != 64 && t.head_dim != 128 && t.head_dim != 256) return "head dim must be 64, 128 or 256";
   if (t.element_bytes != 2 && t.element_bytes != 1)
     return "fa3_sm90 runs 16-bit (fp16, bf16) and 8-bit (fp8_e4m3, fp8_e5m2) elements";

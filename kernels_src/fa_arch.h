@@ -4,6 +4,15 @@
 // (device/arch_limits.hpp: pruning, launch sizes) both compile. tests/kernels_src/arch_test.cpp
 // compiles this header under NVRTC against the values the host was built with.
 
+// A function both compilers call (the families' *_config.h, fp8_quantize.h): NVRTC accepts no unannotated
+// (host) function, g++ knows no execution-space annotation. FA_CONFIG_FN: the constexpr ones.
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define FA_HOST_DEVICE __host__ __device__
+#else
+#define FA_HOST_DEVICE
+#endif
+#define FA_CONFIG_FN constexpr FA_HOST_DEVICE
+
 namespace fa {
 
 // Threads per warp, on every architecture FlashLab targets (sm_80, sm_89, sm_90).

@@ -6,13 +6,6 @@
 // same `shared_bytes` and grid. Plain constexpr C++; its one header (fa_arch.h) is the same.
 #include "fa_arch.h"
 
-// Called by both compilers: NVRTC accepts no unannotated (host) function, g++ knows no annotation.
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define FDEC_CONFIG_FN constexpr __host__ __device__
-#else
-#define FDEC_CONFIG_FN constexpr
-#endif
-
 namespace fdec {
 
 constexpr int kWarpThreads = fa::kWarpSize;
@@ -33,47 +26,47 @@ struct Tunables {
 };
 
 // Every (split, warp) pair writes one partial (O, m, l) per row; the combine kernel merges them.
-FDEC_CONFIG_FN int partials(const Tunables& t) {
+FA_CONFIG_FN int partials(const Tunables& t) {
   return t.splits * t.warps;
 }
-FDEC_CONFIG_FN int threads(const Tunables& t) {
+FA_CONFIG_FN int threads(const Tunables& t) {
   return kWarpThreads * t.warps;
 }
 // Rows of one (batch, kv head): the h_q / h_kv query heads that read it, times n_q (GQA packing).
-FDEC_CONFIG_FN int packed_rows(int heads_q, int heads_kv, int seqlen_q) {
+FA_CONFIG_FN int packed_rows(int heads_q, int heads_kv, int seqlen_q) {
   return heads_q / heads_kv * seqlen_q;
 }
-FDEC_CONFIG_FN int row_blocks(const Tunables& t, int heads_q, int heads_kv, int seqlen_q) {
+FA_CONFIG_FN int row_blocks(const Tunables& t, int heads_q, int heads_kv, int seqlen_q) {
   return (packed_rows(heads_q, heads_kv, seqlen_q) + t.block_m - 1) / t.block_m;
 }
 // Key blocks per partial: the key blocks are cut into partials() contiguous ranges of this many.
-FDEC_CONFIG_FN int blocks_per_partial(const Tunables& t, int key_blocks) {
+FA_CONFIG_FN int blocks_per_partial(const Tunables& t, int key_blocks) {
   return (key_blocks + partials(t) - 1) / partials(t);
 }
 
-FDEC_CONFIG_FN int q_tile_bytes(const Tunables& t) {
+FA_CONFIG_FN int q_tile_bytes(const Tunables& t) {
   return t.block_m * t.head_dim * t.element_bytes;
 }
-FDEC_CONFIG_FN int kv_tile_bytes(const Tunables& t) {
+FA_CONFIG_FN int kv_tile_bytes(const Tunables& t) {
   return t.block_n * t.head_dim * t.element_bytes;
 }
 // A warp's ring: kStages slots of (K, V).
-FDEC_CONFIG_FN int warp_ring_bytes(const Tunables& t) {
+FA_CONFIG_FN int warp_ring_bytes(const Tunables& t) {
   return kStages * 2 * kv_tile_bytes(t);
 }
-FDEC_CONFIG_FN int shared_bytes(const Tunables& t) {
+FA_CONFIG_FN int shared_bytes(const Tunables& t) {
   return q_tile_bytes(t) + t.warps * warp_ring_bytes(t);
 }
-FDEC_CONFIG_FN int accumulator_registers(const Tunables& t) {
+FA_CONFIG_FN int accumulator_registers(const Tunables& t) {
   return t.block_m / 16 * (t.head_dim / 2 + t.block_n / 2);
 }
 // The combine kernel: one CTA per row, each thread two adjacent columns of O.
-FDEC_CONFIG_FN int combine_threads(int head_dim) {
+FA_CONFIG_FN int combine_threads(int head_dim) {
   return head_dim / 2;
 }
 
 // The first rule `t` breaks, in words, or nullptr.
-FDEC_CONFIG_FN const char* violation(const Tunables& t) {
+FA_CONFIG_FN const char* violation(const Tunables& t) {
   if (t.head_dim != 64 && t.head_dim != 128 && t.head_dim != 256) return "head dim must be 64, 128 or 256";
   if (t.element_bytes != 2) return "flash_decode runs 16-bit elements (fp16, bf16)";
   if (t.block_m != 16 && t.block_m != 32 && t.block_m != 64) return "kBlockM must be 16, 32 or 64";

@@ -14,12 +14,6 @@
 
 #include "fa_arch.h"
 
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define FP8Q_FN __host__ __device__
-#else
-#define FP8Q_FN
-#endif
-
 namespace fp8q {
 
 constexpr int kWarpLanes = fa::kWarpSize;
@@ -35,7 +29,7 @@ constexpr double kLargestDouble = 1.7976931348623157e308;
 
 // The lanes sharing one row: an aligned group of a warp, so a row's cross-lane partners are in its group.
 template <int kHeadDim>
-FP8Q_FN constexpr int lanes_per_row() {
+FA_HOST_DEVICE constexpr int lanes_per_row() {
   static_assert(kHeadDim >= kSliceElements && kHeadDim <= kWarpLanes * kSliceElements &&
                     (kHeadDim & (kHeadDim - 1)) == 0,
                 "a power-of-two head dim of 16 to 512 (the Hadamard transform's size)");
@@ -44,13 +38,13 @@ FP8Q_FN constexpr int lanes_per_row() {
 
 // Rows a CTA holds at once (one slice per thread): a "layer" of a descale block.
 template <int kHeadDim>
-FP8Q_FN constexpr int rows_per_layer() {
+FA_HOST_DEVICE constexpr int rows_per_layer() {
   return kThreads / lanes_per_row<kHeadDim>();
 }
 
 // The butterfly stages with half < kPerLane, inside one lane's slice, in the host's order.
 template <int kPerLane>
-FP8Q_FN inline void butterflies_in_lane(double (&x)[kPerLane]) {
+FA_HOST_DEVICE inline void butterflies_in_lane(double (&x)[kPerLane]) {
   for (int half = 1; half < kPerLane; half *= 2)
     for (int block = 0; block < kPerLane; block += 2 * half)
       for (int e = block; e < block + half; ++e) {
@@ -67,20 +61,20 @@ FP8Q_FN inline void butterflies_in_lane(double (&x)[kPerLane]) {
 // * own with own_sign +1 (lower) or -1 (upper): the product is exact, so with or without contraction into
 // one fma it is the host's a + b or a - b (IEEE addition commutes, a - b is a + (-b)), one instruction and
 // no select per element.
-FP8Q_FN inline double own_sign(bool lower) {
+FA_HOST_DEVICE inline double own_sign(bool lower) {
   return lower ? 1.0 : -1.0;
 }
-FP8Q_FN inline double butterfly_across_lanes(double own, double partner, double own_sign) {
+FA_HOST_DEVICE inline double butterfly_across_lanes(double own, double partner, double own_sign) {
   return own_sign * own + partner;
 }
 
 // numerics::fp8_scale_for: the scale mapping amax onto max_finite, 1 when amax is 0 or not finite.
-FP8Q_FN inline float scale_for_amax(double amax, double max_finite) {
+FA_HOST_DEVICE inline float scale_for_amax(double amax, double max_finite) {
   if (!(amax > 0.0) || !(amax <= kLargestDouble)) return 1.0f;
   return float(max_finite / amax);
 }
 
-FP8Q_FN inline int blocks_per_matrix(int rows, int block_rows) {
+FA_HOST_DEVICE inline int blocks_per_matrix(int rows, int block_rows) {
   return (rows + block_rows - 1) / block_rows;
 }
 

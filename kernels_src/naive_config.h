@@ -6,13 +6,6 @@
 // sizes S and P with `scratch_row_stride` and launches with the same `*_shared_bytes`.
 #include "fa_arch.h"
 
-// Called by both compilers: NVRTC accepts no unannotated (host) function, g++ knows no annotation.
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define NAIVE_CONFIG_FN constexpr __host__ __device__
-#else
-#define NAIVE_CONFIG_FN constexpr
-#endif
-
 namespace naive {
 
 constexpr int kElementBytes = 2;  // Q, K, V, O and P: fp16 or bf16
@@ -37,53 +30,53 @@ struct Tunables {
   int score_bits;  // S in device memory: 16 (the input type, PyTorch's math path) or 32 (fp32)
 };
 
-NAIVE_CONFIG_FN int scratch_row_stride(int seqlen_k) {
+FA_CONFIG_FN int scratch_row_stride(int seqlen_k) {
   return (seqlen_k + kKeyAlign - 1) / kKeyAlign * kKeyAlign;
 }
-NAIVE_CONFIG_FN int score_bytes(int score_bits) {
+FA_CONFIG_FN int score_bytes(int score_bits) {
   return score_bits / 8;
 }
 
 // S = Q K^T: warps as kScoreWarpsM x 2 (64 keys each); 4 warps: 64 rows each, 8 warps: 32 rows each.
-NAIVE_CONFIG_FN int score_warps_n(const Tunables&) {
+FA_CONFIG_FN int score_warps_n(const Tunables&) {
   return 2;
 }
-NAIVE_CONFIG_FN int score_warps_m(const Tunables& t) {
+FA_CONFIG_FN int score_warps_m(const Tunables& t) {
   return t.warps / score_warps_n(t);
 }
-NAIVE_CONFIG_FN int score_accumulators(const Tunables& t) {
+FA_CONFIG_FN int score_accumulators(const Tunables& t) {
   return kBlockM / score_warps_m(t) * (kScoreCols / score_warps_n(t)) / fa::kWarpSize;
 }
 // The Q tile, resident, and `stages` K tiles (each kScoreCols x D).
-NAIVE_CONFIG_FN int scores_shared_bytes(const Tunables& t) {
+FA_CONFIG_FN int scores_shared_bytes(const Tunables& t) {
   return (1 + t.stages) * kBlockM * t.head_dim * kElementBytes;
 }
 
 // O = P V: warps split the rows (4 warps: 32 each); 8 warps split D in two halves where a half is whole
 // 128-byte groups of a V row (D >= 128, so the swizzle phase of a half is the row's), else the rows
 // (16 each at D = 64).
-NAIVE_CONFIG_FN int output_warps_n(const Tunables& t) {
+FA_CONFIG_FN int output_warps_n(const Tunables& t) {
   return t.warps == 8 && t.head_dim >= 128 ? 2 : 1;
 }
-NAIVE_CONFIG_FN int output_warps_m(const Tunables& t) {
+FA_CONFIG_FN int output_warps_m(const Tunables& t) {
   return t.warps / output_warps_n(t);
 }
-NAIVE_CONFIG_FN int output_accumulators(const Tunables& t) {
+FA_CONFIG_FN int output_accumulators(const Tunables& t) {
   return kBlockM / output_warps_m(t) * (t.head_dim / output_warps_n(t)) / fa::kWarpSize;
 }
 // `stages` slots, each a P slab (kBlockM x kPvKeys) and a V slab (kPvKeys x D).
-NAIVE_CONFIG_FN int output_shared_bytes(const Tunables& t) {
+FA_CONFIG_FN int output_shared_bytes(const Tunables& t) {
   return t.stages * (kBlockM * kPvKeys + kPvKeys * t.head_dim) * kElementBytes;
 }
 
 // The softmax's row cache: the whole padded row of S, or nothing (then it reads device memory again).
-NAIVE_CONFIG_FN int softmax_shared_bytes(int seqlen_k, int score_bits) {
+FA_CONFIG_FN int softmax_shared_bytes(int seqlen_k, int score_bits) {
   const int bytes = scratch_row_stride(seqlen_k) * score_bytes(score_bits);
   return bytes <= kRowCacheBytes ? bytes : 0;
 }
 
 // The first rule `t` breaks, in words, or nullptr.
-NAIVE_CONFIG_FN const char* violation(const Tunables& t) {
+FA_CONFIG_FN const char* violation(const Tunables& t) {
   if (t.head_dim != 64 && t.head_dim != 128 && t.head_dim != 256) return "head dim must be 64, 128 or 256";
   if (t.warps != 4 && t.warps != 8) return "kNWarps must be 4 or 8";
   if (t.stages != 2 && t.stages != 3) return "kStages must be 2 or 3";
