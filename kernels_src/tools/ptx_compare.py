@@ -136,12 +136,13 @@ def cases():
                 w, st = (8, 2) if d == 256 else (4, 1)
                 out.append((f"fa2sm80_{tag}", "fa2_sm80_fwd.cu",
                             [f"fa2_sm80_fwd<{e}, {d}, 128, {n}, {w}, {st}, 1, false, true, {b(causal)}>"], []))
-                fa1n = 64 if d in (64, 256) else 32
+                # fa1's and naive's defaults (device/families/fa1.cpp, naive.cpp)
+                fm, fn, fw = {64: (128, 256, 8), 128: (128, 128, 4), 256: (64, 64, 4)}[d]
                 out.append((f"fa1_{tag}", "fa1_fwd.cu",
-                            [f"fa1_fwd_step<{e}, {d}, 128, {fa1n}, {8 if d == 256 else 4}, {b(causal)}>"], []))
+                            [f"fa1_fwd_step<{e}, {d}, {fm}, {fn}, 32, {fw}, {b(causal)}>"], []))
                 out.append((f"naive_{tag}", "naive.cu",
-                            [f"naive_scores<{e}, 64, {b(causal)}>", f"naive_softmax<{e}, 256>",
-                             f"naive_output<{e}, 64>"], []))
+                            [f"naive_scores<{e}, {d}, 8, 2, 32, {b(causal)}>", f"naive_softmax<{e}, 256, 32>",
+                             f"naive_output<{e}, {d}, 8, 2, {b(causal)}>"], []))
                 bm, bn, w = (16, 64 * 64 // d, 2)
                 out.append((f"flash_decode_{tag}", "flash_decode_fwd.cu",
                             [f"flash_decode_split<{e}, {d}, {bm}, {bn}, {w}, 1, {b(causal)}>",
