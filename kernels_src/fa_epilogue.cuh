@@ -110,6 +110,16 @@ __device__ __forceinline__ void normalise_and_write_lse(float (&o)[kMT][kDT][4],
                           rows_valid_from_row0, lane);
 }
 
+// Two adjacent columns of a C fragment row to memory: a 4-byte pair of 16-bit values, or 8 bytes of fp32
+// (naive.cu's fp32 S).
+template <typename Element>
+__device__ __forceinline__ void store_pair(Element* dst, float a, float b) {
+  *reinterpret_cast<unsigned*>(dst) = ElementTraits<Element>::pack(a, b);
+}
+__device__ __forceinline__ void store_pair(float* dst, float a, float b) {
+  *reinterpret_cast<float2*>(dst) = make_float2(a, b);
+}
+
 // O straight from registers. o_row0: this thread's row0 (…+ g) and column 2c; rows past rows_valid skipped.
 template <typename Element, int kMT, int kDT>
 __device__ __forceinline__ void store_o_from_registers(const float (&o)[kMT][kDT][4], Element* o_row0,
@@ -121,10 +131,8 @@ __device__ __forceinline__ void store_o_from_registers(const float (&o)[kMT][kDT
       const int row = 16 * mt + 8 * h;
       if (row >= rows_valid_from_row0) continue;
 #pragma unroll
-      for (int dt = 0; dt < kDT; ++dt) {
-        *reinterpret_cast<unsigned*>(o_row0 + row * row_stride + 8 * dt) =
-            ElementTraits<Element>::pack(o[mt][dt][2 * h], o[mt][dt][2 * h + 1]);
-      }
+      for (int dt = 0; dt < kDT; ++dt)
+        store_pair(o_row0 + row * row_stride + 8 * dt, o[mt][dt][2 * h], o[mt][dt][2 * h + 1]);
     }
   }
 }

@@ -57,22 +57,8 @@ __device__ __forceinline__ void store_scores(float (&s)[kMT][kNT][4], float scal
 #pragma unroll
     for (int nt = 0; nt < kNT; ++nt)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) s[mt][nt][e] *= scale;  // -inf stays -inf (scale > 0)
-  if constexpr (sizeof(Score) == 2) {
-    fa::store_o_from_registers<Score>(s, row0, ld, rows_valid);  // 4-byte pairs, rounded to nearest
-  } else {
-#pragma unroll
-    for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = 16 * mt + 8 * h;
-        if (row >= rows_valid) continue;
-#pragma unroll
-        for (int nt = 0; nt < kNT; ++nt)
-          *reinterpret_cast<float2*>(row0 + static_cast<long long>(row) * ld + 8 * nt) =
-              make_float2(s[mt][nt][2 * h], s[mt][nt][2 * h + 1]);
-      }
-  }
+      for (int e = 0; e < 4; ++e) s[mt][nt][e] *= scale;       // -inf stays -inf (scale > 0)
+  fa::store_o_from_registers<Score>(s, row0, ld, rows_valid);  // 16-bit pairs rounded to nearest, or fp32
 }
 
 // One CTA's sum or max over its threads (kThreads / 32 warps), through `partial`; every thread gets it.
