@@ -23,7 +23,8 @@ What happens to each candidate (config of a family for one problem), in order:
   2. compile: NVRTC in worker processes (fa-compile-worker), ahead of the GPU, SQLite compile cache first;
               a compiler crash or a hang past 3 minutes is that config's failure (the signal named),
               stored and never retried for the same source.
-  3. prune:   on ptxas' report: spills, shared memory over the limit, zero resident blocks -> 'pruned'.
+  3. prune:   on ptxas' report: spills (not in the family's default, which is always measured), shared
+              memory over the limit, zero resident blocks -> 'pruned'.
   4. verify:  run on a small awkward problem (n_q 193, n_k 257) and on sampled rows of the timed problem,
               judged against a float64 reference; a wrong kernel is 'wrong', with why, and never timed.
   5. time:    CUDA events around the launches, warm-up, median of 30 with p20/p80, inputs rotated past L2;

@@ -20,9 +20,9 @@ std::optional<std::string> prune_before_compile(std::size_t dynamic_shared_bytes
 
 std::optional<std::string> prune_on_resources(runtime::CompiledProgram const& program,
                                               std::size_t dynamic_shared_bytes, int block_threads,
-                                              device::ArchLimits const& limits) {
+                                              device::ArchLimits const& limits, SpillRule spills) {
   for (auto const& kernel : program.resources.entries()) {
-    if (kernel.spills())
+    if (spills == SpillRule::prune && kernel.spills())
       return "spills " + std::to_string(kernel.spill_store_bytes) + " B stores / " +
              std::to_string(kernel.spill_load_bytes) + " B loads in " + kernel.function;
     std::size_t const shared = kernel.shared_bytes + dynamic_shared_bytes;

@@ -14,9 +14,14 @@ namespace fl::tuner {
 std::optional<std::string> prune_before_compile(std::size_t dynamic_shared_bytes, int block_threads,
                                                 device::ArchLimits const& limits);
 
+// Whether spills reject a compiled config. A candidate that spills is pruned; the family's default never is
+// on spills (it is what a user runs untuned, so every problem measures it: fa3_sm90's d256 default spills
+// 4-8 bytes under NVRTC 13.0 and ran faster than every spill-free config, device/families/fa3_sm90.cpp).
+enum class SpillRule { prune, allow };
+
 // Checks every entry kernel in the program.
 std::optional<std::string> prune_on_resources(runtime::CompiledProgram const& program,
                                               std::size_t dynamic_shared_bytes, int block_threads,
-                                              device::ArchLimits const& limits);
+                                              device::ArchLimits const& limits, SpillRule spills);
 
 }  // namespace fl::tuner

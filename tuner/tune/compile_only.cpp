@@ -56,6 +56,7 @@ struct PendingConfig {
   CompileOnlyRow row;
   std::size_t dynamic_shared = 0;
   int block_threads = 0;
+  SpillRule spills = SpillRule::prune;  // allow: the family's default for this problem
   std::shared_future<runtime::Result<device::CompileResult>> compiled;
 };
 
@@ -75,8 +76,8 @@ void finish_row(PendingConfig& pending, device::ArchLimits const& limits) {
     row.shared_bytes = std::max(row.shared_bytes, kernel.shared_bytes + pending.dynamic_shared);
     row.spill_bytes = std::max(row.spill_bytes, kernel.spill_store_bytes + kernel.spill_load_bytes);
   }
-  auto const rejected =
-      prune_on_resources(compiled.program, pending.dynamic_shared, pending.block_threads, limits);
+  auto const rejected = prune_on_resources(compiled.program, pending.dynamic_shared, pending.block_threads,
+                                           limits, pending.spills);
   row.kept = !rejected;
   row.reason = rejected.value_or("");
 }
@@ -103,6 +104,7 @@ CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetAr
         p.row.family = std::string(family->name());
         p.row.problem_class = problem_class(problem);
         p.row.config = device::to_string(config);
+        if (config == family->default_config(problem)) p.spills = SpillRule::allow;
         for (auto const& launch : family->launches(config, problem)) {
           p.dynamic_shared = std::max(p.dynamic_shared, launch.dynamic_shared_bytes);
           p.block_threads = std::max(p.block_threads, int(launch.block.x * launch.block.y * launch.block.z));

@@ -134,7 +134,8 @@ Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem 
     dynamic_shared = std::max(dynamic_shared, launch.dynamic_shared_bytes);
     threads = std::max(threads, int(launch.block.x * launch.block.y * launch.block.z));
   }
-  if (auto why = prune_on_resources(program, dynamic_shared, threads, limits_)) {
+  auto const spills = config == family_.default_config(problem) ? SpillRule::allow : SpillRule::prune;
+  if (auto why = prune_on_resources(program, dynamic_shared, threads, limits_, spills)) {
     e.verdict = "pruned";
     e.diagnosis = *why;
     return e;

@@ -148,6 +148,9 @@ class ProblemTuning::Run {
     db::Measurement row;
     std::optional<db::Measurement> found;
     if (!limits.remeasure_run) found = db::find_measurement(*store_.database, key_);
+    // A default stored as pruned was pruned by the rule before SpillRule (tuner/compile/prune.hpp: spills
+    // never prune the default): measured again, as every problem measures its default.
+    if (found && found->verdict == "pruned" && config == family_.default_config(problem_)) found.reset();
     cost_ = {};
     if (found) {
       row = *found;

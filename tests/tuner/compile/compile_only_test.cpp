@@ -47,7 +47,8 @@ TEST_CASE("fa-tune --compile-only compiles every config, then answers from the c
         std::string::npos);
 }
 
-TEST_CASE("pruning rejects spills, shared memory over the limit and zero occupancy", "[tuner][compile]") {
+TEST_CASE("pruning rejects spills (but not in the default), shared memory over the limit and zero occupancy",
+          "[tuner][compile]") {
   auto const limits = device::limits_for(runtime::TargetArch::sm_90a);
   CHECK(tuner::prune_before_compile(300 * 1024, 128, limits));
   CHECK_FALSE(tuner::prune_before_compile(100 * 1024, 128, limits));
@@ -59,15 +60,19 @@ TEST_CASE("pruning rejects spills, shared memory over the limit and zero occupan
   kernel.is_entry = true;
   kernel.registers = 128;
   program.resources.functions = {kernel};
-  CHECK_FALSE(tuner::prune_on_resources(program, 64 * 1024, 256, limits));
+  CHECK_FALSE(tuner::prune_on_resources(program, 64 * 1024, 256, limits, tuner::SpillRule::prune));
   program.resources.functions[0].registers = 255;  // 256 x 1024 threads = 262144 > 65536 registers
-  CHECK(tuner::prune_on_resources(program, 0, 1024, limits)->find("zero occupancy") == 0);
+  CHECK(
+      tuner::prune_on_resources(program, 0, 1024, limits, tuner::SpillRule::allow)->find("zero occupancy") ==
+      0);
   program.resources.functions[0].registers = 64;
   program.resources.functions[0].spill_store_bytes = 8;
-  CHECK(tuner::prune_on_resources(program, 0, 128, limits)->find("spills") == 0);
+  CHECK(tuner::prune_on_resources(program, 0, 128, limits, tuner::SpillRule::prune)->find("spills") == 0);
+  CHECK_FALSE(tuner::prune_on_resources(program, 0, 128, limits, tuner::SpillRule::allow));  // the default
   program.resources.functions[0].spill_store_bytes = 0;
   program.resources.functions[0].shared_bytes = 200 * 1024;
-  CHECK(tuner::prune_on_resources(program, 40 * 1024, 128, limits)->find("shared memory") == 0);
+  CHECK(tuner::prune_on_resources(program, 40 * 1024, 128, limits, tuner::SpillRule::allow)
+            ->find("shared memory") == 0);
 }
 
 TEST_CASE("a compiler that crashes on some configs costs those configs, not the run", "[tuner][compile]") {

@@ -136,3 +136,37 @@ TEST_CASE("a repeat run re-measures every candidate and keeps the first answer",
   CHECK(again[0].run_id == run_two);
   CHECK(*again[0].median_ms == Approx(1.1 * first.best_stats->median_ms));
 }
+
+TEST_CASE("a default stored as pruned is measured again; another pruned candidate is not", "[tuner][tune]") {
+  Setup s;
+  auto const total = int(family_space(*s.family, s.problem).valid_points().size());
+  REQUIRE(s.run().evaluated == total);
+  auto const default_config = to_string(s.family->default_config(s.problem));
+  std::string other;
+  {
+    auto database = db::open_database(s.db_path);
+    auto pick = database.prepare("SELECT config FROM measurements WHERE config != ? LIMIT 1");
+    pick.bind_text(1, default_config);
+    REQUIRE(pick.step());
+    other = pick.column_text(0);
+    // As the rule before SpillRule stored fa3_sm90's spilling d256 default: pruned, never timed.
+    auto prune = database.prepare(
+        "UPDATE measurements SET verdict = 'pruned', median_ms = NULL WHERE config IN (?, ?)");
+    prune.bind_text(1, default_config).bind_text(2, other);
+    prune.step();
+  }
+  int evaluations = 0;
+  auto const rerun = s.run([&] { ++evaluations; });
+  CHECK(evaluations == 1);
+  CHECK(rerun.evaluated == 1);
+  CHECK(rerun.resumed == total - 1);
+  auto database = db::open_database(s.db_path);
+  auto verdict = database.prepare("SELECT verdict FROM measurements WHERE config = ?");
+  verdict.bind_text(1, default_config);
+  REQUIRE(verdict.step());
+  CHECK(verdict.column_text(0) == "ok");
+  auto other_verdict = database.prepare("SELECT verdict FROM measurements WHERE config = ?");
+  other_verdict.bind_text(1, other);
+  REQUIRE(other_verdict.step());
+  CHECK(other_verdict.column_text(0) == "pruned");
+}
