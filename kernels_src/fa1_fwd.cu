@@ -21,6 +21,7 @@
 //     the register tile are separate tunables (fa2_sm80's 128 x 32 at d128 would be 32-key steps here);
 //   - a query block ends at its last visible key block: steps the causal mask hides return at once (the
 //     old kernel reread and rewrote the state at the last step of every block).
+#include "fa1_config.h"
 #include "fa_arch.h"
 #include "fa_block_range.cuh"
 #include "fa_copy.cuh"
@@ -38,14 +39,8 @@ __global__ void __launch_bounds__(fa::kWarpSize* kNWarps)
   constexpr int kThreads = fa::kWarpSize * kNWarps, kWarpRows = kBlockM / kNWarps, kMT = kWarpRows / 16;
   constexpr int kNT = kChunkN / 8, kDT = kHeadDim / 8, kRowBytes = kHeadDim * 2;
   constexpr int kChunks = kBlockN / kChunkN;
-  static_assert(kHeadDim == 64 || kHeadDim == 128 || kHeadDim == 256, "head dim 64, 128 or 256");
-  static_assert(kBlockM % (16 * kNWarps) == 0 && kMT <= 4, "each warp owns 1 to 4 whole 16-row tiles");
-  static_assert(kChunkN % 16 == 0, "whole 16-key P.V steps");
-  static_assert(kBlockN % kChunkN == 0 && kChunks <= 8, "1 to 8 whole chunks per key block");
-  static_assert((kChunkN * kHeadDim / 8) % kThreads == 0 && (kBlockM * kHeadDim / 8) % kThreads == 0,
-                "tile copies split evenly over the threads");
-  static_assert((kBlockM + 2 * kBlockN) * kRowBytes <= fa::kMaxSharedBytesPerBlock,
-                "shared memory per block");
+  static_assert(fa1::violation({kHeadDim, kBlockM, kBlockN, kChunkN, kNWarps}) == nullptr,
+                "a config fa1_config.h rejects");
   extern __shared__ __align__(128) unsigned char smem[];
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;

@@ -9,15 +9,15 @@
 // head's rows; a tile whose first row is >= N_q is neither read nor written (warp-uniform), the rows of a
 // partial tile past N_q are (zero-filled Q rows: finite state, never output). m and l: one float per row
 // each, the full row sum (quad-reduced before the store; read back into lane 0 of the quad).
+#include "fa1_config.h"
 #include "fa_params.h"
 #include "fa_softmax.cuh"
 
 namespace fa {
 
-// Query rows per (batch, head) in fa1's state: N_q rounded up to whole 16-row tiles (the host sizes the
-// scratch with the same rule, device/families/fa1.cpp).
+// Query rows per (batch, head) in fa1's state: fa1_config.h's rule, which the host sizes the scratch with.
 __device__ __forceinline__ int state_rows_per_head(const AttentionParams& p) {
-  return (p.seqlen_q + 15) / 16 * 16;
+  return fa1::state_rows_per_head(p.seqlen_q);
 }
 
 // warp_row0: the state row of the warp's first tile ((batch, head) slice base + first query row).

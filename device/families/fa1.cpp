@@ -1,19 +1,23 @@
 // fa1: the FlashAttention-1 loop order (kernels_src/fa1_fwd.cu): one launch per key/value block (the
 // outer loop), the query blocks in the grid; O (fp32), m and l live in device scratch between launches,
-// in the registers' fragment order (kernels_src/fa_fragment_state.cuh), N_q rounded up to 16 per head.
+// in the registers' fragment order (kernels_src/fa_fragment_state.cuh), N_q rounded up to 16 per head;
+// the tunables' rules, the padding and the shared memory are kernels_src/fa1_config.h's.
 #include "device/arch_limits.hpp"
 #include "device/families/families.hpp"
 #include "device/families/name_expression.hpp"
+#include "kernels_src/fa1_config.h"
 
 namespace fl::device::fa1 {
 
 namespace {
-// O + S tiles, 4 floats each. fa2_sm80 allows 192; here the O loads in flight at the start add to them:
-// at 192 (d128, 2 row tiles per warp, 64-key chunks) ptxas spilled 12-364 bytes at 255 registers (CUDA
-// 13.0); at <= 160 every config compiles without spills (tests/kernels_src/fa1_compile_test.cpp).
-constexpr int kMaxAccumulatorRegisters = 160;
-constexpr int kMaxChunksPerBlock = 8;  // bounds the kernel's chain of cp.async waits (2 groups a chunk)
-constexpr int kStateRowTile = 16;      // state rows per head: N_q rounded up to this
+
+::fa1::Tunables tunables_of(Config const& config, Problem const& problem) {
+  return {.head_dim = problem.shape.head_dim,
+          .block_m = value_or(config, "kBlockM", 0),
+          .block_n = value_or(config, "kBlockN", 0),
+          .chunk_n = value_or(config, "kChunkN", 0),
+          .warps = value_or(config, "kNWarps", 0)};
+}
 
 std::vector<ParamSpec> parameters() {
   return {{"kBlockM", {64, 128}, "query rows per CTA (the inner loop's block)"},
@@ -33,19 +37,9 @@ std::optional<std::string> unsupported(Problem const& problem) {
   return std::nullopt;
 }
 
+// The rules are kernels_src/fa1_config.h's, which the kernel static_asserts too.
 std::optional<std::string> violates(Config const& config, Problem const& problem) {
-  int const bm = value_or(config, "kBlockM", 0), bn = value_or(config, "kBlockN", 0),
-            cn = value_or(config, "kChunkN", 0), w = value_or(config, "kNWarps", 0);
-  int const d = problem.shape.head_dim;
-  if (bm <= 0 || bn <= 0 || cn <= 0 || w <= 0) return "kBlockM, kBlockN, kChunkN, kNWarps must be set";
-  if (bm % (16 * w) != 0 || bm / w / 16 > 4) return "each warp owns 1 to 4 whole 16-row tiles";
-  if (cn % 16 != 0) return "kChunkN must be a multiple of 16";
-  if (bn % cn != 0 || bn / cn > kMaxChunksPerBlock) return "kBlockN must be 1 to 8 whole kChunkN chunks";
-  int const threads = kWarpSize * w;
-  if ((cn * d / 8) % threads != 0 || (bm * d / 8) % threads != 0) return "tile copies must split evenly";
-  int const mt = bm / w / 16;
-  if (4 * mt * (d / 8 + cn / 8) > kMaxAccumulatorRegisters) return "accumulators over the register budget";
-  if (std::size_t(bm + 2 * bn) * d * 2 > kFamilyMaxSharedBytes) return kFamilySharedRefusal;
+  if (char const* why = ::fa1::violation(tunables_of(config, problem))) return std::string(why);
   return std::nullopt;
 }
 
@@ -75,7 +69,7 @@ std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   step.name_expression = name_expressions(config, problem).front();
   step.grid = {unsigned((s.seqlen_q + bm - 1) / bm), unsigned(s.heads_q), unsigned(s.batch)};
   step.block = {unsigned(kWarpSize * value_or(config, "kNWarps", 0)), 1, 1};
-  step.dynamic_shared_bytes = std::size_t(bm + 2 * bn) * s.head_dim * 2;
+  step.dynamic_shared_bytes = std::size_t(::fa1::shared_bytes(tunables_of(config, problem)));
   std::vector<LaunchStep> steps;
   int const outer = (s.seqlen_k + bn - 1) / bn;
   for (int j = 0; j < outer; ++j) {
@@ -87,8 +81,7 @@ std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
 
 ScratchBytes scratch(Config const&, Problem const& problem) {
   auto const& s = problem.shape;
-  std::size_t const rows_per_head = (s.seqlen_q + kStateRowTile - 1) / kStateRowTile * kStateRowTile;
-  std::size_t const rows = std::size_t(s.batch) * s.heads_q * rows_per_head;
+  std::size_t const rows = std::size_t(s.batch) * s.heads_q * ::fa1::state_rows_per_head(s.seqlen_q);
   ScratchBytes b;
   b.m = sizeof(float) * rows;
   b.l = sizeof(float) * rows;

@@ -88,5 +88,14 @@ TEST_CASE("fa1: a config the host rejects is rejected by the kernel's static_ass
   REQUIRE(f.violates(c, p));
   auto const program = device::compile_family_config(f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
   REQUIRE_FALSE(program);
-  CHECK(program.error().log.find("whole chunks") != std::string::npos);
+  CHECK(program.error().log.find("fa1_config.h rejects") != std::string::npos);
+  // The register budget, once a host-only rule, is the kernel's too (one violation() for both).
+  c = f.default_config(p);
+  c["kChunkN"] = 64;
+  c["kNWarps"] = 4;  // 2 row tiles x (16 + 8) x 4 = 192 accumulators > 160
+  c["kBlockM"] = 128;
+  REQUIRE(f.violates(c, p));
+  auto const over = device::compile_family_config(f, c, p, {TargetArch::sm_90a, test::kernels_dir(), {}});
+  REQUIRE_FALSE(over);
+  CHECK(over.error().log.find("fa1_config.h rejects") != std::string::npos);
 }
