@@ -25,6 +25,33 @@ struct LaneOffsets {
   }
 };
 
+// The A operands of one 16-wide k-step kk for kMT row tiles of a swizzled shared tile (Q, or naive's P):
+// rows = shared address of the warp's first row + row_a rows, kRowBytes per row.
+template <int kMT, int kRowBytes>
+__device__ __forceinline__ void ldmatrix_a_tiles(unsigned (&a)[kMT][4], unsigned rows, int kk,
+                                                 const LaneOffsets& lo) {
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+    ldmatrix_x4(a[mt], rows + mt * 16 * kRowBytes + (kk / 4) * 128 + lo.off_a[kk % 4]);
+}
+
+// O (kMT x kDT C tiles) += A (one 16-key k-step) V, V read transposed from a swizzled shared slab:
+// v_step_rows = shared address of the k-step's first V row + row_a rows (+ the warp's first column).
+template <typename Element, int kMT, int kDT, int kVRowBytes>
+__device__ __forceinline__ void mma_a_times_v(float (&o)[kMT][kDT][4], const unsigned (&a)[kMT][4],
+                                              unsigned v_step_rows, const LaneOffsets& lo) {
+#pragma unroll
+  for (int dp = 0; dp < kDT / 2; ++dp) {
+    unsigned b[4];
+    ldmatrix_x4_trans(b, v_step_rows + (dp / 4) * 128 + lo.off_a[dp % 4]);
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+      mma_16816<Element>(o[mt][2 * dp], a[mt], b[0], b[1]);
+      mma_16816<Element>(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
+    }
+  }
+}
+
 // q_rows: shared address of the warp's first Q row + row_a rows; k_rows: of the first key + row_b rows.
 template <typename Element, int kMT, int kNT, int kHeadDim>
 __device__ __forceinline__ void warp_qk(float (&s)[kMT][kNT][4], unsigned q_rows, unsigned k_rows,
@@ -33,9 +60,7 @@ __device__ __forceinline__ void warp_qk(float (&s)[kMT][kNT][4], unsigned q_rows
 #pragma unroll
   for (int kk = 0; kk < kHeadDim / 16; ++kk) {
     unsigned a[kMT][4];
-#pragma unroll
-    for (int mt = 0; mt < kMT; ++mt)
-      ldmatrix_x4(a[mt], q_rows + mt * 16 * kRowBytes + (kk / 4) * 128 + lo.off_a[kk % 4]);
+    ldmatrix_a_tiles<kMT, kRowBytes>(a, q_rows, kk, lo);
 #pragma unroll
     for (int np = 0; np < kNT / 2; ++np) {
       unsigned b[4];
@@ -64,16 +89,7 @@ __device__ __forceinline__ void warp_pv(float (&o)[kMT][kDT][4], const float (&p
       a[mt][2] = ElementTraits<Element>::pack(p[mt][2 * kk + 1][0], p[mt][2 * kk + 1][1]);
       a[mt][3] = ElementTraits<Element>::pack(p[mt][2 * kk + 1][2], p[mt][2 * kk + 1][3]);
     }
-#pragma unroll
-    for (int dp = 0; dp < kDT / 2; ++dp) {
-      unsigned b[4];
-      ldmatrix_x4_trans(b, v_rows + kk * 16 * kRowBytes + (dp / 4) * 128 + lo.off_a[dp % 4]);
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-        mma_16816<Element>(o[mt][2 * dp], a[mt], b[0], b[1]);
-        mma_16816<Element>(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
-      }
-    }
+    mma_a_times_v<Element, kMT, kDT, kRowBytes>(o, a, v_rows + kk * 16 * kRowBytes, lo);
   }
 }
 
@@ -84,23 +100,11 @@ __device__ __forceinline__ void warp_pv(float (&o)[kMT][kDT][4], const float (&p
 template <typename Element, int kMT, int kDT, int kKeys, int kVRowBytes>
 __device__ __forceinline__ void warp_pv_shared(float (&o)[kMT][kDT][4], unsigned p_rows, unsigned v_rows,
                                                const LaneOffsets& lo) {
-  constexpr int kPRowBytes = kKeys * 2;
 #pragma unroll
   for (int kk = 0; kk < kKeys / 16; ++kk) {
     unsigned a[kMT][4];
-#pragma unroll
-    for (int mt = 0; mt < kMT; ++mt)
-      ldmatrix_x4(a[mt], p_rows + mt * 16 * kPRowBytes + (kk / 4) * 128 + lo.off_a[kk % 4]);
-#pragma unroll
-    for (int dp = 0; dp < kDT / 2; ++dp) {
-      unsigned b[4];
-      ldmatrix_x4_trans(b, v_rows + kk * 16 * kVRowBytes + (dp / 4) * 128 + lo.off_a[dp % 4]);
-#pragma unroll
-      for (int mt = 0; mt < kMT; ++mt) {
-        mma_16816<Element>(o[mt][2 * dp], a[mt], b[0], b[1]);
-        mma_16816<Element>(o[mt][2 * dp + 1], a[mt], b[2], b[3]);
-      }
-    }
+    ldmatrix_a_tiles<kMT, kKeys * 2>(a, p_rows, kk, lo);
+    mma_a_times_v<Element, kMT, kDT, kVRowBytes>(o, a, v_rows + kk * 16 * kVRowBytes, lo);
   }
 }
 
