@@ -137,7 +137,7 @@ TEST_CASE("a repeat run re-measures every candidate and keeps the first answer",
   CHECK(*again[0].median_ms == Approx(1.1 * first.best_stats->median_ms));
 }
 
-TEST_CASE("a default stored as pruned is measured again; another pruned candidate is not", "[tuner][tune]") {
+TEST_CASE("a default stored as pruned is measured again, another pruned candidate is not", "[tuner][tune]") {
   Setup s;
   auto const total = int(family_space(*s.family, s.problem).valid_points().size());
   REQUIRE(s.run().evaluated == total);
