@@ -4,19 +4,20 @@
 # copy bandwidth (io_traffic/ceilings.py) as the ceiling, and flash_decode's split count swept at one shape.
 # ~10 min of device time with both shapes (experiments/PLAN.md runs one shape per call):
 #   bash scripts/gpu.sh experiment decode   (or CARRY=.carry/gpu bash experiments/decode/run.sh)
-# Environment: SHAPES ("1:16:16 1:32:8": batch:heads:kv_heads, the second GQA 4), NQ (1,4,16), FA_NQ (1,16:
-#   fa2_sm80 and fa3_sm90 at these n_q only; their grid, one CTA per (head, query block of >= 64 rows), and
-#   so their time are the same for every n_q <= 16), NK (4096,16384,65536,131072), SWEEP (yes; no skips the
-#   split sweep), SWEEP_SHAPE ("1:32:8:1:32768": b:h:h_kv:n_q:n_k), bf16, d 128, no mask.
+# Environment: SHAPES ("1:16:16 1:32:8": batch:heads:kv_heads, the second GQA 4; set and empty: the sweep
+#   only), NQ (1,4,16), FA_NQ (1,16: fa2_sm80 and fa3_sm90 at these n_q only; their grid, one CTA per (head,
+#   query block of >= 64 rows), and so their time are the same for every n_q <= 16), NK (4096,16384,65536,
+#   131072), SWEEP (yes; no skips the split sweep), SWEEP_SHAPE ("1:32:8:1:32768": b:h:h_kv:n_q:n_k), bf16,
+#   d 128, no mask.
 set -uo pipefail
-FL_COMMAND="$0${SHAPES:+ SHAPES=$SHAPES}${NQ:+ NQ=$NQ}${FA_NQ:+ FA_NQ=$FA_NQ}${NK:+ NK=$NK}${SWEEP:+ SWEEP=$SWEEP}"
+FL_COMMAND="$0${SHAPES+ SHAPES=$SHAPES}${NQ:+ NQ=$NQ}${FA_NQ:+ FA_NQ=$FA_NQ}${NK:+ NK=$NK}${SWEEP:+ SWEEP=$SWEEP}"
 source "$(dirname "$0")/../lib.sh"
 fl_init decode
 nq_list=${NQ:-1,4,16}
 nk_list=${NK:-4096,16384,65536,131072}
 common=(--dtype bf16 --head-dim 128 --causal no)
 fl_step ceilings 120 python3 "$fl_here/../io_traffic/ceilings.py" --out ceilings.csv
-for shape in ${SHAPES:-1:16:16 1:32:8}; do
+for shape in ${SHAPES-1:16:16 1:32:8}; do
   IFS=: read -r b h hkv <<<"$shape"
   tag="b${b}_h${h}_kv${hkv}"
   fl_step "peers_$tag" 300 python3 "$fl_here/decode.py" --batch "$b" --heads "$h" --heads-kv "$hkv" \
