@@ -46,6 +46,7 @@ std::string fp8_suffix(Problem const& p) {
   if (p.fp8.incoherent) out += " incoherent";
   if (p.fp8.on_device) out += " quantized_on_device";
   if (p.fp8.bf16_pv) out += " bf16_pv";
+  if (p.fp8.pretransposed_v) out += " pretransposed_v";
   return out;
 }
 }  // namespace
@@ -78,6 +79,8 @@ std::optional<std::pair<common::Precision, Fp8Options>> parse_dtype_key(std::str
       fp8.on_device = true;
     } else if (word == "bf16_pv") {
       fp8.bf16_pv = true;
+    } else if (word == "pretransposed_v") {
+      fp8.pretransposed_v = true;
     } else if (word.rfind(per_block, 0) == 0 && word.size() > per_block.size()) {
       auto const rows = word.substr(per_block.size());
       if (rows.find_first_not_of("0123456789") != std::string::npos || rows.size() > 6) return std::nullopt;
@@ -92,6 +95,10 @@ std::optional<std::pair<common::Precision, Fp8Options>> parse_dtype_key(std::str
 
 bool quantizes_on_device(Problem const& problem) {
   return common::is_fp8(problem.dtype) && problem.fp8.on_device;
+}
+
+bool pretransposed_v(Problem const& problem) {
+  return common::is_fp8(problem.dtype) && problem.fp8.pretransposed_v;
 }
 
 int descale_block_rows(Problem const& problem) {

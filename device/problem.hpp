@@ -28,6 +28,12 @@ struct Fp8Options {
   // O += P V in bf16, S = Q K^T in FP8 (numerics' bf16_pv variant, issue 15's error item): V stays bf16
   // (no descale, no transpose), P is rounded to bf16 (still times 2^8). fa3_sm90 only, host-quantised.
   bool bf16_pv = false;
+  // V handed to the forward already in the layout its FP8 P V reads (fa3_sm90's V^T: (B, H_kv, D, N_k
+  // rounded up to 128), keys permuted within each 16 as P's register fragment holds them, padding zero;
+  // kernels_src/fa3_sm90_v_transpose_map.h's vt_global_offset), so no transpose runs in the timed sequence:
+  // made on the host from the codes (not timed), or written so by the device quantisation. fa3_sm90 with
+  // FP8 P V (not bf16_pv) and kTransposeV = 0 only.
+  bool pretransposed_v = false;
 };
 
 struct Problem {
@@ -71,5 +77,6 @@ int descale_block_rows(Problem const& problem);
 // A multiple of every FP8 forward's key block (fa3_sm90 64/128/256, fa2_fp8's 32-key steps).
 inline constexpr int kUniformDescaleBlockRows = 256;
 bool quantizes_on_device(Problem const& problem);  // an FP8 problem with fp8.on_device
+bool pretransposed_v(Problem const& problem);      // an FP8 problem with fp8.pretransposed_v
 
 }  // namespace fl::device

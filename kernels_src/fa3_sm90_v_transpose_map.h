@@ -15,6 +15,17 @@ FA_CONFIG_FN int permuted_key(int position) {
   return 16 * (position / 16) + 2 * c + (j & 1) + 8 * (j >> 1);
 }
 
+// V^T in global memory, the FP8 forward's V operand: codes (B, H_kv, D, transposed_keys(N_k)), V^T row
+// `column` of matrix `matrix` (batch x H_kv + kv head) holding at byte `position` the code of key
+// permuted_key(position), zero where that key is at or past N_k. The transpose launch writes it from
+// row-major V; with a pre-transposed V (fa-bench --fp8-v-layout transposed) the host
+// (device/run/fp8_v_layout.hpp) or the device quantisation (fp8_quantize_transposed_v.cuh) writes it and the
+// forward reads it as V itself.
+FA_CONFIG_FN long long vt_global_offset(int head_dim, int seqlen_k, long long matrix, int column,
+                                        int position) {
+  return (matrix * head_dim + column) * transposed_keys(seqlen_k) + position;
+}
+
 // Where a TMA box of rows x `span` bytes puts byte `byte` of row `row` (CU_TENSOR_MAP_SWIZZLE_128B or _64B,
 // the panel 1024- or 512-aligned): 16-byte chunk c of the row at chunk c ^ (row % 8) for 128 bytes, at
 // c ^ ((row / 2) % 4) for 64 (address bits 4-6 ^= bits 7-9, bits 4-5 ^= bits 7-8). The wgmma descriptors'

@@ -17,7 +17,8 @@
 //               true> (codes with the tensor's scale).
 // Blocks are fa_params.h's descale blocks: descale_block_rows rows of one (batch, head) matrix.
 // The parts: one thread's slice and its values (fp8_quantize_values.cuh), the two sweeps over a block
-// (fp8_quantize_sweeps.cuh); this file holds the three kernels.
+// (fp8_quantize_sweeps.cuh); this file holds the three kernels. fa3_sm90's program adds a fourth,
+// fp8_quantize_transposed_v (fp8_quantize_transposed_v.cuh: V's codes written as its V^T).
 #include "fp8_quantize_sweeps.cuh"
 
 // kTensorScale false: per-block scaling, each CTA finds its block's scale; true: the tensor's scale from
@@ -35,10 +36,7 @@ __global__ void __launch_bounds__(fp8q::kThreads, fp8q::kCtasPerSm)
     __shared__ float4 kept_shared[fp8q::kSharedLayers * fp8q::kQuads * fp8q::kThreads];
     fp8q::KeptValues kept;
     kept.shared = kept_shared;
-    const float scale =
-        fp8q::scale_for_amax(fp8q::block_amax<kHeadDim>(t, rows, &kept), fp8q::max_finite<Element>());
-    if (threadIdx.x == 0) t.descales[block] = __fdiv_rn(1.0f, scale);
-    fp8q::write_codes<Element, kHeadDim>(t, rows, scale, &kept);
+    fp8q::quantize_block<Element, kHeadDim>(t, rows, block, kept);
   }
 }
 

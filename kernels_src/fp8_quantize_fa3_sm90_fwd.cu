@@ -3,3 +3,4 @@
 // the V transpose and the forward are one launch sequence of one module.
 #include "fa3_sm90_fwd.cu"
 #include "fp8_quantize.cuh"
+#include "fp8_quantize_transposed_v.cuh"  // a pre-transposed V: its V^T written by the quantisation

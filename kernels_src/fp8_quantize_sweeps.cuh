@@ -66,9 +66,9 @@ struct KeptValues {
 
 // The block's amax over every layer (the next layer's loads issued before this one's arithmetic); with a
 // KeptValues, its values kept for write_codes.
-template <int kHeadDim>
+template <int kHeadDim, typename Owner = SliceOwner<kHeadDim>>
 __device__ __forceinline__ double block_amax(const TensorView& t, BlockRows rows, KeptValues* kept) {
-  const SliceOwner<kHeadDim> me(rows);
+  const Owner me(t, rows);
   const unsigned negative = negative_signs<kHeadDim>(t, me.column);
   double amax = 0.0;
   RawSlice next = load_slice<kHeadDim>(t, rows, me.row(rows, 0), me.column);
@@ -84,10 +84,10 @@ __device__ __forceinline__ double block_amax(const TensorView& t, BlockRows rows
 
 // The block's codes: float(x) * scale, rounded to the format with saturation (numerics' round_to), one
 // 16-byte store per slice; values from `kept` where it holds them, else loaded and rotated again.
-template <typename Element, int kHeadDim>
+template <typename Element, int kHeadDim, typename Owner = SliceOwner<kHeadDim>>
 __device__ __forceinline__ void write_codes(const TensorView& t, BlockRows rows, float scale,
                                             const KeptValues* kept) {
-  const SliceOwner<kHeadDim> me(rows);
+  const Owner me(t, rows);
   const unsigned negative = negative_signs<kHeadDim>(t, me.column);
   for (int layer = 0; layer < me.layers; ++layer) {
     const long long row = me.row(rows, layer);
@@ -105,13 +105,22 @@ __device__ __forceinline__ void write_codes(const TensorView& t, BlockRows rows,
     for (int q = 0; q < kQuads; ++q)
       words[q] = fa::pack_fp8x4<Element>(__fmul_rn(y[4 * q], scale), __fmul_rn(y[4 * q + 1], scale),
                                          __fmul_rn(y[4 * q + 2], scale), __fmul_rn(y[4 * q + 3], scale));
-    *reinterpret_cast<uint4*>(t.codes + row * kHeadDim + me.column) = codes;
+    me.store(t, layer, row, codes);
   }
 }
 
 template <typename Element>
 __host__ __device__ constexpr double max_finite() {
   return double(fa::Fp8Traits<Element>::kMaxFinite);
+}
+
+// Per-block scaling, one block: its amax (the values kept), scale and descale, then its codes.
+template <typename Element, int kHeadDim, typename Owner = SliceOwner<kHeadDim>>
+__device__ __forceinline__ void quantize_block(const TensorView& t, BlockRows rows, int block,
+                                               KeptValues& kept) {
+  const float scale = scale_for_amax(block_amax<kHeadDim, Owner>(t, rows, &kept), max_finite<Element>());
+  if (threadIdx.x == 0) t.descales[block] = __fdiv_rn(1.0f, scale);
+  write_codes<Element, kHeadDim, Owner>(t, rows, scale, &kept);
 }
 
 }  // namespace fp8q

@@ -54,20 +54,25 @@ __device__ __forceinline__ BlockRows block_rows(const TensorView& t, int block, 
   return {base + start, base + end};
 }
 
-// This thread's place in a block: its slice's first column, its row within a layer, the block's layers.
+// This thread's place in a block: its slice's first column, its row within a layer, the block's layers; and
+// where its codes go: one 16-byte store per row of the row-major codes (the sweeps take another owner for
+// a V^T, fp8_quantize_transposed_v.cuh).
 template <int kHeadDim>
 struct SliceOwner {
   int column;
   int row_in_layer;
   int layers;
 
-  __device__ __forceinline__ explicit SliceOwner(BlockRows rows)
+  __device__ __forceinline__ SliceOwner(const TensorView&, BlockRows rows)
       : column(int(threadIdx.x % lanes_per_row<kHeadDim>()) * kSliceElements),
         row_in_layer(int(threadIdx.x / lanes_per_row<kHeadDim>())),
         layers(int((rows.last - rows.first + rows_per_layer<kHeadDim>() - 1) / rows_per_layer<kHeadDim>())) {}
 
   __device__ __forceinline__ long long row(BlockRows rows, int layer) const {
     return rows.first + (long long)layer * rows_per_layer<kHeadDim>() + row_in_layer;
+  }
+  __device__ __forceinline__ void store(const TensorView& t, int, long long row, uint4 codes) const {
+    *reinterpret_cast<uint4*>(t.codes + row * kHeadDim + column) = codes;
   }
 };
 

@@ -62,6 +62,8 @@ std::optional<std::string> unsupported(Problem const& problem) {
     return "fa2_fp8 per-block scaling needs a block of a positive multiple of 32 rows (got " +
            std::to_string(problem.fp8.block_rows) + ")";
   if (problem.fp8.bf16_pv) return "fa2_fp8 multiplies P V in FP8 only (bf16 P.V: fa3_sm90)";
+  if (problem.fp8.pretransposed_v)
+    return "fa2_fp8 reads row-major V (--fp8-v-layout rows); a pre-transposed V is fa3_sm90's V^T";
   return std::nullopt;
 }
 

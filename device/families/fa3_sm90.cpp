@@ -7,6 +7,7 @@
 #include "device/families/fp8_quantize_launches.hpp"
 #include "device/families/tensor_maps.hpp"
 #include "kernels_src/fa3_sm90_config.h"
+#include "kernels_src/fa3_sm90_v_transpose_map.h"
 #include "kernels_src/fa_tma_params.h"
 
 namespace fl::device::fa3_sm90 {
@@ -43,9 +44,10 @@ fa3::FwdTunables tunables_of(Config const& c, Problem const& problem) {
                           bf16_pv(problem) ? 1 : 0,
                           value_or(c, "kTransposeV", 0)};
 }
-// V^T written by the transpose launch into scratch (kTransposeV = 0), not in the kernel.
+// V^T written by the transpose launch into scratch (kTransposeV = 0), not in the kernel, nor given as V.
 bool transpose_launch(Config const& c, Problem const& problem) {
-  return transposes_v(problem) && !fa3::transposes_v_in_kernel(tunables_of(c, problem));
+  return transposes_v(problem) && !fa3::transposes_v_in_kernel(tunables_of(c, problem)) &&
+         !pretransposed_v(problem);
 }
 
 std::string transpose_name(Problem const& problem) {
@@ -96,12 +98,19 @@ std::optional<std::string> unsupported(Problem const& problem) {
   // The device quantisation kernels write V's FP8 codes; bf16 P V takes V as it is.
   if (bf16_pv(problem) && problem.fp8.on_device)
     return "fa3_sm90's bf16 P.V takes host-quantised operands (--fp8-quantize host)";
+  // bf16 P V reads row-major bf16 V (N-major), never V^T.
+  if (bf16_pv(problem) && pretransposed_v(problem))
+    return "a pre-transposed V (--fp8-v-layout transposed) is FP8 P.V's V^T; bf16 P.V (--fp8-pv bf16) reads "
+           "row-major V";
   return std::nullopt;
 }
 
 std::optional<std::string> violates(Config const& config, Problem const& problem) {
   auto const t = tunables_of(config, problem);
   if (char const* why = fa3::violation(t)) return std::string(why);
+  if (pretransposed_v(problem) && t.transpose_v != 0)
+    return "a pre-transposed V (--fp8-v-layout transposed) is read as it is: kTransposeV must be 0 (1 would "
+           "transpose it again)";
   // P V is one wgmma chain over the key block: its K and V factors must be one per block.
   if (per_block(problem) && descale_block_rows(problem) % t.block_n != 0)
     return "per-block FP8 scaling needs descale blocks of a multiple of kBlockN = " +
@@ -185,7 +194,7 @@ std::vector<LaunchStep> launches(Config const& config, Problem const& problem) {
   if (!fp8(problem)) return {step};
   if (!transposes_v(problem)) return {step};    // bf16 P V: no V^T, and quantised on the host only
   auto steps = fp8_quantize_launches(problem);  // Q, K, V codes (none unless quantised on the device)
-  if (!transpose_launch(config, problem)) {     // kTransposeV: V^T made in the kernel
+  if (!transpose_launch(config, problem)) {     // kTransposeV: V^T made in the kernel, or given as V
     steps.push_back(step);
     return steps;
   }
@@ -240,17 +249,21 @@ std::vector<runtime::TensorMapSpec> tensor_maps(Config const& config, Problem co
     // copy engine: zero codes, as the transpose launch writes them, and their P is 0 (the tail mask).
     maps[2].box_columns = qk_columns;
   } else if (transposes_v(problem)) {
-    // V^T (B, H_kv, D, keys padded): "rows" are the D columns of V, the inner extent its padded keys.
-    std::uint64_t const keys = std::uint64_t(fa3::transposed_keys(s.seqlen_k));
-    maps[2].view = runtime::AttentionTensorView{reinterpret_cast<CUdeviceptr>(params.v_transposed),
+    // V^T (B, H_kv, D, keys padded; fa3::vt_global_offset): "rows" are the D columns of V, the inner extent
+    // its padded keys. In the transpose launch's scratch, or V itself when it is given pre-transposed.
+    auto const offset = [&](long long matrix, int column) {
+      return std::uint64_t(fa3::vt_global_offset(s.head_dim, s.seqlen_k, matrix, column, 0));
+    };
+    void const* vt = pretransposed_v(problem) ? params.v : params.v_transposed;
+    maps[2].view = runtime::AttentionTensorView{reinterpret_cast<CUdeviceptr>(vt),
                                                 runtime::TensorElement::byte,
                                                 std::uint64_t(s.batch),
                                                 std::uint64_t(s.heads_kv),
                                                 std::uint64_t(s.head_dim),
-                                                keys,
-                                                keys * s.heads_kv * s.head_dim,
-                                                keys * s.head_dim,
-                                                keys};
+                                                std::uint64_t(fa3::transposed_keys(s.seqlen_k)),
+                                                offset(s.heads_kv, 0),
+                                                offset(1, 0),
+                                                offset(0, 1)};
     maps[2].box_rows = unsigned(s.head_dim);
     maps[2].box_columns = unsigned(fa3::swizzle_span(t.block_n));
   }

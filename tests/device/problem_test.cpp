@@ -40,6 +40,13 @@ TEST_CASE("the dtype key names the FP8 recipe and reads back", "[device][fp8]") 
   auto const pv = parse_dtype_key(dtype_key(p));
   REQUIRE(pv);
   CHECK(pv->second.bf16_pv);
+  p.fp8.bf16_pv = false;
+  p.fp8.pretransposed_v = true;  // a different timed sequence (no V transpose): its own key
+  CHECK(dtype_key(p) == "fp8_e4m3 per_block128 incoherent pretransposed_v");
+  auto const vt = parse_dtype_key(dtype_key(p));
+  REQUIRE(vt);
+  CHECK(vt->second.pretransposed_v);
+  CHECK_FALSE(back->second.pretransposed_v);
   auto const plain = parse_dtype_key("fp8_e5m2");
   REQUIRE(plain);
   CHECK(plain->second.scaling == fl::common::Fp8Scaling::per_tensor);

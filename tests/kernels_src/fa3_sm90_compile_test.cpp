@@ -4,6 +4,7 @@
 // generator writes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -250,4 +251,33 @@ TEST_CASE("fa_wgmma_ops*.cuh are what their generator writes", "[kernels]") {
     differing.append(buffer.data(), n);
   CHECK(differing.empty());
   CHECK(pclose(pipe.release()) == 0);
+}
+
+TEST_CASE("fa3_sm90 FP8 with a pre-transposed V compiles for sm_90a without spills", "[kernels][nvrtc]") {
+  // --fp8-v-layout transposed --fp8-quantize device, as fa-bench compiles it: the defaults' forwards at every
+  // head dim with fp8_quantize_transposed_v (V's codes written as V^T) and no transpose kernel, one program.
+  Fa3Sm90Family const f;
+  auto problem = [](int d) {
+    auto p = problem_of(d, false, Precision::fp8_e4m3);
+    p.fp8.pretransposed_v = p.fp8.on_device = true;
+    return p;
+  };
+  auto request = device::make_family_request(f, f.default_config(problem(128)), problem(128),
+                                             {TargetArch::sm_90a, test::kernels_dir(), {}});
+  REQUIRE(request);
+  request->name_expressions.clear();
+  for (int d : {64, 128, 256})
+    for (auto const& name : f.name_expressions(f.default_config(problem(d)), problem(d))) {
+      INFO(name);
+      CHECK(name.find("fa3_sm90_transpose_v") == std::string::npos);
+      if (std::find(request->name_expressions.begin(), request->name_expressions.end(), name) ==
+          request->name_expressions.end())
+        request->name_expressions.push_back(name);
+    }
+  auto const& names = request->name_expressions;
+  CHECK(std::count_if(names.begin(), names.end(), [](std::string const& n) {
+          return n.rfind("fp8_quantize_transposed_v<", 0) == 0;
+        }) == 3);
+  auto const program = test::compiles_spill_free(request.value());
+  CHECK(program.log.find("serialized") == std::string::npos);
 }

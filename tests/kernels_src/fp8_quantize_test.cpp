@@ -4,6 +4,7 @@
 // spills. The GPU kernels themselves: fp8_quantize_gpu_test.cpp ([gpu]).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -127,6 +128,7 @@ TEST_CASE("fp8_quantize's block scale is numerics::fp8_scale_for", "[kernels][fp
   }
 }
 
+// With a pre-transposed V too (fp8_quantize_transposed_v: V's codes written as fa3_sm90's V^T).
 TEST_CASE("fp8_quantize kernels compile for sm_90a without spills", "[kernels][nvrtc][fp8]") {
   device::Fa3Sm90Family const f;
   auto p = device::headline_problem(2048, 128, false, Precision::fp8_e4m3, device::Direction::forward);
@@ -138,13 +140,21 @@ TEST_CASE("fp8_quantize kernels compile for sm_90a without spills", "[kernels][n
   request->name_expressions.clear();
   for (auto dtype : {Precision::fp8_e4m3, Precision::fp8_e5m2})
     for (int d : {64, 128, 256})
-      for (auto scaling : {common::Fp8Scaling::per_tensor, common::Fp8Scaling::per_block}) {
-        auto q = device::headline_problem(2048, d, false, dtype, device::Direction::forward);
-        q.fp8.on_device = true;
-        q.fp8.scaling = scaling;
-        for (auto const& name : device::fp8_quantize_name_expressions(q))
-          request->name_expressions.push_back(name);
-      }
+      for (auto scaling : {common::Fp8Scaling::per_tensor, common::Fp8Scaling::per_block})
+        for (bool pretransposed_v : {false, true}) {
+          auto q = device::headline_problem(2048, d, false, dtype, device::Direction::forward);
+          q.fp8.on_device = true;
+          q.fp8.scaling = scaling;
+          q.fp8.pretransposed_v = pretransposed_v;
+          auto& names = request->name_expressions;
+          for (auto const& name : device::fp8_quantize_name_expressions(q))
+            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+        }
+  // fp8_quantize and fp8_quantize_transposed_v per dtype, d and scaling.
+  auto const& names = request->name_expressions;
+  REQUIRE(std::count_if(names.begin(), names.end(), [](std::string const& n) {
+            return n.rfind("fp8_quantize_transposed_v<", 0) == 0;
+          }) == 2 * 3 * 2);
   auto const program = test::compiles_spill_free(request.value());
   for (auto const& name : request->name_expressions) {
     INFO(name);

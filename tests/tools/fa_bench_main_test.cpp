@@ -8,6 +8,7 @@
 #include "tests/tool_process.hpp"
 #include "tuner/cli/bench_options.hpp"
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -75,6 +76,28 @@ TEST_CASE("fa-bench --fp8-pv bf16: fa3_sm90 with host-quantised operands only, j
                            "--family fa2_fp8 --dtype fp8_e4m3 --fp8-pv bf16 --error-study x.csv"})
     check_refused(args);
   CHECK(run("--help").output.find("--fp8-pv") != std::string::npos);
+}
+
+TEST_CASE("fa-bench --fp8-v-layout transposed: fa3_sm90's FP8 P.V without kTransposeV, judged before the GPU",
+          "[tuner][cli][fp8]") {
+  for (char const* args :
+       {"--family fa3_sm90 --dtype fp8_e4m3 --fp8-v-layout cols",
+        "--family fa3_sm90 --dtype fp8_e4m3 --fp8-v-layout transposed --fp8-pv bf16",
+        "--family fa3_sm90 --dtype bf16 --fp8-v-layout transposed",
+        "--family fa3_sm90 --dtype fp8_e4m3,fp16 --fp8-v-layout transposed",
+        "--family fa3_sm90 --dtype fp8_e4m3 --fp8-v-layout transposed --config kTransposeV=1",
+        "--family fa2_fp8 --dtype fp8_e4m3 --fp8-v-layout transposed",
+        "--family fa3_sm90 --dtype fp8_e4m3 --fp8-v-layout transposed --error-study x.csv"})
+    check_refused(args);
+  // What `transposed` means: the shape, the key order and the padding (the help's line breaks as spaces).
+  std::string help;
+  for (char c : run("--help").output)
+    if (!std::isspace(static_cast<unsigned char>(c)) || (!help.empty() && help.back() != ' '))
+      help += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
+  CHECK(help.find("--fp8-v-layout") != std::string::npos);
+  CHECK(help.find("(B, H_kv, D, N_k rounded up to") != std::string::npos);
+  CHECK(help.find("0 1 8 9 2 3 10 11") != std::string::npos);
+  CHECK(help.find("padding zero codes") != std::string::npos);
 }
 
 TEST_CASE("fa-bench: input is judged before the GPU is asked, and nothing is silently ignored",

@@ -113,6 +113,14 @@ TEST_CASE("fa-tune options: the FP8 recipe (scaling, block rows, rotation, where
   CHECK_FALSE(defaults.fp8.bf16_pv);
   CHECK(parse({"--dtype", "fp8_e4m3", "--fp8-pv", "bf16"}).fp8.bf16_pv);
   CHECK_THROWS_WITH(parse({"--fp8-pv", "fp16"}), Catch::Contains("--fp8-pv 'fp16' is not one of fp8, bf16"));
+  CHECK_FALSE(defaults.fp8.pretransposed_v);
+  CHECK(parse({"--dtype", "fp8_e4m3", "--fp8-v-layout", "transposed"}).fp8.pretransposed_v);
+  CHECK_THROWS_WITH(parse({"--dtype", "fp8_e4m3", "--fp8-v-layout", "cols"}),
+                    Catch::Contains("--fp8-v-layout 'cols' is not one of rows, transposed"));
+  CHECK_THROWS_WITH(parse({"--dtype", "fp8_e4m3,bf16", "--fp8-v-layout", "transposed"}),
+                    Catch::Contains("--dtype bf16 takes row-major V"));
+  CHECK_THROWS_WITH(parse({"--dtype", "fp8_e4m3", "--fp8-v-layout", "transposed", "--fp8-pv", "bf16"}),
+                    Catch::Contains("--fp8-pv bf16 reads row-major"));
   CHECK(parse({"--help"}).help_text.find("--fp8-quantize") != std::string::npos);
   // Every FP8 problem fa-tune compiles and tunes carries the recipe (and so its database key).
   auto const mixed = parse({"--dtype", "bf16,fp8_e4m3", "--incoherent", "--causal", "no"});

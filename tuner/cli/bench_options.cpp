@@ -126,6 +126,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   auto const fp8 = fp8_options_of(fp8_flags);
   if (auto const* why = std::get_if<std::string>(&fp8)) bench_bad_input(*why);
   o.fp8 = std::get<device::Fp8Options>(fp8);
+  for (auto const dtype : o.dtypes)
+    if (auto why = fp8_dtype_conflict(o.fp8, dtype)) bench_bad_input(*why);
   if (vm.count("error-study")) o.error_study = vm["error-study"].as<std::string>();
   if (vm.count("stability-study")) o.stability_study = vm["stability-study"].as<std::string>();
   auto const dims = common::parse_positive_int_list(head_dims);
@@ -243,6 +245,10 @@ void validate_bench_plan(BenchOptions const& opt, device::Family const& family) 
       bench_bad_input("--error-study needs an FP8 family (fa2_fp8, fa3_sm90), not " + opt.family);
     probe.fp8.bf16_pv = opt.fp8.bf16_pv;
     if (auto why = family.unsupported(probe)) bench_bad_input("--error-study --fp8-pv bf16: " + *why);
+    if (opt.fp8.pretransposed_v)
+      bench_bad_input(
+          "--error-study measures O's error, which V's layout does not change; --fp8-v-layout "
+          "transposed is for timing");
   }
   if (!opt.error_study.empty() || !opt.stability_study.empty()) return;  // its own grid: checked by the study
   for (auto const& base : problem_classes(opt)) {

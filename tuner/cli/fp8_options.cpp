@@ -29,7 +29,14 @@ void add_fp8_options(po::options_description& desc, Fp8Flags& flags) {
       "fp8-pv", po::value(&flags.pv)->default_value(flags.pv),
       "FP8 dtypes: the precision of O += P V: fp8 (P and V as FP8 codes, FlashAttention-3's recipe) or bf16 "
       "(V given in bf16, P rounded to bf16, Q K^T still FP8: numerics' bf16_pv variant; fa3_sm90 with "
-      "--fp8-quantize host)");
+      "--fp8-quantize host)")(
+      "fp8-v-layout", po::value(&flags.v_layout)->default_value(flags.v_layout),
+      "FP8 dtypes: the layout of the V codes handed to the forward: rows ((B, H_kv, N_k, D), row-major; "
+      "fa3_sm90 makes V^T from it: the transpose launch, or kTransposeV=1 in its producer) or transposed "
+      "(fa3_sm90's V^T already, so the timed sequence is the forward alone: (B, H_kv, D, N_k rounded up to "
+      "128) codes, within every 16 keys the order 0 1 8 9 2 3 10 11 4 5 12 13 6 7 14 15 (P's register "
+      "fragment), padding zero codes; made from the codes on the host (not timed), or written so by "
+      "--fp8-quantize device; fa3_sm90 with --fp8-pv fp8 and kTransposeV=0)");
 }
 
 std::variant<device::Fp8Options, std::string> fp8_options_of(Fp8Flags const& flags) {
@@ -47,7 +54,19 @@ std::variant<device::Fp8Options, std::string> fp8_options_of(Fp8Flags const& fla
   o.on_device = flags.quantize == "device";
   if (flags.pv != "fp8" && flags.pv != "bf16") return "--fp8-pv '" + flags.pv + "' is not one of fp8, bf16";
   o.bf16_pv = flags.pv == "bf16";
+  if (flags.v_layout != "rows" && flags.v_layout != "transposed")
+    return "--fp8-v-layout '" + flags.v_layout + "' is not one of rows, transposed";
+  o.pretransposed_v = flags.v_layout == "transposed";
+  if (o.pretransposed_v && o.bf16_pv)
+    return "--fp8-v-layout transposed is FP8 P.V's V^T; --fp8-pv bf16 reads row-major bf16 V";
   return o;
+}
+
+std::optional<std::string> fp8_dtype_conflict(device::Fp8Options const& options, common::Precision dtype) {
+  if (options.pretransposed_v && !common::is_fp8(dtype))
+    return "--fp8-v-layout transposed is a layout of FP8 codes; --dtype " + std::string(common::name(dtype)) +
+           " takes row-major V";
+  return std::nullopt;
 }
 
 }  // namespace fl::tuner

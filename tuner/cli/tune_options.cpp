@@ -225,6 +225,8 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   auto const fp8 = fp8_options_of(fp8_flags);
   if (auto const* why = std::get_if<std::string>(&fp8)) throw UsageError(*why);
   o.fp8 = std::get<device::Fp8Options>(fp8);
+  for (auto const& d : o.dtypes)
+    if (auto why = fp8_dtype_conflict(o.fp8, *common::parse_precision(d))) throw UsageError(*why);
   require_one_of(o.pace, {"fast", "baseline"}, "pace");
 
   if (vm.count("batch") != vm.count("heads")) throw UsageError("--batch and --heads go together");
