@@ -82,6 +82,19 @@ struct Consumer {
       fa::named_barrier_arrive(kTurnBarrier + (wg + 1) % kConsumers, 2 * kWarpgroupThreads);
   }
 
+  // FP8: the descriptor of k-step `step` of a K-major tile from the tile's step-0 descriptor `d`. Only the start
+  // address field moves, and a shared address (< 2^18) plus the step's offset stays inside its 14 bits, so
+  // one 32-bit add on the low word gives k_major_descriptor's value where it recomputed the address field
+  // (add, and, shift, widen, or: 5 PTX instructions per wgmma, 40 per key block at d128 -> 8 adds).
+  template <int kSpan>
+  __device__ __forceinline__ static unsigned long long next_k_step(unsigned long long d, int panel_bytes,
+                                                                   int step) {
+    constexpr int kStepsPerPanel = kSpan / 32;
+    const int bytes = (step / kStepsPerPanel) * panel_bytes + (step % kStepsPerPanel) * 32;  // as k_major_descriptor
+    const unsigned lo = unsigned(d) + unsigned(bytes) / 16;
+    return (d >> 32) << 32 | lo;
+  }
+
   // S = Q K^T for the K tile in slot `slot`, committed as one group.
   __device__ __forceinline__ void issue_qk(int slot) {
     const unsigned k_tile = fa::smem_addr(smem) + Cfg::kKOffset + slot * Cfg::kKVBytes;
@@ -90,12 +103,22 @@ struct Consumer {
     using Ops = fa::WgmmaOps<Element, Cfg::kBlockN>;
     using Q = typename Cfg::QTile;
     using K = typename Cfg::KTile;
-    Ops::template ss<0>(s[0], fa::k_major_descriptor<Q::kSpan>(q_tile, Q::kPanelBytes, 0),
-                        fa::k_major_descriptor<K::kSpan>(k_tile, K::kPanelBytes, 0));
+    if constexpr (kFp8) {  // the step-0 descriptors advanced (next_k_step)
+      const unsigned long long q0 = fa::k_major_descriptor<Q::kSpan>(q_tile, Q::kPanelBytes, 0);
+      const unsigned long long k0 = fa::k_major_descriptor<K::kSpan>(k_tile, K::kPanelBytes, 0);
+      Ops::template ss<0>(s[0], q0, k0);
 #pragma unroll
-    for (int step = 1; step < Cfg::kQKSteps; ++step)
-      Ops::template ss<1>(s[0], fa::k_major_descriptor<Q::kSpan>(q_tile, Q::kPanelBytes, step),
-                          fa::k_major_descriptor<K::kSpan>(k_tile, K::kPanelBytes, step));
+      for (int step = 1; step < Cfg::kQKSteps; ++step)
+        Ops::template ss<1>(s[0], next_k_step<Q::kSpan>(q0, Q::kPanelBytes, step),
+                            next_k_step<K::kSpan>(k0, K::kPanelBytes, step));
+    } else {
+      Ops::template ss<0>(s[0], fa::k_major_descriptor<Q::kSpan>(q_tile, Q::kPanelBytes, 0),
+                          fa::k_major_descriptor<K::kSpan>(k_tile, K::kPanelBytes, 0));
+#pragma unroll
+      for (int step = 1; step < Cfg::kQKSteps; ++step)
+        Ops::template ss<1>(s[0], fa::k_major_descriptor<Q::kSpan>(q_tile, Q::kPanelBytes, step),
+                            fa::k_major_descriptor<K::kSpan>(k_tile, K::kPanelBytes, step));
+    }
     fa::wgmma_commit();
   }
   // O += P V for the V tile in slot `slot`, committed as one group.
@@ -103,12 +126,15 @@ struct Consumer {
     const unsigned v_tile = fa::smem_addr(smem) + Cfg::kVOffset + slot * Cfg::kVBytes;
     fa::wgmma_fence();
     using V = typename Cfg::VTile;
+    if constexpr (kFp8Pv) {  // V^T: K-major, 32 keys per step; the step-0 descriptor advanced (next_k_step)
+      const unsigned long long v0 = fa::k_major_descriptor<V::kSpan>(v_tile, V::kPanelBytes, 0);
 #pragma unroll
-    for (int step = 0; step < kPSteps; ++step) {
-      if constexpr (kFp8Pv)  // V^T: K-major, 32 keys per step
-        fa::WgmmaOps<Element, Cfg::kHeadDim>::rs(
-            o[0], pa[step], fa::k_major_descriptor<V::kSpan>(v_tile, V::kPanelBytes, step), 1);
-      else  // 16-bit V rows (bf16 with kPvBf16): N-major, 16 keys per step
+      for (int step = 0; step < kPSteps; ++step)
+        fa::WgmmaOps<Element, Cfg::kHeadDim>::rs(o[0], pa[step], next_k_step<V::kSpan>(v0, V::kPanelBytes, step),
+                                                 1);
+    } else {
+#pragma unroll
+      for (int step = 0; step < kPSteps; ++step)  // 16-bit V rows (bf16 with kPvBf16): N-major, 16 keys per step
         fa::WgmmaOps<PvElement, Cfg::kHeadDim>::template rs<1>(
             o[0], pa[step], fa::n_major_descriptor(v_tile, V::kPanelBytes, step), 1);
     }
