@@ -122,9 +122,9 @@ struct OnlineSoftmax {
   }
 
   // s (one 16-row tile) becomes p in place for half h of its rows; returns this thread's partial row sum.
-  // kFirstNoZero (FP8): the sum starts at the first p, not at 0 + p: the same value (p = 2^x is never -0),
+  // kSumFromFirstP (FP8): the sum starts at the first p, not at 0 + p: the same value (p = 2^x is never -0),
   // one FADD less per row and block.
-  template <bool kExact, int kNT, bool kFirstNoZero = false>
+  template <bool kExact, int kNT, bool kSumFromFirstP = false>
   __device__ __forceinline__ static float exponentiate_row(float (&s)[kNT][4], int h, float scale_log2,
                                                            float max_log2_units) {
     float sum = 0.f;
@@ -134,7 +134,7 @@ struct OnlineSoftmax {
       for (int e = 0; e < 2; ++e) {
         float& x = s[nt][2 * h + e];
         x = exp2_shifted<kExact>(x, scale_log2, max_log2_units);
-        if constexpr (kFirstNoZero) {
+        if constexpr (kSumFromFirstP) {
           if (nt == 0 && e == 0)
             sum = x;
           else
@@ -148,8 +148,9 @@ struct OnlineSoftmax {
   }
 
   // The max of half h's 2 kNT scores as a balanced tree (FP8): max is exact and its order does not change
-  // the value, and the dependent chain per row is log2(2 kNT) deep instead of kNT (the ordered loop in
-  // update): 7 instead of 16 at kBlockN 128, with the same kNT * 2 - 1 FMNMX.
+  // the value (max.f32 drops a NaN operand; a zero max of either sign gives the same p, factors and LSE), and
+  // the dependent chain per row is 1 + log2(kNT) deep instead of 1 + kNT (the ordered loop in update): with
+  // the running max, 6 FMNMX instead of 17 at kBlockN 128, the same 2 kNT in all.
   template <int kNT>
   __device__ __forceinline__ static float tree_max(const float (&s)[kNT][4], int h) {
     float v[kNT];
@@ -163,13 +164,13 @@ struct OnlineSoftmax {
   }
 
   // Every row of this thread: p in place, the partial sums in `sums`.
-  template <bool kExact, int kNT, bool kFirstNoZero = false>
+  template <bool kExact, int kNT, bool kSumFromFirstP = false>
   __device__ __forceinline__ static void exponentiate(float (&s)[kMT][kNT][4],
                                                       const float (&p_max_log2)[kRows], float scale_log2,
                                                       float (&sums)[kRows]) {
 #pragma unroll
     for (int r = 0; r < kRows; ++r)
-      sums[r] = exponentiate_row<kExact, kNT, kFirstNoZero>(s[r / 2], r % 2, scale_log2, p_max_log2[r]);
+      sums[r] = exponentiate_row<kExact, kNT, kSumFromFirstP>(s[r / 2], r % 2, scale_log2, p_max_log2[r]);
   }
 
   // One key block: s (raw, masked scores; -inf where masked) becomes p = exp(s*scale - m_new) in place,
