@@ -4,14 +4,15 @@
 # fa-check runs the fa3_sm90 FP8 defaults from two kernels_src trees on the same inputs (same seed) and the
 # outputs' metrics against float64 (max_abs, RMSE, every checked row's max error, %.17g) must be identical.
 #   bash experiments/fa3_sm90_fp8/same_bits.sh OLD_KERNELS_DIR NEW_KERNELS_DIR [build/bin]
+# DTYPES, DIMS, INPUTS (space-separated) narrow the grid (each (tree, dtype, d, mask) is one NVRTC compile).
 set -euo pipefail
 old=$1 new=$2 bin=${3:-build/bin}
 out=$(mktemp -d)
 fail=0
-for dtype in fp8_e4m3 fp8_e5m2; do
-  for d in 64 128 256; do
+for dtype in ${DTYPES:-fp8_e4m3 fp8_e5m2}; do
+  for d in ${DIMS:-64 128 256}; do
     for causal in "" --causal; do
-      for inputs in normal max_in_first_block max_in_last_block constant_rows fa3_outliers; do
+      for inputs in ${INPUTS:-normal max_in_first_block max_in_last_block constant_rows fa3_outliers}; do
         tag="$dtype-d$d${causal:+-causal}-$inputs"
         for side in old new; do
           dir=$old; [ $side = new ] && dir=$new
