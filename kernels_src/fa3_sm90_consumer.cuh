@@ -70,6 +70,8 @@ struct Consumer {
   unsigned pa[kPSteps][4];  // P as the A operand, 32 bytes of keys per step
   float rescale[2];
   fa::OnlineSoftmax<1> softmax;
+  // FP8: whether some row of this warp has a rescale factor other than 1 (warp-uniform; see rescale_output).
+  bool o_rescale_needed = true;
 
   // Ping-pong: wait for this warpgroup's turn to issue products, and pass the turn on after issuing.
   __device__ __forceinline__ void take_turn() {
@@ -80,6 +82,20 @@ struct Consumer {
       fa::named_barrier_arrive(kTurnBarrier + (wg + 1) % kConsumers, 2 * kWarpgroupThreads);
   }
 
+  // FP8: the descriptor of k-step `step` of a K-major tile from the tile's step-0 descriptor `d`. Only the start
+  // address field moves, and a shared address (< 2^18) plus the step's offset stays inside its 14 bits, so
+  // one 32-bit add on the low word gives k_major_descriptor's value where it recomputed the address field
+  // (add, and, shift, widen, or per wgmma): at d128 the 8 products' descriptors took 40 PTX instructions per
+  // key block, now 21.
+  template <int kSpan>
+  __device__ __forceinline__ static unsigned long long next_k_step(unsigned long long d, int panel_bytes,
+                                                                   int step) {
+    constexpr int kStepsPerPanel = kSpan / 32;
+    const int bytes = (step / kStepsPerPanel) * panel_bytes + (step % kStepsPerPanel) * 32;  // as k_major_descriptor
+    const unsigned lo = unsigned(d) + unsigned(bytes) / 16;
+    return (d >> 32) << 32 | lo;
+  }
+
   // S = Q K^T for the K tile in slot `slot`, committed as one group.
   __device__ __forceinline__ void issue_qk(int slot) {
     const unsigned k_tile = fa::smem_addr(smem) + Cfg::kKOffset + slot * Cfg::kKVBytes;
@@ -88,12 +104,22 @@ struct Consumer {
     using Ops = fa::WgmmaOps<Element, Cfg::kBlockN>;
     using Q = typename Cfg::QTile;
     using K = typename Cfg::KTile;
-    Ops::template ss<0>(s[0], fa::k_major_descriptor<Q::kSpan>(q_tile, Q::kPanelBytes, 0),
-                        fa::k_major_descriptor<K::kSpan>(k_tile, K::kPanelBytes, 0));
+    if constexpr (kFp8) {  // the step-0 descriptors advanced (next_k_step)
+      const unsigned long long q0 = fa::k_major_descriptor<Q::kSpan>(q_tile, Q::kPanelBytes, 0);
+      const unsigned long long k0 = fa::k_major_descriptor<K::kSpan>(k_tile, K::kPanelBytes, 0);
+      Ops::template ss<0>(s[0], q0, k0);
 #pragma unroll
-    for (int step = 1; step < Cfg::kQKSteps; ++step)
-      Ops::template ss<1>(s[0], fa::k_major_descriptor<Q::kSpan>(q_tile, Q::kPanelBytes, step),
-                          fa::k_major_descriptor<K::kSpan>(k_tile, K::kPanelBytes, step));
+      for (int step = 1; step < Cfg::kQKSteps; ++step)
+        Ops::template ss<1>(s[0], next_k_step<Q::kSpan>(q0, Q::kPanelBytes, step),
+                            next_k_step<K::kSpan>(k0, K::kPanelBytes, step));
+    } else {
+      Ops::template ss<0>(s[0], fa::k_major_descriptor<Q::kSpan>(q_tile, Q::kPanelBytes, 0),
+                          fa::k_major_descriptor<K::kSpan>(k_tile, K::kPanelBytes, 0));
+#pragma unroll
+      for (int step = 1; step < Cfg::kQKSteps; ++step)
+        Ops::template ss<1>(s[0], fa::k_major_descriptor<Q::kSpan>(q_tile, Q::kPanelBytes, step),
+                            fa::k_major_descriptor<K::kSpan>(k_tile, K::kPanelBytes, step));
+    }
     fa::wgmma_commit();
   }
   // O += P V for the V tile in slot `slot`, committed as one group.
@@ -101,12 +127,15 @@ struct Consumer {
     const unsigned v_tile = fa::smem_addr(smem) + Cfg::kVOffset + slot * Cfg::kVBytes;
     fa::wgmma_fence();
     using V = typename Cfg::VTile;
+    if constexpr (kFp8Pv) {  // V^T: K-major, 32 keys per step; the step-0 descriptor advanced (next_k_step)
+      const unsigned long long v0 = fa::k_major_descriptor<V::kSpan>(v_tile, V::kPanelBytes, 0);
 #pragma unroll
-    for (int step = 0; step < kPSteps; ++step) {
-      if constexpr (kFp8Pv)  // V^T: K-major, 32 keys per step
-        fa::WgmmaOps<Element, Cfg::kHeadDim>::rs(
-            o[0], pa[step], fa::k_major_descriptor<V::kSpan>(v_tile, V::kPanelBytes, step), 1);
-      else  // 16-bit V rows (bf16 with kPvBf16): N-major, 16 keys per step
+      for (int step = 0; step < kPSteps; ++step)
+        fa::WgmmaOps<Element, Cfg::kHeadDim>::rs(o[0], pa[step], next_k_step<V::kSpan>(v0, V::kPanelBytes, step),
+                                                 1);
+    } else {
+#pragma unroll
+      for (int step = 0; step < kPSteps; ++step)  // 16-bit V rows (bf16 with kPvBf16): N-major, 16 keys per step
         fa::WgmmaOps<PvElement, Cfg::kHeadDim>::template rs<1>(
             o[0], pa[step], fa::n_major_descriptor(v_tile, V::kPanelBytes, step), 1);
     }
@@ -177,6 +206,18 @@ struct Consumer {
       rescale[1] *= ratio;
       v_descale_now = vd;
     }
+    // FP8: one vote per warp and block; rescale_output skips O's multiplies when every factor is exactly 1.
+    if constexpr (kFp8) o_rescale_needed = __any_sync(0xffffffffu, rescale[0] != 1.f || rescale[1] != 1.f);
+  }
+  // O times the factors of the last softmax_of_block. FP8: skipped when no row of the warp changed its factor
+  // from 1 (no row raised its max, and per block, the V factor stayed): x * 1 = x exactly, so the skip gives
+  // the same bits and saves one FMUL per O element (d128, kBlockN 128: one per score) on those blocks.
+  // With iid scores a warp keeps all 16 row maxima at its j-th block with probability (1 - 1/j)^16: 52% of
+  // the blocks at n8192 (64 blocks of 128 keys), 68% at n16384.
+  __device__ __forceinline__ void rescale_output() {
+    if constexpr (kFp8)
+      if (!o_rescale_needed) return;
+    fa::OnlineSoftmax<1>::rescale_o(o, rescale);
   }
   __device__ __forceinline__ void pack_p() {
     if constexpr (kFp8Pv) {
@@ -227,7 +268,7 @@ struct Consumer {
         bars.v.wait_full(count, "v_full");
         take_turn();
         issue_qk(bars.k.slot(count + 1));
-        fa::OnlineSoftmax<1>::rescale_o(o, rescale);  // P_{j-1} V_{j-1} is added at the max of block j-1
+        rescale_output();  // P_{j-1} V_{j-1} is added at the max of block j-1
         issue_pv(bars.v.slot(count));
         pass_turn();
         float sums_before[2] = {softmax.row_sum[0], softmax.row_sum[1]};
@@ -239,14 +280,14 @@ struct Consumer {
         if constexpr (fa::kNormalizeInLoop) normalize_in_loop(sums_before);
         pack_p();
       }
-      fa::OnlineSoftmax<1>::rescale_o(o, rescale);
+      rescale_output();
       pv_alone(count);
       ++count;
     } else {
       for (int j = 0; j < w.n_blocks; ++j, ++count) {
         qk_alone(count);
         softmax_of_block(w.n_blocks - 1 - j, row0, unmasked, kv_matrix);
-        fa::OnlineSoftmax<1>::rescale_o(o, rescale);
+        rescale_output();
         pack_p();
         pv_alone(count);
       }
