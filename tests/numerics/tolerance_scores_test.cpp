@@ -5,8 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
+#include "numerics/check.hpp"
+#include "numerics/check_report.hpp"
 #include "numerics/emulator/emulator.hpp"
 #include "numerics/input_families.hpp"
 #include "numerics/judge.hpp"
@@ -139,4 +142,21 @@ TEST_CASE("16-bit scores: the wider bound still catches every mutant the fp32-sc
     ++caught;
   }
   CHECK(caught > 5);
+}
+
+TEST_CASE("fa-check's report names the score precision it judged by", "[numerics][tolerance]") {
+  FamilyInputs const fi = family_case(InputFamily::normal, 64, 32, false, 5);
+  CheckOptions options;
+  options.claimed = Precision::bf16;
+  options.recipe = scores16(Precision::bf16);
+  options.use_custom_recipe = true;
+  CheckResult const r = run_check(fi.inputs, standard_attention(fi.inputs, options.recipe, 1), options);
+  CHECK(r.pass);
+  CHECK(check_json(r, fi.inputs.shape, {}).find("\"score_precision\":\"bf16\"") != std::string::npos);
+  std::ostringstream summary;
+  print_check_summary(summary, r, fi.inputs.shape);
+  CHECK(summary.str().find("claimed bf16 with S stored in bf16") != std::string::npos);
+  options.recipe = recipe_for(Precision::bf16);
+  CheckResult const fp32 = run_check(fi.inputs, standard_attention(fi.inputs, options.recipe, 1), options);
+  CHECK(check_json(fp32, fi.inputs.shape, {}).find("\"score_precision\":\"fp32\"") != std::string::npos);
 }
