@@ -93,6 +93,13 @@ class Family {
   runtime::Result<std::vector<unsigned char>> tma_argument(Config const& config, Problem const& problem,
                                                            fa::AttentionParams const& params) const;
   virtual ScratchBytes scratch(Config const&, Problem const&) const { return {}; }
+  // The precision of the scaled scores S * scale as the softmax reads them: fp32 for every family that
+  // keeps S in registers or stores it in fp32; the input type where a config stores S in 16 bits (naive's
+  // kScoreBits = 16). numerics' check of the config's outputs budgets that rounding
+  // (numerics::gpu::recipe_of(family, config, problem)).
+  virtual common::Precision score_precision(Config const&, Problem const&) const {
+    return common::Precision::fp32;
+  }
   // Query rows and keys per tile of `config`: its kBlockM and kBlockN by default (0 where absent); a family
   // whose tiles are derived (fa3_sm90: 64 rows per consumer warpgroup) says so.
   virtual std::pair<int, int> tile_rows_and_keys(Config const& config, Problem const& problem) const;

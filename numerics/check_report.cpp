@@ -70,6 +70,8 @@ std::string check_json(CheckResult const& r, common::AttentionShape const& s, Ch
   else
     j.key("interrupted").null_value();
   j.field("claimed_precision", name(r.recipe.claimed));
+  // fp32, or the input type for a kernel that stores S in 16 bits (its bound budgets that rounding).
+  j.field("score_precision", name(r.recipe.scores));
   j.field("causal_convention", r.causal_convention);
   j.key("shape").begin_object();
   j.field("batch", s.batch).field("heads_q", s.heads_q).field("heads_kv", s.heads_kv);
@@ -152,8 +154,11 @@ void print_check_summary(std::ostream& out, CheckResult const& r, common::Attent
         << (r.rows_cut_by_stop ? ": the rows below are those checked before it"
                                : ": the diagnosis was not run")
         << "\n";
-  out << "fa-check: " << upper(r.verdict()) << " (claimed " << name(r.recipe.claimed) << ", " << shape_line(s)
-      << ")\n";
+  out << "fa-check: " << upper(r.verdict()) << " (claimed " << name(r.recipe.claimed)
+      << (r.recipe.scores == common::Precision::fp32
+              ? std::string()
+              : " with S stored in " + std::string(name(r.recipe.scores)))
+      << ", " << shape_line(s) << ")\n";
   out << "  " << r.causal_convention << "\n";
   out << "  rows checked: " << r.checked_query_rows << " of " << r.total_query_rows << " query rows";
   if (r.total_key_rows) out << ", " << r.checked_key_rows << " of " << r.total_key_rows << " key rows";

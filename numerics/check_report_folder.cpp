@@ -144,7 +144,7 @@ ReportOutcome write_check_report(std::filesystem::path const& dir, CheckResult c
      << "\n\n";
   md << "- date: " << utc_timestamp() << "\n- command: `" << context.command_line << "`\n";
   md << "- claimed precision: " << name(r.recipe.claimed) << " (inputs stored as " << context.input_dtype
-     << ")\n";
+     << "; scores " << name(r.recipe.scores) << ")\n";
   md << "- shape: " << shape_line(s) << "\n- masking: " << r.causal_convention << "\n";
   md << "- rows checked: " << r.checked_query_rows << " of " << r.total_query_rows << " query rows";
   if (r.total_key_rows) md << ", " << r.checked_key_rows << " of " << r.total_key_rows << " key rows";

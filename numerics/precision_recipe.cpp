@@ -1,5 +1,8 @@
 #include "numerics/precision_recipe.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include "numerics/precision.hpp"
 
 namespace fl::numerics {
@@ -24,6 +27,19 @@ PrecisionRecipe with_fp8_variants(PrecisionRecipe r, Fp8Variants variants) {
   // P in bf16 needs no offset for range; keeping 2^8 changes nothing in bf16 and keeps l's factor one.
   if (variants.has(Fp8Variant::bf16_pv) && is_fp8(r.probabilities)) r.probabilities = common::Precision::bf16;
   return r;
+}
+
+PrecisionRecipe with_scores_in_input_type(PrecisionRecipe r) {
+  if (is_fp8(r.operands))
+    throw std::invalid_argument(
+        "scores in the input type: only fp16 and bf16 (an FP8 kernel keeps S in fp32, not " +
+        std::string(common::name(r.operands)) + ")");
+  r.scores = r.operands;
+  return r;
+}
+
+float round_score(PrecisionRecipe const& r, float scaled_score) {
+  return round_to(r.scores, scaled_score);
 }
 
 float round_probability(PrecisionRecipe const& r, float p) {

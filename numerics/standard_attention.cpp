@@ -32,7 +32,7 @@ class StandardAttention {
 
   float score(std::size_t row, std::size_t key_row) const {
     float const raw = dot_f32(x_.q.data() + row * d_, x_.k.data() + key_row * d_, d_);
-    return raw * (x_.q_descale[row] * x_.k_descale[key_row]) * float(s_.scale());
+    return round_score(r_, raw * (x_.q_descale[row] * x_.k_descale[key_row]) * float(s_.scale()));
   }
 
   // The row's softmax statistics; `scores`, when given, receives the row's scores (computed once).

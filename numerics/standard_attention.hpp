@@ -3,7 +3,8 @@
 // is cross-checked against, and the baseline rows of the FP8 report.
 //
 //   Q, K, V, dO  -> quantize_operands (rounded to the claimed precision; FP8 scaled per tensor or block)
-//   S = Q K^T    fp32 sums over d, times the descales and the softmax scale (fp32)
+//   S = Q K^T    fp32 sums over d, times the descales and the softmax scale (fp32), then rounded to the
+//                recipe's `scores` (fp32: kept; the input type: naive's kScoreBits = 16)
 //   P = softmax  fp32 (max, exp, sum, divide), then rounded as the P.V product sees it
 //   O = P V      fp32 sums over keys, rounded to the output precision; LSE = m + log l in fp32
 //   backward (P as stored by the forward, O as written): D = rowsum(dO * O), dP = dO V^T,

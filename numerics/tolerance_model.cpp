@@ -230,11 +230,18 @@ double ToleranceModel::pair_var(OperandNoise const& nx, std::size_t a, std::vect
 // Variance of the kernel's scaled score s_ij (before exp), relative to the reference's.
 // The fp32 dot product's term uses |q|^2 |k|^2 >= sum_d q_d^2 k_d^2 (an O(1) upper bound instead of a
 // third O(d) pass per score: the term is ~u32/u_P smaller than the rest, so its slack costs nothing).
+// A score stored in 16 bits (PrecisionRecipe::scores) is one more rounding of s_ij itself: relative
+// u_S^2 / 3 (bf16 u_S = 2^-8: a score of -120 moves by up to 0.25, so e^s by up to 28%). The row maximum
+// is one of those rounded scores, and LSE = m + log sum e^(s - m) = log sum e^s does not depend on which
+// value m takes, so only each score's own rounding enters: through var_lse = sum P^2 var_s into LSE (for
+// one dominant key that is |s| u_S / sqrt(3) per sigma, the worst case |s| u_S inside 2 sigma; over many
+// keys independent roundings average), through the weights into O and the gradients.
 double ToleranceModel::score_var(std::size_t row, std::size_t kr, double score, double m) const {
   double const qk2 = q_norm2_[row] * k_norm2_[kr];
   double const fp32_dot = sq(kU32) * sq(scale_) * double(d_) * (qk2 + sq(score / scale_)) / 3.0;
   double const fp32_exp_argument = sq(kU32) * (2.0 * (sq(score) + sq(m)) + kExpArgumentFloor);
-  return sq(scale_) * pair_var(q_noise_, row, q2_, k_noise_, kr, k2_) + fp32_dot + fp32_exp_argument;
+  double const stored = var_score_ * sq(score) + floor_score_var_;
+  return sq(scale_) * pair_var(q_noise_, row, q2_, k_noise_, kr, k2_) + fp32_dot + fp32_exp_argument + stored;
 }
 
 // Root mean square of the error of P_ij caused by the score errors. The kernel's weight is

@@ -95,6 +95,9 @@ class ToleranceModel {
   OperandNoise q_noise_, k_noise_, v_noise_, do_noise_;
   double var_p_ = 0.0, u_p_ = 0.0, floor_p_var_ = 0.0, var_ds_ = 0.0, floor_ds_var_ = 0.0;
   double u_out_ = 0.0, floor_out_ = 0.0;
+  // Scaled scores rounded to 16 bits before the softmax (PrecisionRecipe::scores): relative u_S^2 / 3 and
+  // the subnormal floor; both 0 for fp32 scores, whose rounding score_var already carries.
+  double var_score_ = 0.0, floor_score_var_ = 0.0;
   std::vector<double> q2_, k2_, v2_, do2_;
   std::vector<double> q_norm2_, k_norm2_, v_norm2_, do_norm2_;  // squared row norms
 };

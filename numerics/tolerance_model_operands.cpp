@@ -23,6 +23,10 @@ ToleranceModel::ToleranceModel(AttentionInputs const& in, PrecisionRecipe const&
   floor_p_var_ = sq(subnormal_half_step(r_.probabilities) / r_.probability_scale) / 3.0;
   var_ds_ = sq(unit_roundoff(r_.score_gradients)) / 3.0;
   floor_ds_var_ = sq(subnormal_half_step(r_.score_gradients)) / 3.0;
+  if (r_.scores != common::Precision::fp32) {
+    var_score_ = sq(unit_roundoff(r_.scores)) / 3.0;
+    floor_score_var_ = sq(subnormal_half_step(r_.scores)) / 3.0;
+  }
   u_out_ = unit_roundoff(r_.outputs);
   floor_out_ = subnormal_half_step(r_.outputs);
   q2_ = squares(in.q);

@@ -28,10 +28,10 @@ common::AttentionShape draw_shape(SeededRandom& rng, SweepOptions const& o) {
   return s;
 }
 
-PrecisionRecipe draw_recipe(common::Precision claimed, std::uint64_t seed) {
+PrecisionRecipe draw_recipe(common::Precision claimed, std::uint64_t seed, SweepOptions const& o) {
   if (claimed == common::Precision::fp8_e4m3 && seed % 2 == 1) claimed = common::Precision::fp8_e5m2;
   PrecisionRecipe r = recipe_for(claimed);
-  if (!is_fp8(claimed)) return r;
+  if (!is_fp8(claimed)) return o.scores_in_input_type ? with_scores_in_input_type(r) : r;
   int const variant = int((seed / 2) % kFp8Variants);
   r.fp8_scaling = variant % 2 == 0 ? common::Fp8Scaling::per_tensor : common::Fp8Scaling::per_block;
   r.fp8_block_rows = kSweepFp8BlockRows;
@@ -44,6 +44,7 @@ std::string describe_case(InputFamily f, PrecisionRecipe const& r, std::uint64_t
                           common::AttentionShape const& s, std::string const& output, double ratio) {
   std::ostringstream out;
   out << name(f) << " " << name(r.claimed);
+  if (r.scores != common::Precision::fp32) out << " S in " << name(r.scores);
   if (is_fp8(r.claimed)) out << " " << name(r.fp8_scaling) << (r.incoherent ? " incoherent" : "");
   out << " seed " << seed << " b" << s.batch << " hq" << s.heads_q << " hkv" << s.heads_kv << " nq"
       << s.seqlen_q << " nk" << s.seqlen_k << " d" << s.head_dim << (s.causal ? " causal" : "") << ": "
@@ -70,7 +71,7 @@ SweepResult run_tolerance_sweep(Implementation const& implementation, SweepOptio
         request.precision = claimed;
         request.with_backward = options.backward;
         FamilyInputs fi = generate_family(family, request);
-        PrecisionRecipe const recipe = draw_recipe(claimed, seed);
+        PrecisionRecipe const recipe = draw_recipe(claimed, seed, options);
         if (options.unrepresentable_inputs) {
           double const u = unit_roundoff(common::storage_precision(claimed));
           for (auto* t : {&fi.inputs.q, &fi.inputs.k, &fi.inputs.v, &fi.inputs.d_o})

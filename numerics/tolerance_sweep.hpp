@@ -32,6 +32,9 @@ struct SweepOptions {
   // Perturb every input by a relative u of the claimed precision so that it is no longer representable:
   // the kernel rounds it itself and the bound must include that rounding (fa-check on unrounded data).
   bool unrepresentable_inputs = false;
+  // fp16/bf16 claims round every scaled score to the input type before the softmax
+  // (with_scores_in_input_type: naive's kScoreBits = 16); FP8 claims keep fp32 scores.
+  bool scores_in_input_type = false;
 };
 
 struct SweepResult {

@@ -10,6 +10,10 @@ ScratchBytes DescribedFamily::scratch(Config const& config, Problem const& probl
   return d_.scratch ? d_.scratch(config, problem) : Family::scratch(config, problem);
 }
 
+common::Precision DescribedFamily::score_precision(Config const& config, Problem const& problem) const {
+  return d_.score_precision ? d_.score_precision(config, problem) : Family::score_precision(config, problem);
+}
+
 std::pair<int, int> DescribedFamily::tile_rows_and_keys(Config const& config, Problem const& problem) const {
   return d_.tile_rows_and_keys ? d_.tile_rows_and_keys(config, problem)
                                : Family::tile_rows_and_keys(config, problem);

@@ -21,6 +21,7 @@ struct FamilyDescription {
   // Optional: nullptr takes Family's default (the default config; no scratch; kBlockM x kBlockN; no maps).
   Config (*reproducible_config)(Problem const&) = nullptr;
   ScratchBytes (*scratch)(Config const&, Problem const&) = nullptr;
+  common::Precision (*score_precision)(Config const&, Problem const&) = nullptr;
   std::pair<int, int> (*tile_rows_and_keys)(Config const&, Problem const&) = nullptr;
   std::vector<runtime::TensorMapSpec> (*tensor_maps)(Config const&, Problem const&,
                                                      fa::AttentionParams const&) = nullptr;
@@ -57,6 +58,7 @@ class DescribedFamily : public Family {
     return d_.launches(config, problem);
   }
   ScratchBytes scratch(Config const& config, Problem const& problem) const override;
+  common::Precision score_precision(Config const& config, Problem const& problem) const override;
   std::pair<int, int> tile_rows_and_keys(Config const& config, Problem const& problem) const override;
   std::vector<runtime::TensorMapSpec> tensor_maps(Config const& config, Problem const& problem,
                                                   fa::AttentionParams const& params) const override;

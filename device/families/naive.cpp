@@ -46,10 +46,10 @@ std::optional<std::string> violates(Config const& config, Problem const& problem
 
 // Not tuned on a GPU yet (2026-12-02): 8 warps (64 fp32 accumulators per thread in S = Q K^T, d / 2 in
 // O = P V at d >= 128) and two stages (two CTAs per SM at d 128: 96 and 64 KiB). kScoreBits 32: S rounded
-// to 16 bits moves a score s by up to |s| 2^-9 (bf16), and the weights by as much in relative terms
-// (all_negative's scores near -120: up to 25%; fp16 overflows on near_dtype_max), far outside the
-// tolerance model's fp32 scores, so the correctness tests of the defaults would fail. kScoreBits = 16 is
-// PyTorch's math path (8 n^2 bytes per head instead of 12): `--config kScoreBits=16`.
+// to 16 bits moves a score s by up to |s| 2^-8 (bf16, round to nearest), and the weights by as much in
+// relative terms (all_negative's scores near -120: up to 25%; fp16 overflows on near_dtype_max): accurate
+// like the fused families by default. kScoreBits = 16 is PyTorch's math path (8 n^2 bytes per head
+// instead of 12), `--config kScoreBits=16`, judged by the bound of 16-bit scores (score_precision below).
 Config default_config(Problem const&) {
   return {{"kNWarps", 8}, {"kStages", 2}, {"kScoreBits", 32}, {"kSoftmaxThreads", 256}};
 }
@@ -98,6 +98,12 @@ ScratchBytes scratch(Config const& config, Problem const& problem) {
   return b;
 }
 
+// kScoreBits = 16 stores S * scale rounded to the input type (naive_scores' store_scores), and the softmax
+// reads those values; 32 keeps fp32.
+common::Precision score_precision(Config const& config, Problem const& problem) {
+  return value_or(config, "kScoreBits", 32) == 16 ? problem.dtype : common::Precision::fp32;
+}
+
 }  // namespace
 
 FamilyDescription const kDescription{
@@ -105,6 +111,7 @@ FamilyDescription const kDescription{
     .source_file = [](Problem const&) -> std::string { return "naive.cu"; },
     FL_FAMILY_FUNCTIONS(naive),
     .scratch = scratch,
+    .score_precision = score_precision,
 };
 
 }  // namespace fl::device::naive

@@ -17,6 +17,13 @@ PrecisionRecipe recipe_of(device::Problem const& problem) {
   return recipe;
 }
 
+PrecisionRecipe recipe_of(device::Family const& family, device::Config const& config,
+                          device::Problem const& problem) {
+  PrecisionRecipe recipe = recipe_of(problem);
+  recipe.scores = family.score_precision(config, problem);
+  return recipe;
+}
+
 PrecisionRecipe operand_recipe_of(device::Problem const& problem) {
   PrecisionRecipe const recipe = recipe_of(problem);
   if (!common::is_fp8(problem.dtype) || !problem.fp8.bf16_pv) return recipe;
@@ -24,11 +31,17 @@ PrecisionRecipe operand_recipe_of(device::Problem const& problem) {
 }
 
 CheckOptions check_options(device::Problem const& problem, std::size_t sample_rows, std::uint64_t seed) {
+  return check_options(recipe_of(problem), problem, sample_rows, seed);
+}
+
+CheckOptions check_options(PrecisionRecipe const& recipe, device::Problem const& problem,
+                           std::size_t sample_rows, std::uint64_t seed) {
   CheckOptions options;
   options.claimed = problem.dtype;
-  if (common::is_fp8(problem.dtype)) {
-    // The bound allows any FP8 scaling; the recipe says which one the kernel used (reports, diagnosis).
-    options.recipe = recipe_of(problem);
+  // FP8: the bound allows any FP8 scaling; the recipe says which one the kernel used (reports, diagnosis).
+  // 16-bit scores widen the bound (the tolerance model reads recipe.scores).
+  if (common::is_fp8(problem.dtype) || recipe.scores != common::Precision::fp32) {
+    options.recipe = recipe;
     options.use_custom_recipe = true;
   }
   options.sample_rows = sample_rows;
@@ -55,8 +68,14 @@ Verdict verdict_of(CheckResult const& result) {
 
 Verdict judge_forward(device::Problem const& problem, device::HostInputs const& in,
                       device::HostOutputs const& out, std::size_t sample_rows, std::uint64_t seed) {
+  return judge_forward(recipe_of(problem), problem, in, out, sample_rows, seed);
+}
+
+Verdict judge_forward(PrecisionRecipe const& recipe, device::Problem const& problem,
+                      device::HostInputs const& in, device::HostOutputs const& out, std::size_t sample_rows,
+                      std::uint64_t seed) {
   return verdict_of(run_check(to_attention_inputs(problem, in), to_attention_outputs(out),
-                              check_options(problem, sample_rows, seed)));
+                              check_options(recipe, problem, sample_rows, seed)));
 }
 
 }  // namespace fl::numerics::gpu

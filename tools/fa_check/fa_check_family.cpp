@@ -199,7 +199,8 @@ FamilyOutcome run_family(po::variables_map const& vm, common::Precision claimed,
   outcome.problem.inputs = numerics::gpu::to_attention_inputs(plan.problem, inputs);
   outcome.problem.observed = numerics::gpu::to_attention_outputs(out.value());
   outcome.problem.input_dtype = std::string(common::name(plan.problem.dtype)) + " (our kernel)";
-  outcome.options = numerics::gpu::check_options(plan.problem, sample_rows, 1);
+  outcome.options = numerics::gpu::check_options(
+      numerics::gpu::recipe_of(*plan.family, plan.config, plan.problem), plan.problem, sample_rows, 1);
   outcome.description = std::string(plan.family->name()) + " " + device::to_string(plan.config) +
                         (plan.mutant_switches.empty() ? "" : " -D" + plan.mutant_switches.front()) + " on " +
                         device::describe(plan.problem) + " (" + gpu.name + "), inputs " +

@@ -57,7 +57,8 @@ runtime::Result<numerics::gpu::Verdict> check_config(device::Family const& famil
   auto out = device::run_once(family, config, problem, program, inputs, &forward,
                               fp8->has_value() ? &**fp8 : nullptr);
   if (!out) return out.error();
-  return numerics::gpu::judge_forward(problem, inputs, out.value(), options.sample_rows, options.seed);
+  return numerics::gpu::judge_forward(numerics::gpu::recipe_of(family, config, problem), problem, inputs,
+                                      out.value(), options.sample_rows, options.seed);
 }
 
 runtime::Result<TimedResult> time_config(

@@ -32,7 +32,8 @@ struct CheckOptions {
 
 // Runs the config once on `given` inputs, or on seeded inputs of options.input_family (which may adjust
 // the shape: fully masked rows, ragged tails), and judges O and LSE with numerics' reference and
-// tolerance model.
+// tolerance model, by the config's own recipe (numerics::gpu::recipe_of(family, config, problem): naive's
+// kScoreBits = 16 by the bound of 16-bit scores).
 runtime::Result<numerics::gpu::Verdict> check_config(device::Family const& family,
                                                      device::Config const& config, device::Problem problem,
                                                      runtime::CompiledProgram const& program,

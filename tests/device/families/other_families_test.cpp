@@ -19,8 +19,11 @@ TEST_CASE("naive: three launches, S and P scratch of n_q x ld elements per head"
   std::size_t const elements = std::size_t(p.shape.batch) * p.shape.heads_q * 1024 * 1024;
   CHECK(f.scratch(c, p).s == 4 * elements);  // fp32 S by default
   CHECK(f.scratch(c, p).p == 2 * elements);  // P in the input type
+  CHECK(f.score_precision(c, p) == Precision::fp32);
   c["kScoreBits"] = 16;
   CHECK(f.scratch(c, p).s == 2 * elements);
+  CHECK(f.score_precision(c, p) == Precision::bf16);  // what numerics' check budgets (kernel_check_test)
+  CHECK(Fa2Sm80Family{}.score_precision(c, p) == Precision::fp32);
   // Rows padded to 128 keys: n_k = 1000 takes 1024 per row, n_q rows exactly.
   p.shape.seqlen_k = 1000;
   p.shape.seqlen_q = 333;

@@ -15,8 +15,10 @@ using device::HostOutputs;
 using device::Problem;
 
 // Standard attention in float (an implementation independent of the checker's double reference),
-// rounded to the dtype like a kernel's output.
-inline device::HostOutputs standard_attention(Problem const& p, device::HostInputs const& in) {
+// rounded to the dtype like a kernel's output. round_scores: S * scale rounded to the dtype before the
+// softmax, as naive with kScoreBits = 16 stores it.
+inline device::HostOutputs standard_attention(Problem const& p, device::HostInputs const& in,
+                                              bool round_scores = false) {
   auto const& s = p.shape;
   auto const d = std::size_t(s.head_dim);
   device::HostOutputs out;
@@ -34,6 +36,7 @@ inline device::HostOutputs standard_attention(Problem const& p, device::HostInpu
             acc += in.q[((std::size_t(b) * s.heads_q + h) * s.seqlen_q + i) * d + e] *
                    in.k[((std::size_t(b) * s.heads_kv + s.kv_head_of(h)) * s.seqlen_k + j) * d + e];
           w[j] = acc * float(s.scale());
+          if (round_scores) w[j] = fl::numerics::round_to(p.dtype, w[j]);
           m = std::max(m, w[j]);
         }
         float l = 0;

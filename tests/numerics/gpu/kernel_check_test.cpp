@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "device/families/families.hpp"
 #include "numerics/gpu/kernel_inputs.hpp"
 #include "tests/numerics/gpu/host_standard_attention.hpp"
 
@@ -69,4 +70,30 @@ TEST_CASE("an FP8 problem with P V in bf16: FA3's recipe for the check, bf16 P f
         Precision::fp8_e4m3);  // the check's recipe: FA3's tolerances
   CHECK(numerics::gpu::operand_recipe_of(p).probabilities == Precision::bf16);
   CHECK(numerics::gpu::operand_recipe_of(p).fp8_variants.has(fl::numerics::Fp8Variant::bf16_pv));
+}
+
+TEST_CASE("naive with kScoreBits = 16 is judged by the bound of 16-bit scores, kScoreBits = 32 by fp32's",
+          "[numerics]") {
+  NaiveFamily const f;
+  for (auto dtype : {Precision::bf16, Precision::fp16}) {
+    auto p = small(false);
+    p.dtype = dtype;
+    auto config = f.default_config(p);
+    CHECK(numerics::gpu::recipe_of(f, config, p).scores == Precision::fp32);
+    CHECK_FALSE(
+        numerics::gpu::check_options(numerics::gpu::recipe_of(f, config, p), p, 0, 1).use_custom_recipe);
+    config["kScoreBits"] = 16;
+    auto const recipe = numerics::gpu::recipe_of(f, config, p);
+    CHECK(recipe.scores == dtype);
+    CHECK(numerics::gpu::check_options(recipe, p, 0, 1).use_custom_recipe);
+    auto const in = numerics::gpu::family_inputs(p, InputFamily::normal, 5);
+    auto const out = standard_attention(p, in, true);
+    auto const own = numerics::gpu::judge_forward(recipe, p, in, out, 0, 1);
+    INFO(fl::common::name(dtype) << " 16-bit S by its own bound: " << own.summary);
+    CHECK(own.pass);
+    // By the fp32-score bound the same output fails in LSE: the H200's naive at 86-324x the bound.
+    auto const fp32 = numerics::gpu::judge_forward(p, in, out);
+    INFO("by the fp32-score bound: " << fp32.summary);
+    CHECK_FALSE(fp32.pass);
+  }
 }
