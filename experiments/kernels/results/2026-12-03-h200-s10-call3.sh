@@ -13,7 +13,7 @@ L=$OUT/call3; mkdir -p "$L"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | tee "$L/gpu.txt"
 date -u +%FT%TZ | tee -a "$L/gpu.txt"
 OUT=$L/t TESTS_PARALLEL=8 TESTS_CPU=0 TESTS_BUDGET_S=${TESTS_S:-170} \
-  TESTS_ONLY='fa3_sm90 FP8|pre-transposed V|16-bit S|naive configs are correct' bash scripts/gpu.sh tests >"$L/tests.txt" 2>&1
+  TESTS_ONLY="${TESTS_RE:-fa3_sm90 FP8|pre-transposed V|16-bit S|naive configs are correct}" bash scripts/gpu.sh tests >"$L/tests.txt" 2>&1
 C=$(ls "$L"/t/tests/cases.txt 2>/dev/null | head -1)
 [ -n "$C" ] || { mkdir -p "$L/tx"; tar xzf "$L/t/tests.tgz" -C "$L/tx" 2>/dev/null; C=$(ls "$L"/tx/*/cases.txt | head -1); }
 echo "tests: $(grep -c '^rc=0' "$C") passed of $(wc -l <"$C"); not passed: $(grep -v '^rc=0' "$C" | cut -f1,3 | tr '\n' '|')"
@@ -23,8 +23,8 @@ F="--family fa3_sm90 --dtype fp8_e4m3 --runs 20"
 bench() { local name=$1 cap=$2; shift 2; [ "$(left)" -ge "$cap" ] || { echo "$name: not run (budget)"; return; }; timeout -k 5 "$cap" "$B" "$@" --csv "$L/$name.csv" >"$L/$name.txt" 2>&1
   echo "$name rc=$? $(grep -E 'TFLOP/s' "$L/$name.txt" | tr -s ' ' | cut -d' ' -f2-12 | tr '\n' '|')"; }
 bench new_d128 55 $F --causal both --head-dim 128 --seqlen 8192 --kernels-dir .carry/gpu/kernels_src
-bench main_d128 55 $F --causal both --head-dim 128 --seqlen 8192 --kernels-dir .carry/k0/kernels_src
 bench vt_given_d128 45 $F --causal both --head-dim 128 --seqlen 8192 --fp8-v-layout transposed --kernels-dir .carry/gpu/kernels_src
+bench main_d128 55 $F --causal both --head-dim 128 --seqlen 8192 --kernels-dir .carry/k0/kernels_src
 bench dq_rows_d128 40 $F --head-dim 128 --seqlen 8192 --causal no --fp8-quantize device --fp8-v-layout rows --kernels-dir .carry/gpu/kernels_src
 bench dq_given_d128 40 $F --head-dim 128 --seqlen 8192 --causal no --fp8-quantize device --fp8-v-layout transposed --kernels-dir .carry/gpu/kernels_src
 bench new_d256 45 $F --causal both --head-dim 256 --seqlen 8192 --kernels-dir .carry/gpu/kernels_src
