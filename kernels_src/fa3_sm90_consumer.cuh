@@ -82,16 +82,17 @@ struct Consumer {
       fa::named_barrier_arrive(kTurnBarrier + (wg + 1) % kConsumers, 2 * kWarpgroupThreads);
   }
 
-  // FP8: the descriptor of k-step `step` of a K-major tile from the tile's step-0 descriptor `d`. Only the start
-  // address field moves, and a shared address (< 2^18) plus the step's offset stays inside its 14 bits, so
-  // one 32-bit add on the low word gives k_major_descriptor's value where it recomputed the address field
+  // FP8: the descriptor of k-step `step` of a K-major tile from the tile's step-0 descriptor `d`. Only the
+  // start address field moves, and a shared address (< 2^18) plus the step's offset stays inside its 14 bits,
+  // so one 32-bit add on the low word gives k_major_descriptor's value where it recomputed the address field
   // (add, and, shift, widen, or per wgmma): at d128 the 8 products' descriptors took 40 PTX instructions per
   // key block, now 21.
   template <int kSpan>
   __device__ __forceinline__ static unsigned long long next_k_step(unsigned long long d, int panel_bytes,
                                                                    int step) {
     constexpr int kStepsPerPanel = kSpan / 32;
-    const int bytes = (step / kStepsPerPanel) * panel_bytes + (step % kStepsPerPanel) * 32;  // as k_major_descriptor
+    const int bytes =
+        (step / kStepsPerPanel) * panel_bytes + (step % kStepsPerPanel) * 32;  // as k_major_descriptor
     const unsigned lo = unsigned(d) + unsigned(bytes) / 16;
     return (d >> 32) << 32 | lo;
   }
@@ -131,11 +132,12 @@ struct Consumer {
       const unsigned long long v0 = fa::k_major_descriptor<V::kSpan>(v_tile, V::kPanelBytes, 0);
 #pragma unroll
       for (int step = 0; step < kPSteps; ++step)
-        fa::WgmmaOps<Element, Cfg::kHeadDim>::rs(o[0], pa[step], next_k_step<V::kSpan>(v0, V::kPanelBytes, step),
-                                                 1);
+        fa::WgmmaOps<Element, Cfg::kHeadDim>::rs(o[0], pa[step],
+                                                 next_k_step<V::kSpan>(v0, V::kPanelBytes, step), 1);
     } else {
 #pragma unroll
-      for (int step = 0; step < kPSteps; ++step)  // 16-bit V rows (bf16 with kPvBf16): N-major, 16 keys per step
+      for (int step = 0; step < kPSteps;
+           ++step)  // 16-bit V rows (bf16 with kPvBf16): N-major, 16 keys per step
         fa::WgmmaOps<PvElement, Cfg::kHeadDim>::template rs<1>(
             o[0], pa[step], fa::n_major_descriptor(v_tile, V::kPanelBytes, step), 1);
     }
