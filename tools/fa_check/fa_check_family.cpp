@@ -106,6 +106,7 @@ std::variant<FamilyPlan, std::string> plan_of(po::variables_map const& vm, commo
     auto const config = device::parse_config(vm["config"].as<std::string>());
     if (!config)
       return "--config " + vm["config"].as<std::string>() + " is not a config (kBlockM=128,kBlockN=64,...)";
+    if (auto unknown = device::unknown_config_key(*plan.family, *config)) return "--config " + *unknown;
     plan.config = *config;
   }
   if (auto broken = plan.family->violates(plan.config, plan.problem))
