@@ -1,9 +1,22 @@
 #include "device/family.hpp"
 
+#include <algorithm>
+
 namespace fl::device {
 
+std::vector<ParamSpec> space_axes(Family const& family, Problem const& problem) {
+  auto axes = family.parameters();
+  Config const fallback = family.default_config(problem);
+  for (auto option : family.precision_options()) {
+    if (option.values.empty()) continue;
+    option.values = {value_or(fallback, option.name, option.values.front())};
+    axes.push_back(std::move(option));
+  }
+  return axes;
+}
+
 std::vector<Config> enumerate_space(Family const& family, Problem const& problem) {
-  auto const params = family.parameters();
+  auto const params = space_axes(family, problem);
   std::vector<Config> out;
   std::vector<std::size_t> index(params.size(), 0);
   for (auto const& p : params)
@@ -22,6 +35,28 @@ std::vector<Config> enumerate_space(Family const& family, Problem const& problem
     }
     if (params.empty()) return out;
   }
+}
+
+std::optional<std::string> unknown_config_key(Family const& family, Config const& config) {
+  auto const list = [](std::vector<ParamSpec> const& specs) {
+    std::string names;
+    for (auto const& spec : specs) names += (names.empty() ? "" : ", ") + spec.name;
+    return names;
+  };
+  auto const tunables = family.parameters();
+  auto const options = family.precision_options();
+  auto const names = [&](std::string const& key) {
+    auto const named = [&](ParamSpec const& spec) { return spec.name == key; };
+    return std::ranges::any_of(tunables, named) || std::ranges::any_of(options, named);
+  };
+  for (auto const& [key, value] : config) {
+    if (names(key)) continue;
+    std::string why =
+        key + " is not a tunable of " + std::string(family.name()) + " (" + list(tunables) + ")";
+    if (!options.empty()) why += " nor a precision option (" + list(options) + ")";
+    return why;
+  }
+  return std::nullopt;
 }
 
 runtime::Result<std::vector<unsigned char>> Family::tma_argument(Config const& config, Problem const& problem,

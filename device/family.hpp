@@ -24,7 +24,7 @@ namespace fl::device {
 
 struct ParamSpec {
   std::string name;         // "kBlockM": the kernel's template parameter or -D name
-  std::vector<int> values;  // the search space along this axis
+  std::vector<int> values;  // the search space along this axis (a precision option's: what --config takes)
   std::string meaning;      // one line for --help and the README
 };
 
@@ -67,6 +67,11 @@ class Family {
   // The kernels_src file holding the problem's kernels ("fa2_sm80_fwd.cu"; the backward has its own).
   virtual std::string source_file(Problem const& problem) const = 0;
   virtual std::vector<ParamSpec> parameters() const = 0;
+  // Config keys that are precision claims, not speed tunables (naive's kScoreBits: 16 stores S in the input
+  // type, judged by a looser bound, score_precision). --config sets them (fa-bench, fa-check); the tuner
+  // never searches them (space_axes holds each at the default config's value), since its check judges every
+  // candidate by the problem's recipe. Values: the default first. None by default.
+  virtual std::vector<ParamSpec> precision_options() const { return {}; }
 
   // Why the family cannot run `problem` at all (dtype, head dim, direction), or std::nullopt.
   virtual std::optional<std::string> unsupported(Problem const& problem) const = 0;
@@ -105,9 +110,18 @@ class Family {
   virtual std::pair<int, int> tile_rows_and_keys(Config const& config, Problem const& problem) const;
 };
 
-// Every config of the family's space (the cartesian product of its parameters) that passes violates(),
-// in a fixed order: the first parameter varies slowest.
+// The axes of the family's searched space for `problem`: its parameters, then each precision option with
+// the one value of the default config (every candidate names it as the default does: the same text keys
+// the store).
+std::vector<ParamSpec> space_axes(Family const& family, Problem const& problem);
+
+// Every config of the family's space (the cartesian product of space_axes) that passes violates(), in a
+// fixed order: the first parameter varies slowest.
 std::vector<Config> enumerate_space(Family const& family, Problem const& problem);
+
+// Why `config` names a key that is neither a tunable nor a precision option of the family (one line
+// naming both lists), or std::nullopt.
+std::optional<std::string> unknown_config_key(Family const& family, Config const& config);
 
 // The C++ spelling of the element type in name expressions: "__half", "__nv_bfloat16".
 std::string element_type_name(common::Precision dtype);

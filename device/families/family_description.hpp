@@ -18,7 +18,9 @@ struct FamilyDescription {
   Config (*default_config)(Problem const&);
   std::vector<std::string> (*name_expressions)(Config const&, Problem const&);
   std::vector<LaunchStep> (*launches)(Config const&, Problem const&);
-  // Optional: nullptr takes Family's default (the default config; no scratch; kBlockM x kBlockN; no maps).
+  // Optional: nullptr takes Family's default (no precision options; the default config; no scratch;
+  // kBlockM x kBlockN; no maps).
+  std::vector<ParamSpec> (*precision_options)() = nullptr;
   Config (*reproducible_config)(Problem const&) = nullptr;
   ScratchBytes (*scratch)(Config const&, Problem const&) = nullptr;
   common::Precision (*score_precision)(Config const&, Problem const&) = nullptr;
@@ -43,6 +45,9 @@ class DescribedFamily : public Family {
   std::string_view name() const override { return d_.name; }
   std::string source_file(Problem const& problem) const override { return d_.source_file(problem); }
   std::vector<ParamSpec> parameters() const override { return d_.parameters(); }
+  std::vector<ParamSpec> precision_options() const override {
+    return d_.precision_options ? d_.precision_options() : Family::precision_options();
+  }
   std::optional<std::string> unsupported(Problem const& problem) const override {
     return d_.unsupported(problem);
   }

@@ -23,4 +23,20 @@ std::string family_names() {
   return out;
 }
 
+std::string precision_options_text() {
+  std::string out;
+  for (auto const& f : all_families())
+    for (auto const& option : f->precision_options()) {
+      std::string values;
+      for (std::size_t i = 0; i < option.values.size(); ++i)
+        values += (i == 0                          ? ""
+                   : i + 1 == option.values.size() ? " or "
+                                                   : ", ") +
+                  std::to_string(option.values[i]) + (i == 0 ? " (the default)" : "");
+      out += (out.empty() ? "" : "; ") + std::string(f->name()) + "'s " + option.name + ": " + values + ", " +
+             option.meaning;
+    }
+  return out;
+}
+
 }  // namespace fl::device

@@ -94,13 +94,16 @@ std::vector<Problem> problems_of(Family const& family) {
   return out;
 }
 
-// Default and reproducible configs of every problem; at d128 also each config one tunable away.
+// Default and reproducible configs of every problem; at d128 also each config one tunable (or precision
+// option) away.
 std::vector<std::pair<Config, Problem>> configs_of(Family const& family, bool neighbours) {
   std::vector<std::pair<Config, Problem>> out;
+  auto axes = family.parameters();
+  for (auto const& option : family.precision_options()) axes.push_back(option);
   for (auto const& p : problems_of(family)) {
     std::vector<Config> configs{family.default_config(p), family.reproducible_config(p)};
     if (neighbours && p.shape.head_dim == 128 && family.name().rfind("fa3_sm90", 0) != 0)
-      for (auto const& param : family.parameters())
+      for (auto const& param : axes)
         for (int value : param.values) {
           Config c = family.default_config(p);
           c[param.name] = value;

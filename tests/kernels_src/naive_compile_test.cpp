@@ -1,5 +1,6 @@
 // naive under NVRTC on this machine (no GPU needed): every config of its space (bf16, both masks, head
-// dims 64, 128, 256) and the fp16 defaults compile for sm_90a without spills, within the registers
+// dims 64, 128, 256) with each kScoreBits (a precision option, not searched: the space holds 32) and the
+// fp16 defaults compile for sm_90a without spills, within the registers
 // and the shared memory naive_config.h plans for, and a config the host rejects is rejected by the kernels'
 // own static_asserts too.
 #include <catch2/catch.hpp>
@@ -19,8 +20,9 @@ using runtime::TargetArch;
 
 namespace {}  // namespace
 
-// One program per head dim holding every distinct kernel of the space (a config's three kernels are
-// shared with many others: 3 x 2 softmax instances, 8 S and 4 O GEMMs per mask at d 128).
+// One program per head dim holding every distinct kernel of the space and of its 16-bit S twins (a
+// config's three kernels are shared with many others: 3 x 2 softmax instances, 8 S and 4 O GEMMs per mask
+// at d 128).
 TEST_CASE("every naive config compiles for sm_90a without spills", "[kernels][nvrtc]") {
   NaiveFamily const f;
   for (int d : {64, 128, 256}) {
@@ -29,10 +31,13 @@ TEST_CASE("every naive config compiles for sm_90a without spills", "[kernels][nv
       std::size_t configs = 0;
       for (bool causal : {false, true}) {
         auto const p = test::compile_problem(d, causal, Precision::bf16);
-        for (auto const& config : enumerate_space(f, p)) {
-          ++configs;
-          for (auto const& name : f.name_expressions(config, p)) names.insert(name);
-        }
+        for (auto config : enumerate_space(f, p))
+          for (int bits : {32, 16}) {
+            config["kScoreBits"] = bits;
+            if (f.violates(config, p)) continue;
+            ++configs;
+            for (auto const& name : f.name_expressions(config, p)) names.insert(name);
+          }
         auto const fp16 = test::compile_problem(d, causal, Precision::fp16);
         for (auto const& name : f.name_expressions(f.default_config(fp16), fp16)) names.insert(name);
       }

@@ -112,6 +112,32 @@ TEST_CASE("fa-bench: input is judged before the GPU is asked, and nothing is sil
   }
 }
 
+TEST_CASE("fa-bench --config kScoreBits=16: naive's precision option, taken though fa-tune never searches it",
+          "[tuner][cli]") {
+  std::vector<std::string> words = {"fa-bench", "--family", "naive",    "--config", "kScoreBits=16",
+                                    "--dtype",  "bf16",     "--causal", "no",       "--head-dim",
+                                    "64"};
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  auto const opt = fl::tuner::parse_bench_options(int(argv.size()), argv.data());
+  auto const naive = fl::device::find_family("naive");
+  fl::tuner::validate_bench_plan(opt, *naive);  // exits 2 on a refusal
+  auto const base = fl::tuner::timed_problem(opt, 1024, 64, false, fl::common::Precision::bf16);
+  auto const config = fl::tuner::bench_config(opt, *naive, base);
+  CHECK(config.at("kScoreBits") == 16);
+  CHECK(config.at("kNWarps") == naive->default_config(base).at("kNWarps"));  // unset: the default's
+  CHECK(naive->name_expressions(config, base)[1] == "naive_softmax<__nv_bfloat16, 256, 16>");
+  CHECK(naive->score_precision(config, base) == fl::common::Precision::bf16);
+  // An unknown key is refused, naming the tunables and the precision options; a bad value by the rule.
+  check_refused("--family naive --config kScoreBits=16,kBlockM=64");
+  CHECK_THAT(run("--family naive --config kBlockM=64").output,
+             Catch::Contains("--config kBlockM is not a tunable of naive (kNWarps, kStages, kSoftmaxThreads) "
+                             "nor a precision option (kScoreBits)"));
+  check_refused("--family naive --config kScoreBits=8");
+  check_refused("--family fa2_sm80 --config kScoreBits=16");
+  CHECK_THAT(run("--help").output, Catch::Contains("kScoreBits"));
+}
+
 TEST_CASE("fa-bench --stability-study: 16-bit dtypes and a writable path, judged before the GPU",
           "[tuner][cli]") {
   for (char const* args : {"--family fa2_fp8 --dtype fp8_e4m3 --stability-study x.csv",

@@ -32,6 +32,12 @@ TEST_CASE("fa-check --family refuses each wrong choice in one line with exit 2, 
       {"--family fa2_sm80 --dtype fp8_e4m3", "fa2_sm80 runs fp16 and bf16"},
       {ok + "--config kBlockM=7", "breaks a rule of fa2_sm80"},
       {ok + "--config nonsense", "--config nonsense is not a config"},
+      // A key the family does not declare was taken silently when the rest of the config was whole.
+      {"--family naive --dtype bf16 --config "
+       "kNWarps=8,kStages=2,kScoreBits=16,kSoftmaxThreads=256,kBlockM=64",
+       "--config kBlockM is not a tunable of naive (kNWarps, kStages, kSoftmaxThreads) nor a precision "
+       "option "
+       "(kScoreBits)"},
       {ok + "--mutant no-such-bug", "--mutant no-such-bug is not allowed ("},
       {ok + "--inputs no-such-family", "--inputs no-such-family is not allowed ("},
       {ok + "--seqlen 0", "--seqlen"},
@@ -64,6 +70,16 @@ TEST_CASE("fa-check --family exits 3 in one line without a GPU and passes our ke
     CHECK(outcome.exit_code == fl::common::kExitOk);
     CHECK(outcome.out.find("kernel: fa2_sm80 ") != std::string::npos);
   }
+}
+
+TEST_CASE("fa-check --family naive takes the precision option kScoreBits=16 (no GPU: exit 3, not 2)",
+          "[numerics][cli]") {
+  if (!fl::test::gpu_unavailable_reason()) return;  // with a GPU it runs: naive_gpu_test judges 16-bit S
+  auto const outcome =
+      fa_check("--family naive --dtype bf16 --config kNWarps=8,kStages=2,kScoreBits=16,kSoftmaxThreads=256");
+  INFO(outcome.err);
+  CHECK(outcome.exit_code == fl::common::kExitNoGpu);
+  CHECK(outcome.err.rfind("fa-check: no CUDA", 0) == 0);
 }
 
 TEST_CASE("fa-check --family judges our forward and backward kernels on the GPU", "[gpu][numerics][cli]") {

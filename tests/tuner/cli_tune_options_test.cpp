@@ -73,6 +73,13 @@ TEST_CASE("fa-tune options: --pace is fast (default) or baseline, and --help say
   CHECK(help.find("probe runs") != std::string::npos);
 }
 
+TEST_CASE("fa-tune --help names the precision options it never searches (naive's kScoreBits)",
+          "[tuner][cli]") {
+  auto const help = parse({"--help"}).help_text;
+  CHECK_THAT(help, Catch::Contains("Precision options are claims judged by their own bound, not tunables") &&
+                       Catch::Contains("naive's kScoreBits: 32 (the default) or 16"));
+}
+
 TEST_CASE("fa-tune options: --gpus names GPUs or all, once each, and what it cannot be combined with",
           "[tuner][cli]") {
   CHECK(parse({"--gpus", "0,2"}).gpus == std::vector<int>{0, 2});

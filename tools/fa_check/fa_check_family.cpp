@@ -106,6 +106,7 @@ std::variant<FamilyPlan, std::string> plan_of(po::variables_map const& vm, commo
     auto const config = device::parse_config(vm["config"].as<std::string>());
     if (!config)
       return "--config " + vm["config"].as<std::string>() + " is not a config (kBlockM=128,kBlockN=64,...)";
+    if (auto unknown = device::unknown_config_key(*plan.family, *config)) return "--config " + *unknown;
     plan.config = *config;
   }
   if (auto broken = plan.family->violates(plan.config, plan.problem))
@@ -133,12 +134,15 @@ std::variant<FamilyPlan, std::string> plan_of(po::variables_map const& vm, commo
 }  // namespace
 
 void add_family_options(po::options_description& options) {
+  std::string const config_help =
+      "with --family: its config (default: the family's default); precision options too (" +
+      device::precision_options_text() + ")";
   options.add_options()  //
       ("family", po::value<std::string>(),
        ("instead of --q --k --v --o: run our kernel family on the GPU and judge it (" +
         device::family_names() + ")")
            .c_str())                                                                                      //
-      ("config", po::value<std::string>(), "with --family: its config (default: the family's default)")   //
+      ("config", po::value<std::string>(), config_help.c_str())                                           //
       ("batch", po::value<std::string>()->default_value("1"), "with --family: B")                         //
       ("heads", po::value<std::string>()->default_value("2"), "with --family: H_q")                       //
       ("heads-kv", po::value<std::string>(), "with --family: H_kv (default H_q)")                         //

@@ -49,9 +49,13 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   Fp8Flags fp8_flags;
   int runs = 30, warmup = 5;
   int batch = 0, heads = 0, heads_kv = 0, seqlen_q = 0;
+  std::string const config_help =
+      "tunables, e.g. kBlockM=128,kBlockN=64 (unset ones: the family default), and precision options, which "
+      "fa-tune never searches (" +
+      device::precision_options_text() + ")";
   desc.add_options()("help", "print this help")("family", po::value(&family)->default_value("fa2_sm80"),
                                                 ("kernel family: " + device::family_names()).c_str())(
-      "config", po::value(&config), "tunables, e.g. kBlockM=128,kBlockN=64 (unset ones: the family default)")(
+      "config", po::value(&config), config_help.c_str())(
       "dtype", po::value(&dtypes)->default_value("bf16"),
       "element types, comma-separated: fp16, bf16 (fa2_fp8: fp8_e4m3, fp8_e5m2)")(
       "head-dim", po::value(&head_dims)->default_value("64,128"),
@@ -254,14 +258,7 @@ void validate_bench_plan(BenchOptions const& opt, device::Family const& family) 
   for (auto const& base : problem_classes(opt)) {
     if (auto why = family.unsupported(base)) bench_bad_input(*why);
     if (!opt.config) continue;
-    device::Config const defaults = family.default_config(base);
-    for (auto const& [name, value] : *opt.config)
-      if (!defaults.contains(name)) {
-        std::string known;
-        for (auto const& [k, v] : defaults) known += (known.empty() ? "" : ", ") + k;
-        bench_bad_input("--config " + name + " is not a tunable of " + std::string(family.name()) + " (" +
-                        known + ")");
-      }
+    if (auto why = device::unknown_config_key(family, *opt.config)) bench_bad_input("--config " + *why);
     device::Config const config = bench_config(opt, family, base);
     if (auto why = family.violates(config, base))
       bench_bad_input("--config " + device::to_string(config) + ": " + *why);

@@ -8,6 +8,7 @@
 
 #include "common/input_limits.hpp"
 #include "common/strict_command_line.hpp"
+#include "device/families/registry.hpp"
 #include "tuner/cli/fp8_options.hpp"
 #include "tuner/cli/option_values.hpp"
 
@@ -190,6 +191,9 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
   if (vm.count("help")) {
     std::ostringstream text;
     text << desc << kStagesHelp
+         << "Precision options are claims judged by their own bound, not tunables: every candidate takes the "
+            "default's value (fa-bench and fa-check set them with --config): "
+         << device::precision_options_text() << ".\n"
          << "\nExit codes: 0 done, 1 a kernel failed verification, 2 bad input, 3 no usable GPU, 130/143 "
             "stopped by Ctrl-C/SIGTERM (the candidate in flight finished and stored, the table so far "
             "printed; "

@@ -36,6 +36,7 @@ TEST_CASE("fa-tune --compile-only compiles every config, then answers from the c
     INFO(row.config << " " << row.reason);
     CHECK(row.kept);
     CHECK(row.registers > 0);
+    CHECK_THAT(row.config, Catch::Contains("kScoreBits=32"));  // a precision option: never searched
   }
   auto const warm =
       tuner::run_compile_only(options, runtime::TargetArch::sm_90a, kernels, scratch.path() / "db", limits);
