@@ -1,14 +1,17 @@
 // fa-explain: the online softmax of one row, block by block, for the correct algorithm and for catalogued
-// mutants side by side (numerics/explain). Parses the command line and prints render_text.
+// mutants side by side (numerics/explain). Parses the command line, prints render_text and, with --csv,
+// writes render_csv.
 #include <boost/program_options.hpp>
 
 #include <cmath>
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/atomic_file.hpp"
 #include "common/exit_codes.hpp"
 #include "common/input_limits.hpp"
 #include "common/strict_command_line.hpp"
@@ -36,6 +39,10 @@ constexpr char const* kUsage =
     "  fa-explain --family all_negative --keys 64 --block 16 --mutant m-init-zero\n"
     "Given scores are the softmax's inputs (softmax scale 1 unless --softmax-scale), taken in fp32; -inf\n"
     "marks a masked key. Values: one per score, or --head-dim numbers per score (row-major).\n"
+    "\n"
+    "--csv FILE writes the same trace as data, for plots: one line per block, variant and output component,\n"
+    "  step,block,first_key,last_key,variant,dim,m,scale,l,output_so_far,answer\n"
+    "(step: blocks in the order visited; answer: the float64 reference's component; full precision).\n"
     "\n"
     "Options";
 
@@ -144,7 +151,9 @@ int main(int argc, char** argv) {
       ("key-order", po::value<std::string>()->default_value("first-to-last"),
        "order of the key blocks: first-to-last, or last-to-first (as fa2_sm80 walks them)")  //
       ("show-dims", fl::common::count_value(kShowDims, &show_dims)->default_value("4"),
-       "components of a vector output printed (1..1024)");
+       "components of a vector output printed (1..1024)")  //
+      ("csv", po::value<std::string>(),
+       "also write the trace as CSV to this file (every block, variant and component, full precision)");
   po::variables_map vm;
   try {
     // Strict (common/strict_command_line.hpp): a stray word, a control byte (a newline made the complaint
@@ -172,6 +181,13 @@ int main(int argc, char** argv) {
     std::string const order = vm["key-order"].as<std::string>();
     if (order != "first-to-last" && order != "last-to-first")
       throw po::error("--key-order " + order + ": use first-to-last or last-to-first");
+    // The CSV's path judged before the work, as every command's output file is.
+    std::optional<std::string> csv;
+    if (vm.count("csv")) {
+      csv = vm["csv"].as<std::string>();
+      if (auto problem = fl::common::output_file_problem(*csv))
+        throw po::error("--csv " + *csv + ": " + *problem);
+    }
 
     explain::RowProblem problem;
     if (given) {
@@ -204,6 +220,13 @@ int main(int argc, char** argv) {
         problem, block, mutant_ids, exact ? emulator::TraceArithmetic::fp64 : emulator::TraceArithmetic::fp32,
         order == "first-to-last" ? emulator::KeyOrder::first_to_last : emulator::KeyOrder::last_to_first);
     std::cout << explain::render_text(problem, x, {show_dims});
+    if (csv) {
+      try {
+        fl::common::write_file_atomically(*csv, explain::render_csv(x));
+      } catch (std::runtime_error const& e) {
+        throw po::error(std::string("--csv: ") + e.what());
+      }
+    }
   } catch (po::error const& e) {
     std::cerr << "fa-explain: " << e.what() << "\n";
     return fl::common::kExitBadInput;

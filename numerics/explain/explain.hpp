@@ -50,4 +50,14 @@ struct RenderOptions {
 std::string render_text(RowProblem const& problem, Explanation const& explanation,
                         RenderOptions const& options = {});
 
+// The trace as data (fa-explain --csv; experiments/online_softmax_explorer/plot.sh draws it): a header, then
+// one line per key block visited, variant and output component, in the text's order (blocks, then variants,
+// correct first, then components):
+//   step,block,first_key,last_key,variant,dim,m,scale,l,output_so_far,answer
+// step counts the blocks in the order visited (block is the key block's index: they differ last to first);
+// keys first_key..last_key; m, scale, l, output so far as the text names them, answer the float64
+// reference's component dim. Numbers in their shortest exact form (nan, inf, -inf as such), where the text
+// rounds them. A variant has lines only for the blocks it visits.
+std::string render_csv(Explanation const& explanation);
+
 }  // namespace fl::numerics::explain

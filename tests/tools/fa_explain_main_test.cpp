@@ -44,6 +44,29 @@ TEST_CASE("fa-explain prints the lesson's example", "[explain][cli]") {
   CHECK(help.output.find("why scale = 0 in the first block") != std::string::npos);
 }
 
+TEST_CASE("fa-explain --csv writes the trace as data beside the text", "[explain][cli]") {
+  fs::path const csv = fs::temp_directory_path() / ("fl_fa_explain_" + std::to_string(::getpid()) + ".csv");
+  Run const r =
+      run("--scores 1,3,2,5,0.5,4 --values 10,20,30,40,50,60 --block 2 --mutant unrescaled-l --csv " +
+          csv.string());
+  INFO(r.output);
+  CHECK(r.rc == 0);
+  CHECK(r.output.find("online=42.347429") != std::string::npos);  // the text as without --csv
+  std::string const data = fl::test::read_text(csv);
+  fs::remove(csv);
+  CHECK_THAT(data,
+             Catch::StartsWith("step,block,first_key,last_key,variant,dim,m,scale,l,output_so_far,answer\n"
+                               "0,0,0,1,correct,0,3,0,1.1353352832366"));
+  CHECK(std::count(data.begin(), data.end(), '\n') == 1 + 3 * 2);
+  CHECK(data.find("\n2,2,4,5,unrescaled-l,0,5,1,") != std::string::npos);
+  // A path that cannot take the file is refused before the work: one line, exit code 2.
+  Run const folder = run("--scores 1,2 --values 1,2 --csv " + fs::temp_directory_path().string());
+  CHECK(folder.rc == 2);
+  CHECK_THAT(folder.output, Catch::StartsWith("fa-explain: --csv ") && Catch::Contains("folder"));
+  CHECK(std::count(folder.output.begin(), folder.output.end(), '\n') == 1);
+  CHECK(run("--help").output.find("--csv FILE") != std::string::npos);
+}
+
 TEST_CASE("fa-explain refuses bad input with one line and exit code 2", "[explain][cli]") {
   for (std::string const args :
        {"", "--scores 1,x --values 1,2", "--scores 1,2 --values 1", "--scores 1,2", "--family nope",
