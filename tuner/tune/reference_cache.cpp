@@ -18,14 +18,16 @@ VerificationSet const& ReferenceCache::insert(std::string key, device::Problem c
                                               device::HostInputs inputs, std::uint64_t seed,
                                               std::size_t sample_rows) {
   auto const start = std::chrono::steady_clock::now();
-  device::HostOutputs forward;
+  // A backward's forward and, from the same pass, every row's statistics, which its check's dK/dV need.
+  numerics::gpu::ForwardWithStatistics forward;
   if (problem.direction == device::Direction::backward)
-    forward = numerics::gpu::reference_forward(problem, inputs);
+    forward = numerics::gpu::reference_forward_with_statistics(problem, inputs);
   if (encode_once_ && !common::is_fp8(problem.dtype))  // FP8 inputs are quantised, not encoded
     inputs.encoded =
         std::make_shared<device::EncodedInputs const>(device::encode_inputs(inputs, problem.dtype));
   auto set = std::make_unique<VerificationSet>(
-      VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed), std::move(forward)});
+      VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed, forward.statistics),
+                      std::move(forward.forward)});
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto const& in = set->check.inputs();
   std::size_t const bytes = sizeof(float) * (in.q.size() + in.k.size() + in.v.size() + in.d_o.size());
