@@ -137,6 +137,7 @@ class PreparedCheck {
   CheckOptions const& options() const { return options_; }
   bool sampled() const { return sampled_; }
   RowSample const& sample() const { return basis_.reference.sample; }
+  SampledOutputs const& reference() const { return basis_.reference; }  // on sample()
   // judge() calls whose screen flagged a row outside the prepared sample (each paid a new reference).
   std::size_t resampled() const { return resampled_; }
 

@@ -31,6 +31,7 @@ class PreparedCheck {
   device::HostInputs const& inputs() const { return inputs_; }
   bool sampled() const { return check_.sampled(); }
   numerics::RowSample const& sample() const { return check_.sample(); }
+  numerics::SampledOutputs const& reference() const { return check_.reference(); }  // on sample()
   // judge() calls that were not a pass on the prepared sample alone: a failure, or a screened row off the
   // sample (which paid a new reference).
   std::size_t fallbacks() const { return fallbacks_; }

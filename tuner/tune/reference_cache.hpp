@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "numerics/gpu/kernel_inputs.hpp"
 #include "numerics/input_families.hpp"
+#include "tuner/tune/forward_store.hpp"
 #include "tuner/tune/prepared_check.hpp"
 
 namespace fl::tuner {
@@ -30,7 +32,10 @@ class ReferenceCache {
   // encode_once: each set also keeps its inputs' 16-bit encodings (device::HostInputs::encoded), so a
   // candidate's uploads do not convert again (false: the 2026-11-29 protocol, for before/after runs: --pace
   // baseline).
-  explicit ReferenceCache(bool encode_once = true) : encode_once_(encode_once) {}
+  // store: where a backward timed problem's forward and row statistics are kept between processes
+  // (tune/forward_store.hpp); none: computed in every process.
+  explicit ReferenceCache(bool encode_once = true, std::optional<ForwardStore> store = std::nullopt)
+      : encode_once_(encode_once), store_(std::move(store)) {}
 
   static constexpr std::size_t kKeptLargeSets = 2;
   static constexpr std::size_t kLargeSetBytes = std::size_t(64) << 20;
@@ -44,14 +49,20 @@ class ReferenceCache {
 
   std::size_t size() const { return sets_.size(); }
   double seconds_spent() const { return seconds_; }  // building inputs and references, all sets
+  std::size_t forwards_loaded() const { return forwards_loaded_; }  // from the store, and checked
 
  private:
+  // stored: the inputs are make_normal_inputs(problem, seed), whose backward forward the store may hold.
   VerificationSet const& insert(std::string key, device::Problem const& problem, device::HostInputs inputs,
-                                std::uint64_t seed, std::size_t sample_rows);
+                                std::uint64_t seed, std::size_t sample_rows, bool stored);
+  std::unique_ptr<VerificationSet> build(device::Problem const& problem, device::HostInputs inputs,
+                                         std::uint64_t seed, std::size_t sample_rows, bool stored);
   std::map<std::string, std::unique_ptr<VerificationSet>> sets_;
   std::vector<std::string> large_;  // keys of the large sets, oldest first
   double seconds_ = 0.0;
   bool encode_once_;
+  std::optional<ForwardStore> store_;
+  std::size_t forwards_loaded_ = 0;
 };
 
 }  // namespace fl::tuner
