@@ -34,12 +34,20 @@ bool agrees(PreparedCheck const& check, device::HostOutputs const& forward) {
 
 }  // namespace
 
-std::unique_ptr<VerificationSet> ReferenceCache::build(device::Problem const& problem,
+std::unique_ptr<VerificationSet> ReferenceCache::build(std::string const& key, device::Problem const& problem,
                                                        device::HostInputs inputs, std::uint64_t seed,
                                                        std::size_t sample_rows, bool stored) {
   if (problem.direction != device::Direction::backward)
     return std::make_unique<VerificationSet>(
         VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed), {}});
+  // The forward does not depend on the sample: its key is the set's without the sample size.
+  std::string const forward_key = key.substr(0, key.rfind("|rows "));
+  if (auto it = forwards_.find(forward_key); it != forwards_.end()) {  // computed by this process before
+    ++forwards_kept_;
+    return std::make_unique<VerificationSet>(
+        VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed, it->second.statistics),
+                        it->second.forward});
+  }
   bool const use_store = store_ && stored;
   if (use_store)
     if (auto forward = store_->load(problem, seed)) {
@@ -49,6 +57,7 @@ std::unique_ptr<VerificationSet> ReferenceCache::build(device::Problem const& pr
                             std::move(forward->forward)});
         if (agrees(set->check, set->forward)) {
           ++forwards_loaded_;
+          keep(forward_key, {set->forward, forward->statistics});
           return set;
         }
       } catch (std::invalid_argument const&) {  // statistics that are not the reference's
@@ -61,9 +70,21 @@ std::unique_ptr<VerificationSet> ReferenceCache::build(device::Problem const& pr
   if (use_store)
     if (auto why = store_->save(problem, seed, forward))
       std::fprintf(stderr, "fa-tune: forward store: %s (going on without it)\n", why->c_str());
+  keep(forward_key, forward);
   return std::make_unique<VerificationSet>(
       VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed, forward.statistics),
                       std::move(forward.forward)});
+}
+
+void ReferenceCache::keep(std::string const& key, numerics::gpu::ForwardWithStatistics const& forward) {
+  auto const& f = forward.forward;
+  std::size_t const bytes =
+      sizeof(float) * (f.o.size() + f.lse.size()) +
+      sizeof(double) * (forward.statistics->lse.size() + forward.statistics->delta.size());
+  if (forward_bytes_ + bytes > kKeptForwardBytes)
+    return;  // never evicts: a line's problems come back in order
+  forward_bytes_ += bytes;
+  forwards_.emplace(key, forward);
 }
 
 VerificationSet const& ReferenceCache::insert(std::string key, device::Problem const& problem,
@@ -73,7 +94,7 @@ VerificationSet const& ReferenceCache::insert(std::string key, device::Problem c
   if (encode_once_ && !common::is_fp8(problem.dtype))  // FP8 inputs are quantised, not encoded
     inputs.encoded =
         std::make_shared<device::EncodedInputs const>(device::encode_inputs(inputs, problem.dtype));
-  auto set = build(problem, std::move(inputs), seed, sample_rows, stored);
+  auto set = build(key, problem, std::move(inputs), seed, sample_rows, stored);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto const& in = set->check.inputs();
   std::size_t const bytes = sizeof(float) * (in.q.size() + in.k.size() + in.v.size() + in.d_o.size());
