@@ -97,14 +97,21 @@ TEST_CASE("the backward check given the forward's statistics is the check from s
   }
 }
 
-TEST_CASE("the reference cache gives a backward's check the forward's statistics", "[tuner][tune]") {
+TEST_CASE("the reference cache computes a backward's forward once per process", "[tuner][tune]") {
   auto const p = awkward_backward(true);
   tuner::ReferenceCache cache;
-  auto const& set = cache.normal_set(p, 11, 48);
-  auto const forward = numerics::gpu::reference_forward_with_statistics(p, set.check.inputs());
-  CHECK(set.forward.o == forward.forward.o);
-  CHECK(set.forward.lse == forward.forward.lse);
-  auto const out = correct_outputs(p, set.check.inputs(), set.forward);
-  CHECK(set.check.judge(out).summary ==
-        numerics::gpu::judge_forward(p, set.check.inputs(), out, 48, 11).summary);
+  for (std::size_t rows : {48, 40}) {  // another set of the same inputs (a set dropped and built again)
+    auto const& set = cache.normal_set(p, 11, rows);
+    CHECK(cache.forwards_kept() == (rows == 48 ? 0 : 1));
+    auto const forward = numerics::gpu::reference_forward_with_statistics(p, set.check.inputs());
+    CHECK(set.forward.o == forward.forward.o);
+    CHECK(set.forward.lse == forward.forward.lse);
+    auto out = correct_outputs(p, set.check.inputs(), set.forward);
+    for (bool right : {true, false}) {
+      if (!right) out.dv[2] -= 1.0f;  // key row 0: always sampled
+      auto const expected = numerics::gpu::judge_forward(p, set.check.inputs(), out, rows, 11);
+      CHECK(expected.pass == right);
+      CHECK(set.check.judge(out).summary == expected.summary);
+    }
+  }
 }
