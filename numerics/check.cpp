@@ -81,7 +81,7 @@ PreparedCheck::Basis PreparedCheck::basis_for(RowSample sample) const {
   AttentionInputs const& in = *inputs_;
   if (options_.stop_requested && !in.has_backward()) return sliced_basis_for(std::move(sample));
   Basis b;
-  b.reference = reference_sampled(in, sample, {options_.threads});
+  b.reference = reference_sampled(in, sample, {options_.threads, options_.row_statistics.get()});
   ToleranceOptions tol;
   tol.kappa = options_.kappa;
   tol.inputs_exact = inputs_exact_;

@@ -62,6 +62,12 @@ struct CheckOptions {
   int report_block_n = 64;  // block size used to describe where a row's maximum sits
   std::size_t worst_rows_listed = 10;
   bool cross_check_baseline = true;
+  // LSE and D of every query row, when the caller has them (numerics::gpu::reference_forward_with_statistics:
+  // the tuner computes them with the forward a backward kernel reads): a sampled backward check then takes
+  // its dK/dV statistics from here instead of a pass of its own over every row of the heads its key rows are
+  // in. They must be the reference's own (reference_forward_rows); the values checked are the same bits
+  // either way.
+  std::shared_ptr<RowStatistics const> row_statistics;
   // fa-check under SIGINT/SIGTERM: the signal that asks the check to stop, 0 to go on (empty: never asked).
   // A forward check then stops at the next slice of query rows (about 1/16 of them; every slice has its
   // reference, bounds and baseline, so it is judged whole) and judges the rows finished; a backward check
@@ -131,6 +137,7 @@ class PreparedCheck {
   CheckOptions const& options() const { return options_; }
   bool sampled() const { return sampled_; }
   RowSample const& sample() const { return basis_.reference.sample; }
+  SampledOutputs const& reference() const { return basis_.reference; }  // on sample()
   // judge() calls whose screen flagged a row outside the prepared sample (each paid a new reference).
   std::size_t resampled() const { return resampled_; }
 

@@ -14,7 +14,7 @@ class CompensatedVector {
   explicit CompensatedVector(std::size_t size) : sum_(size, 0.0), compensation_(size, 0.0) {}
 
   // this += a * x (the product is rounded once; the sum keeps its error term).
-  void add_scaled(double a, double const* x) {
+  [[gnu::always_inline]] void add_scaled(double a, double const* x) {
     double* s = sum_.data();
     double* c = compensation_.data();
     std::size_t const n = sum_.size();
@@ -38,16 +38,26 @@ class CompensatedVector {
 
 // Dot product in double with eight independent partial sums (vectorisable, and the rounding error grows
 // with d/8 instead of d). For d <= 256 its relative error stays far below the 1e-12 the reference promises.
-inline double dot(double const* a, double const* b, std::size_t n) {
-  constexpr std::size_t kLanes = 8;
-  double partial[kLanes] = {};
+// The partial sums are eight named locals rather than an array: GCC 12 kept the array in memory (a store and
+// a reload per step), the locals stay in registers; the same operations in the same order, so the same bits
+// (1.6x faster at d = 64 on this machine's SSE2 build). Always inlined, so that a caller compiled for a
+// wider vector unit (reference_rows.cpp's clones) computes it at that width.
+[[gnu::always_inline]] inline double dot(double const* a, double const* b, std::size_t n) {
+  double p0 = 0.0, p1 = 0.0, p2 = 0.0, p3 = 0.0, p4 = 0.0, p5 = 0.0, p6 = 0.0, p7 = 0.0;
   std::size_t d = 0;
-  for (; d + kLanes <= n; d += kLanes)
-    for (std::size_t l = 0; l < kLanes; ++l) partial[l] += a[d + l] * b[d + l];
+  for (; d + 8 <= n; d += 8) {
+    p0 += a[d] * b[d];
+    p1 += a[d + 1] * b[d + 1];
+    p2 += a[d + 2] * b[d + 2];
+    p3 += a[d + 3] * b[d + 3];
+    p4 += a[d + 4] * b[d + 4];
+    p5 += a[d + 5] * b[d + 5];
+    p6 += a[d + 6] * b[d + 6];
+    p7 += a[d + 7] * b[d + 7];
+  }
   double tail = 0.0;
   for (; d < n; ++d) tail += a[d] * b[d];
-  return ((partial[0] + partial[1]) + (partial[2] + partial[3])) +
-         ((partial[4] + partial[5]) + (partial[6] + partial[7])) + tail;
+  return ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7)) + tail;
 }
 
 }  // namespace fl::numerics

@@ -12,8 +12,11 @@
 //
 // Forward and dQ of a query row depend only on that row, so any set of rows can be computed exactly on its
 // own. dK and dV of a key row need every query row's LSE and D = rowsum(dO * O); the sampled mode computes
-// those statistics for all rows of the heads it needs (2 dot products per score) and then the sampled
-// key rows exactly.
+// those statistics for all rows of the heads it needs (2 dot products per score), or takes them from the
+// caller (ReferenceOptions::known_statistics), and then the sampled key rows exactly. Either way every
+// sampled value is bit for bit the full reference's (reference_attention's) value of that element: a row's
+// statistics are computed by the same operations whichever rows are computed with it
+// (numerics/reference_rows.hpp).
 #include <cstddef>
 #include <vector>
 
@@ -21,8 +24,19 @@
 
 namespace fl::numerics {
 
+// LSE and D_i = sum_j P_ij dP_ij (= rowsum(dO * O)) of every query row, (B, H_q, N_q) each, as the reference
+// computes them: what dK and dV of any key row need. delta is empty without dO.
+struct RowStatistics {
+  std::vector<double> lse;
+  std::vector<double> delta;
+};
+
 struct ReferenceOptions {
   int threads = 0;  // 0: all hardware threads
+  // Every query row's statistics, computed before (reference_forward_rows, e.g. for the forward a backward
+  // kernel reads): the sampled mode then skips its statistics pass. They must be the reference's own:
+  // reference_sampled throws std::invalid_argument when a sampled query row's differ in any bit.
+  RowStatistics const* known_statistics = nullptr;
 };
 
 // Which rows to compute: flat query row indices (for O, LSE, dQ) and flat key row indices (dK, dV).
@@ -45,13 +59,23 @@ struct SampledOutputs {
   std::vector<double> dq;
   std::vector<double> dk;
   std::vector<double> dv;
-  // With sampled key rows: LSE and D of every query row (NaN for heads no sampled key row needs).
+  // With sampled key rows: LSE and D of every query row (NaN for heads no sampled key row needs, unless
+  // ReferenceOptions::known_statistics gave them all).
   std::vector<double> all_lse;
   std::vector<double> all_delta;
 };
 
 SampledOutputs reference_sampled(AttentionInputs const& in, RowSample sample,
                                  ReferenceOptions const& options = {});
+
+// O and the statistics (D with dO) of every query row, bit for bit reference_attention's O and LSE and the
+// values the sampled mode's statistics pass computes; no dQ, dK, dV. The forward costs one pass over the keys
+// per block of rows; D adds one dot product per score.
+struct ReferenceForward {
+  std::vector<double> o;  // (B, H_q, N_q, D)
+  RowStatistics statistics;
+};
+ReferenceForward reference_forward_rows(AttentionInputs const& in, ReferenceOptions const& options = {});
 
 // Every row: O, LSE and, when the inputs carry dO, dQ, dK, dV.
 AttentionOutputs reference_attention(AttentionInputs const& in, ReferenceOptions const& options = {});

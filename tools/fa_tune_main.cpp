@@ -259,7 +259,7 @@ int run(int argc, char const* const argv[], std::string& lost_after) {
         " [GPU " + std::to_string(device->ordinal) + " " +
         device::read_gpu_uuid(device->ordinal).value_or("(no UUID: nvidia-smi did not answer)") + "]";
   tuner::GpuBackend backend(options.jobs, arch, kernels_dir.value(), db_path, device.value(),
-                            *tuner::pace_named(options.pace));
+                            *tuner::pace_named(options.pace), options.forward_store);
   auto const report = tuner::run_tuning(options, backend, kernels_dir.value(), db_path, stop);
   if (restart_wanted(report)) {
     lost_after = *report.context_lost;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <stdexcept>
 
 #include "common/parallel_for.hpp"
 
@@ -89,15 +90,31 @@ bool family_applies(InputFamily family, bool causal) {
   return causal || family != InputFamily::fully_masked_rows;
 }
 
+namespace {
+
+ForwardWithStatistics forward_of(device::Problem const& problem, AttentionInputs const& inputs) {
+  ReferenceForward ref = reference_forward_rows(inputs);
+  ForwardWithStatistics out;
+  out.forward.o.resize(ref.o.size());
+  for (std::size_t i = 0; i < ref.o.size(); ++i) out.forward.o[i] = round_to(problem.dtype, float(ref.o[i]));
+  out.forward.lse = to_float(ref.statistics.lse);
+  out.statistics = std::make_shared<RowStatistics const>(std::move(ref.statistics));
+  return out;
+}
+
+}  // namespace
+
 device::HostOutputs reference_forward(device::Problem const& problem, device::HostInputs const& in) {
   auto inputs = to_attention_inputs(problem, in);
   inputs.d_o.clear();  // O and LSE only
-  auto const ref = reference_attention(inputs);
-  device::HostOutputs out;
-  out.o.resize(ref.o.size());
-  for (std::size_t i = 0; i < ref.o.size(); ++i) out.o[i] = round_to(problem.dtype, float(ref.o[i]));
-  out.lse = to_float(ref.lse);
-  return out;
+  return forward_of(problem, inputs).forward;
+}
+
+ForwardWithStatistics reference_forward_with_statistics(device::Problem const& problem,
+                                                        device::HostInputs const& in) {
+  if (in.d_o.empty())
+    throw std::invalid_argument("reference_forward_with_statistics: the inputs carry no dO");
+  return forward_of(problem, to_attention_inputs(problem, in));
 }
 
 }  // namespace fl::numerics::gpu

@@ -2,10 +2,12 @@
 // Seeded host inputs for our kernels (device/run/host_tensors.hpp): N(0, 1) timing inputs, numerics' input
 // families, and the float64 reference's forward that a backward kernel is given.
 #include <cstdint>
+#include <memory>
 
 #include "device/problem.hpp"
 #include "device/run/host_tensors.hpp"
 #include "numerics/input_families.hpp"
+#include "numerics/reference.hpp"
 
 namespace fl::numerics::gpu {
 
@@ -25,7 +27,20 @@ device::HostInputs family_inputs(device::Problem& problem, InputFamily family, s
 bool family_applies(InputFamily family, bool causal);
 
 // O (rounded to the dtype, as a kernel writes it) and LSE of the float64 reference: the forward outputs
-// a backward kernel reads, so that the backward is judged on its own. Every row: small problems only.
+// a backward kernel reads, so that the backward is judged on its own. Every row (numerics'
+// reference_forward_rows: blocks of rows over tiles of keys, all cores; ~40 ns per score and core at d = 64
+// on this machine).
 device::HostOutputs reference_forward(device::Problem const& problem, device::HostInputs const& in);
+
+// The same forward, bit for bit, and from the same pass (one more dot product per score) the float64 LSE
+// and D = rowsum(dO * O) of every query row (`in` must carry dO): a check of the backward given them
+// (CheckOptions::row_statistics) needs no statistics pass of its own, so a backward problem pays one pass
+// over its scores instead of two.
+struct ForwardWithStatistics {
+  device::HostOutputs forward;
+  std::shared_ptr<RowStatistics const> statistics;
+};
+ForwardWithStatistics reference_forward_with_statistics(device::Problem const& problem,
+                                                        device::HostInputs const& in);
 
 }  // namespace fl::numerics::gpu

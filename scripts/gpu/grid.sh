@@ -26,7 +26,10 @@
 # Options: GRID_LIST (default experiments/tuner/grids/headline.txt), GRID_BUDGET_S, GRID_DB (the database
 # carried in; default .carry/tune/fa-tune.sqlite), GRID_GPUS (all or 0,1,...: fa-tune --gpus, one worker per
 # GPU on a multi-GPU kind), GRID_REPLAY (a recorded run: every line answered from it instead of the GPU, for
-# the offline test tests/scripts/grid_recipe_test.sh).
+# the offline test tests/scripts/grid_recipe_test.sh), GRID_FORWARDS (fa-tune --forward-store: each backward
+# problem's float64 forward and row statistics, ~75 MiB a headline shape, kept for the other backward
+# family's line, restarts and the next call on the same machine; default /tmp/flashlab-forwards, outside the
+# work folder so that it outlives the call, never brought back).
 gpu_line
 list=${GRID_LIST:-experiments/tuner/grids/headline.txt}
 budget_s=${GRID_BUDGET_S:-480}
@@ -47,6 +50,7 @@ else
 fi
 replay=()
 [ -n "${GRID_REPLAY:-}" ] && replay=(--replay "$GRID_REPLAY")
+forwards=${GRID_FORWARDS:-/tmp/flashlab-forwards}
 gpus=()  # GRID_GPUS=all (or 0,1,...): every line on every GPU of a multi-GPU kind (issue 18), one database
 [ -n "${GRID_GPUS:-}" ] && gpus=(--gpus "$GRID_GPUS")
 
@@ -67,7 +71,8 @@ for i in "${!lines[@]}"; do
   read -r -a selection <<<"${lines[$i]}"
   line_start=$(date +%s)
   timeout -k 30 $((share + grace_s)) "$bin/fa-tune" --arch sm90 "${selection[@]}" "${replay[@]}" "${gpus[@]}" \
-    --time-limit "$share" --db "$db" --json "$dir/line$k.json" --report "$dir/report_line$k" \
+    --time-limit "$share" --db "$db" --forward-store "$forwards" \
+    --json "$dir/line$k.json" --report "$dir/report_line$k" \
     --export-best "$work/best_configs.tsv" >"$dir/line$k.txt" 2>"$dir/line$k.err"
   rc=$?
   note "line $k rc=$rc in $(($(date +%s) - line_start)) s (share ${share} s): ${lines[$i]}"

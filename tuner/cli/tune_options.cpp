@@ -139,6 +139,10 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "a "
       "strategy and budget, draw --report plots, test the command without a GPU")(
       "db", po::value(&o.db_path), "SQLite database (default: $XDG_CACHE_HOME/flashlab/flashlab.sqlite)")(
+      "forward-store", po::value(&o.forward_store),
+      "keep each backward problem's float64 forward and row statistics in this folder (~75 MiB a headline "
+      "shape), so that another run (a restart, the other backward family, a later call) reads them instead "
+      "of computing them again; each is checked against the reference on the sampled rows before use")(
       "merge", po::value(&o.merge_path),
       "import every measurement and best config of another fa-tune database (another host's, a copy from a "
       "GPU machine) into --db, then exit: a measurement --db already has is kept, the best config per GPU, "

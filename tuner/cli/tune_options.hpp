@@ -37,6 +37,7 @@ struct TuneOptions {
   std::string replay_path;               // empty: the GPU; else a recorded measurement TSV answers
   std::string pace = "fast";             // fast or baseline (the 2026-11-29 protocol): tune/gpu_evaluator.hpp
   std::string db_path;                   // empty: the default database location
+  std::string forward_store;             // empty: none; else backward forwards kept here (tune/forward_store)
   std::string merge_path;                // --merge: import this database's measurements into --db, then exit
   std::string json_path;                 // empty: no JSON
   std::string report_dir;                // empty: none; else Markdown + SVG plots + CSV (tune/tune_plots)

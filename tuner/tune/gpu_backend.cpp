@@ -7,10 +7,12 @@
 namespace fl::tuner {
 
 GpuBackend::GpuBackend(int jobs, runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
-                       std::filesystem::path const& db_path, runtime::DeviceInfo device, EvaluationPace pace)
+                       std::filesystem::path const& db_path, runtime::DeviceInfo device, EvaluationPace pace,
+                       std::filesystem::path const& forward_store)
     : pool_(jobs, db_path),  // creates and migrates the file before its workers open it
       invalidator_(db_path),
-      references_(pace.encode_inputs_once),
+      references_(pace.encode_inputs_once,
+                  forward_store.empty() ? std::nullopt : std::optional<ForwardStore>(forward_store)),
       pace_(pace),
       spec_{.arch = arch, .kernels_dir = kernels_dir, .mutant_switches = {}},
       device_(std::move(device)),

@@ -23,8 +23,10 @@ constexpr int kTuningTimedRuns = 30;
 
 class GpuBackend final : public TuningBackend {
  public:
+  // forward_store: the folder of fa-tune --forward-store (empty: none).
   GpuBackend(int jobs, runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
-             std::filesystem::path const& db_path, runtime::DeviceInfo device, EvaluationPace pace = {});
+             std::filesystem::path const& db_path, runtime::DeviceInfo device, EvaluationPace pace = {},
+             std::filesystem::path const& forward_store = {});
   db::GpuKey gpu() const override { return gpu_; }
   std::string nvrtc_version() const override { return nvrtc_version_; }
   int compile_workers() const override { return pool_.workers(); }

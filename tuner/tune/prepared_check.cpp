@@ -11,20 +11,23 @@ namespace {
 // The same-precision baseline only adds notes, which a numerics::gpu::Verdict does not carry: not computed
 // per problem.
 numerics::CheckOptions tuner_check_options(device::Problem const& problem, std::size_t sample_rows,
-                                           std::uint64_t seed) {
+                                           std::uint64_t seed,
+                                           std::shared_ptr<numerics::RowStatistics const> statistics) {
   numerics::CheckOptions options = numerics::gpu::check_options(problem, sample_rows, seed);
   options.cross_check_baseline = false;
+  options.row_statistics = std::move(statistics);
   return options;
 }
 
 }  // namespace
 
 PreparedCheck::PreparedCheck(device::Problem const& problem, device::HostInputs inputs,
-                             std::size_t sample_rows, std::uint64_t seed)
+                             std::size_t sample_rows, std::uint64_t seed,
+                             std::shared_ptr<numerics::RowStatistics const> statistics)
     : problem_(problem),
       inputs_(std::move(inputs)),
       check_(numerics::gpu::to_attention_inputs(problem_, inputs_),
-             tuner_check_options(problem_, sample_rows, seed)) {}
+             tuner_check_options(problem_, sample_rows, seed, std::move(statistics))) {}
 
 numerics::gpu::Verdict PreparedCheck::judge(device::HostOutputs const& out) const {
   std::size_t const resampled_before = check_.resampled();

@@ -7,6 +7,7 @@
 // tests/tuner/tune/prepared_check_test.cpp compares both on passing, failing and screened outputs.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "numerics/check.hpp"
 #include "numerics/gpu/kernel_check.hpp"
@@ -17,8 +18,10 @@ class PreparedCheck {
  public:
   // The same arguments as numerics::gpu::judge_forward: claimed precision = problem.dtype, sample_rows (0:
   // numerics' default: every row of a small problem), sample seed. `inputs` are kept (the screen reads V).
+  // statistics: a backward problem's row statistics from numerics::gpu::reference_forward_with_statistics
+  // (numerics::CheckOptions::row_statistics; the same verdict, without a statistics pass).
   PreparedCheck(device::Problem const& problem, device::HostInputs inputs, std::size_t sample_rows,
-                std::uint64_t seed);
+                std::uint64_t seed, std::shared_ptr<numerics::RowStatistics const> statistics = nullptr);
 
   // The verdict numerics::gpu::judge_forward(problem, inputs, out, sample_rows, seed) would give, with the
   // same summary.
@@ -28,6 +31,7 @@ class PreparedCheck {
   device::HostInputs const& inputs() const { return inputs_; }
   bool sampled() const { return check_.sampled(); }
   numerics::RowSample const& sample() const { return check_.sample(); }
+  numerics::SampledOutputs const& reference() const { return check_.reference(); }  // on sample()
   // judge() calls that were not a pass on the prepared sample alone: a failure, or a screened row off the
   // sample (which paid a new reference).
   std::size_t fallbacks() const { return fallbacks_; }

@@ -2,6 +2,10 @@
 #include "numerics/gpu/kernel_inputs.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+#include "numerics/precision.hpp"
 
 namespace fl::tuner {
 
@@ -12,20 +16,85 @@ std::string key_of(device::Problem const& problem, std::string const& inputs, st
   return device::describe(problem) + "|" + inputs + "|seed " + std::to_string(seed) + "|rows " +
          std::to_string(sample_rows);
 }
+
+// Whether a forward read from the store is the reference's on every sampled query row: O rounded to the
+// dtype and LSE in float, to the bit (its statistics were checked by numerics' reference already).
+bool agrees(PreparedCheck const& check, device::HostOutputs const& forward) {
+  auto const& ref = check.reference();
+  std::size_t const d = std::size_t(check.problem().shape.head_dim);
+  for (std::size_t t = 0; t < ref.sample.query_rows.size(); ++t) {
+    std::size_t const r = ref.sample.query_rows[t];
+    if (forward.lse[r] != float(ref.lse[t])) return false;
+    for (std::size_t e = 0; e < d; ++e)
+      if (forward.o[r * d + e] != numerics::round_to(check.problem().dtype, float(ref.o[t * d + e])))
+        return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+std::unique_ptr<VerificationSet> ReferenceCache::build(std::string const& key, device::Problem const& problem,
+                                                       device::HostInputs inputs, std::uint64_t seed,
+                                                       std::size_t sample_rows, bool stored) {
+  if (problem.direction != device::Direction::backward)
+    return std::make_unique<VerificationSet>(
+        VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed), {}});
+  // The forward does not depend on the sample: its key is the set's without the sample size.
+  std::string const forward_key = key.substr(0, key.rfind("|rows "));
+  if (auto it = forwards_.find(forward_key); it != forwards_.end()) {  // computed by this process before
+    ++forwards_kept_;
+    return std::make_unique<VerificationSet>(
+        VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed, it->second.statistics),
+                        it->second.forward});
+  }
+  bool const use_store = store_ && stored;
+  if (use_store)
+    if (auto forward = store_->load(problem, seed)) {
+      try {  // the inputs are kept for a recomputation: a stored file is checked before it is used
+        auto set = std::make_unique<VerificationSet>(
+            VerificationSet{PreparedCheck(problem, inputs, sample_rows, seed, forward->statistics),
+                            std::move(forward->forward)});
+        if (agrees(set->check, set->forward)) {
+          ++forwards_loaded_;
+          keep(forward_key, {set->forward, forward->statistics});
+          return set;
+        }
+      } catch (std::invalid_argument const&) {  // statistics that are not the reference's
+      }
+      std::fprintf(stderr, "fa-tune: %s is not the reference's forward of %s: computed again\n",
+                   store_->path_of(problem, seed).string().c_str(), device::describe(problem).c_str());
+    }
+  // A backward's forward and, from the same pass, every row's statistics, which its check's dK/dV need.
+  auto forward = numerics::gpu::reference_forward_with_statistics(problem, inputs);
+  if (use_store)
+    if (auto why = store_->save(problem, seed, forward))
+      std::fprintf(stderr, "fa-tune: forward store: %s (going on without it)\n", why->c_str());
+  keep(forward_key, forward);
+  return std::make_unique<VerificationSet>(
+      VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed, forward.statistics),
+                      std::move(forward.forward)});
+}
+
+void ReferenceCache::keep(std::string const& key, numerics::gpu::ForwardWithStatistics const& forward) {
+  auto const& f = forward.forward;
+  std::size_t const bytes =
+      sizeof(float) * (f.o.size() + f.lse.size()) +
+      sizeof(double) * (forward.statistics->lse.size() + forward.statistics->delta.size());
+  if (forward_bytes_ + bytes > kKeptForwardBytes)
+    return;  // never evicts: a line's problems come back in order
+  forward_bytes_ += bytes;
+  forwards_.emplace(key, forward);
+}
 
 VerificationSet const& ReferenceCache::insert(std::string key, device::Problem const& problem,
                                               device::HostInputs inputs, std::uint64_t seed,
-                                              std::size_t sample_rows) {
+                                              std::size_t sample_rows, bool stored) {
   auto const start = std::chrono::steady_clock::now();
-  device::HostOutputs forward;
-  if (problem.direction == device::Direction::backward)
-    forward = numerics::gpu::reference_forward(problem, inputs);
   if (encode_once_ && !common::is_fp8(problem.dtype))  // FP8 inputs are quantised, not encoded
     inputs.encoded =
         std::make_shared<device::EncodedInputs const>(device::encode_inputs(inputs, problem.dtype));
-  auto set = std::make_unique<VerificationSet>(
-      VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed), std::move(forward)});
+  auto set = build(key, problem, std::move(inputs), seed, sample_rows, stored);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto const& in = set->check.inputs();
   std::size_t const bytes = sizeof(float) * (in.q.size() + in.k.size() + in.v.size() + in.d_o.size());
@@ -48,7 +117,7 @@ VerificationSet const& ReferenceCache::family_set(device::Problem const& problem
   device::Problem shaped = problem;  // some families adjust the shape (fully masked rows, ragged tails)
   auto inputs = numerics::gpu::family_inputs(shaped, family, seed);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return insert(std::move(key), shaped, std::move(inputs), seed, sample_rows);
+  return insert(std::move(key), shaped, std::move(inputs), seed, sample_rows, false);
 }
 
 VerificationSet const& ReferenceCache::normal_set(device::Problem const& problem, std::uint64_t seed,
@@ -58,7 +127,7 @@ VerificationSet const& ReferenceCache::normal_set(device::Problem const& problem
   auto const start = std::chrono::steady_clock::now();
   auto inputs = numerics::gpu::make_normal_inputs(problem, seed);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return insert(std::move(key), problem, std::move(inputs), seed, sample_rows);
+  return insert(std::move(key), problem, std::move(inputs), seed, sample_rows, true);
 }
 
 }  // namespace fl::tuner

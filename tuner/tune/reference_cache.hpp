@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "numerics/gpu/kernel_inputs.hpp"
 #include "numerics/input_families.hpp"
+#include "tuner/tune/forward_store.hpp"
 #include "tuner/tune/prepared_check.hpp"
 
 namespace fl::tuner {
@@ -23,17 +25,28 @@ struct VerificationSet {
 };
 
 // Large sets (the timed problem's inputs: ~400 MB of floats at the headline shapes) are kept for the
-// kKeptLargeSets problems used last, so a run over 72 headline problems does not hold 29 GB; tuning visits a
-// problem's candidates together, so each large set is still built once per problem and run.
+// kKeptLargeSets problems used last, so a run over 72 headline problems does not hold 29 GB. fa-tune measures
+// every problem's default before any problem's search (tune_command.cpp), so a large set is built twice per
+// problem and run (for its default, then for its search); a backward's forward, its one O(B H N^2 D) step,
+// is kept from the first build (kKeptForwardBytes), so the second costs the inputs, the sampled reference and
+// the bounds (O(samples N D)).
 class ReferenceCache {
  public:
   // encode_once: each set also keeps its inputs' 16-bit encodings (device::HostInputs::encoded), so a
   // candidate's uploads do not convert again (false: the 2026-11-29 protocol, for before/after runs: --pace
   // baseline).
-  explicit ReferenceCache(bool encode_once = true) : encode_once_(encode_once) {}
+  // store: where a backward timed problem's forward and row statistics are kept between processes
+  // (tune/forward_store.hpp); none: computed in every process.
+  explicit ReferenceCache(bool encode_once = true, std::optional<ForwardStore> store = std::nullopt)
+      : encode_once_(encode_once), store_(std::move(store)) {}
 
   static constexpr std::size_t kKeptLargeSets = 2;
   static constexpr std::size_t kLargeSetBytes = std::size_t(64) << 20;
+  // A backward set's forward and row statistics (~140 MiB at the headline shapes) outlive its set: fa-tune
+  // measures every problem's default before any problem's search (tune_command.cpp), so each large set is
+  // built twice per run, and without these the O(B H N^2 D) forward twice too. 30 headline problems (a grid
+  // line) hold ~4.2 GiB.
+  static constexpr std::size_t kKeptForwardBytes = std::size_t(8) << 30;
 
   // Inputs from numerics' input family (the small awkward verification problem).
   VerificationSet const& family_set(device::Problem const& problem, numerics::InputFamily family,
@@ -44,14 +57,27 @@ class ReferenceCache {
 
   std::size_t size() const { return sets_.size(); }
   double seconds_spent() const { return seconds_; }  // building inputs and references, all sets
+  std::size_t forwards_loaded() const { return forwards_loaded_; }  // from the store, and checked
+  std::size_t forwards_kept() const { return forwards_kept_; }      // reused from this process
 
  private:
+  // stored: the inputs are make_normal_inputs(problem, seed), whose backward forward the store may hold.
   VerificationSet const& insert(std::string key, device::Problem const& problem, device::HostInputs inputs,
-                                std::uint64_t seed, std::size_t sample_rows);
+                                std::uint64_t seed, std::size_t sample_rows, bool stored);
+  std::unique_ptr<VerificationSet> build(std::string const& key, device::Problem const& problem,
+                                         device::HostInputs inputs, std::uint64_t seed,
+                                         std::size_t sample_rows, bool stored);
+  void keep(std::string const& key, numerics::gpu::ForwardWithStatistics const& forward);
   std::map<std::string, std::unique_ptr<VerificationSet>> sets_;
   std::vector<std::string> large_;  // keys of the large sets, oldest first
   double seconds_ = 0.0;
   bool encode_once_;
+  std::optional<ForwardStore> store_;
+  std::size_t forwards_loaded_ = 0;
+  // Backward sets' forwards and row statistics, kept when their set is dropped (up to kKeptForwardBytes).
+  std::map<std::string, numerics::gpu::ForwardWithStatistics> forwards_;
+  std::size_t forward_bytes_ = 0;
+  std::size_t forwards_kept_ = 0;
 };
 
 }  // namespace fl::tuner
