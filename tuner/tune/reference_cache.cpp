@@ -10,11 +10,19 @@
 namespace fl::tuner {
 
 namespace {
+// A set's key ends with its sample size; what comes before names the inputs alone, which is the key of a
+// backward's forward (forward_key_of): the forward does not depend on the sample.
+constexpr char kSampleTag[] = "|rows ";
+
 std::string key_of(device::Problem const& problem, std::string const& inputs, std::uint64_t seed,
                    std::size_t sample_rows) {
   // describe() names the shape (b, h_q/h_kv, n_q x n_k, d), dtype, mask and direction.
-  return device::describe(problem) + "|" + inputs + "|seed " + std::to_string(seed) + "|rows " +
+  return device::describe(problem) + "|" + inputs + "|seed " + std::to_string(seed) + kSampleTag +
          std::to_string(sample_rows);
+}
+
+std::string forward_key_of(std::string const& set_key) {
+  return set_key.substr(0, set_key.rfind(kSampleTag));
 }
 
 // Whether a forward read from the store is the reference's on every sampled query row: O rounded to the
@@ -40,8 +48,7 @@ std::unique_ptr<VerificationSet> ReferenceCache::build(std::string const& key, d
   if (problem.direction != device::Direction::backward)
     return std::make_unique<VerificationSet>(
         VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed), {}});
-  // The forward does not depend on the sample: its key is the set's without the sample size.
-  std::string const forward_key = key.substr(0, key.rfind("|rows "));
+  std::string const forward_key = forward_key_of(key);
   if (auto it = forwards_.find(forward_key); it != forwards_.end()) {  // computed by this process before
     ++forwards_kept_;
     return std::make_unique<VerificationSet>(
