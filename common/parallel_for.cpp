@@ -12,12 +12,19 @@ namespace fl::common {
 namespace {
 // Chunks per worker: enough to balance triangular (causal) work, few enough that the cursor is cold.
 constexpr std::size_t kChunksPerWorker = 16;
+// elementwise_threads' threshold: 2^16 conversions take ~50 us on one core, about what starting a pool of
+// threads costs.
+constexpr std::size_t kMinParallelElements = std::size_t{1} << 16;
 }  // namespace
 
 int resolve_thread_count(int requested) {
   if (requested > 0) return requested;
   unsigned const hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1 : int(hw);
+}
+
+int elementwise_threads(std::size_t count, int requested) {
+  return count < kMinParallelElements ? 1 : requested;
 }
 
 void parallel_for(std::size_t count, int threads, std::function<void(std::size_t, std::size_t)> const& body) {

@@ -10,6 +10,10 @@ namespace fl::common {
 // Worker count: `requested` if positive, else std::thread::hardware_concurrency() (at least 1).
 int resolve_thread_count(int requested);
 
+// Threads for one pass over `count` elements of cheap work (a conversion, a screen): 1 below 2^16 elements,
+// where starting the threads costs more than the pass (~50 us), else `requested` (0: every core).
+int elementwise_threads(std::size_t count, int requested = 0);
+
 // Calls body(begin, end) for disjoint chunks covering [0, count). Exceptions thrown by a body are
 // rethrown on the calling thread after every worker has stopped.
 void parallel_for(std::size_t count, int threads, std::function<void(std::size_t, std::size_t)> const& body);

@@ -71,8 +71,8 @@ PreparedCheck::PreparedCheck(std::shared_ptr<AttentionInputs const> inputs, Chec
                                             options_.sample_key_rows, options_.sample_seed)
                               : RowSample::all(in.shape, in.has_backward());
   if (sampled_ && screen) {  // one check of one output (run_check): its screened rows are known already
-    add_rows(sample.query_rows, screened_query_rows(in, *screen, recipe_));
-    if (in.has_backward()) add_rows(sample.key_rows, nonfinite_key_rows(in.shape, *screen));
+    add_rows(sample.query_rows, screened_query_rows(in, *screen, recipe_, options_.threads));
+    if (in.has_backward()) add_rows(sample.key_rows, nonfinite_key_rows(in.shape, *screen, options_.threads));
   }
   basis_ = basis_for(std::move(sample));
 }
@@ -137,9 +137,11 @@ CheckResult PreparedCheck::judge(AttentionOutputs const& observed, Diagnoser con
   // reference and bounds on the larger sample), so the verdict is the one a fresh check would give.
   std::optional<Basis> extended;
   if (sampled_ && !basis_.stop_signal) {  // a sample cut by a signal is judged as it is
-    std::vector<std::size_t> const screened = screened_query_rows(inputs, observed, recipe_);
-    std::vector<std::size_t> const bad_keys =
-        inputs.has_backward() ? nonfinite_key_rows(s, observed) : std::vector<std::size_t>{};
+    std::vector<std::size_t> const screened =
+        screened_query_rows(inputs, observed, recipe_, options_.threads);
+    std::vector<std::size_t> const bad_keys = inputs.has_backward()
+                                                  ? nonfinite_key_rows(s, observed, options_.threads)
+                                                  : std::vector<std::size_t>{};
     r.screened_rows = screened.size();
     auto const covered = [](std::vector<std::size_t> const& rows, std::vector<std::size_t> const& sorted) {
       return std::all_of(rows.begin(), rows.end(), [&](std::size_t row) {

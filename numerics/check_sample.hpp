@@ -28,12 +28,13 @@ RowSample base_sample(common::AttentionShape const& s, bool backward, std::size_
 // visible, O outside the range of the V rows it averages (padded by the recipe's rounding slack), or a
 // nonzero O on a fully masked row. Any softmax-weighted mean of V lies inside that range, whatever the
 // precision, so a correct kernel is never flagged.
+// threads: common::parallel_for's (0: every core); the rows do not depend on it.
 std::vector<std::size_t> screened_query_rows(AttentionInputs const& in, AttentionOutputs const& observed,
-                                             PrecisionRecipe const& recipe);
+                                             PrecisionRecipe const& recipe, int threads = 0);
 
 // Key rows with a non-finite dK or dV (flat, ascending).
-std::vector<std::size_t> nonfinite_key_rows(common::AttentionShape const& s,
-                                            AttentionOutputs const& observed);
+std::vector<std::size_t> nonfinite_key_rows(common::AttentionShape const& s, AttentionOutputs const& observed,
+                                            int threads = 0);
 
 // `sample` with `rows` added, sorted, without repeats.
 void add_rows(std::vector<std::size_t>& sample, std::vector<std::size_t> const& rows);

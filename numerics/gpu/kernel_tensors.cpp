@@ -1,5 +1,10 @@
 #include "numerics/gpu/kernel_tensors.hpp"
 
+#include <algorithm>
+#include <cstddef>
+
+#include "common/parallel_for.hpp"
+
 namespace fl::numerics::gpu {
 
 namespace {
@@ -10,8 +15,20 @@ std::vector<float> to_float(std::vector<double> const& values) {
   return out;
 }
 
+// In parallel: a headline backward's outputs are 134M values, converted once per tuning candidate.
+void assign_double(std::vector<float> const& values, std::vector<double>& out) {
+  out.resize(values.size());
+  common::parallel_for(values.size(), common::elementwise_threads(values.size()),
+                       [&](std::size_t begin, std::size_t end) {
+                         std::copy(values.begin() + std::ptrdiff_t(begin),
+                                   values.begin() + std::ptrdiff_t(end), out.begin() + std::ptrdiff_t(begin));
+                       });
+}
+
 std::vector<double> to_double(std::vector<float> const& values) {
-  return {values.begin(), values.end()};
+  std::vector<double> out;
+  assign_double(values, out);
+  return out;
 }
 
 }  // namespace
@@ -28,12 +45,16 @@ AttentionInputs to_attention_inputs(device::Problem const& problem, device::Host
 
 AttentionOutputs to_attention_outputs(device::HostOutputs const& outputs) {
   AttentionOutputs out;
-  out.o = to_double(outputs.o);
-  out.lse = to_double(outputs.lse);
-  out.dq = to_double(outputs.dq);
-  out.dk = to_double(outputs.dk);
-  out.dv = to_double(outputs.dv);
+  assign_attention_outputs(outputs, out);
   return out;
+}
+
+void assign_attention_outputs(device::HostOutputs const& outputs, AttentionOutputs& into) {
+  assign_double(outputs.o, into.o);
+  assign_double(outputs.lse, into.lse);
+  assign_double(outputs.dq, into.dq);
+  assign_double(outputs.dk, into.dk);
+  assign_double(outputs.dv, into.dv);
 }
 
 device::HostInputs to_host_inputs(AttentionInputs const& inputs, common::Precision dtype) {

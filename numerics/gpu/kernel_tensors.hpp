@@ -13,6 +13,10 @@ AttentionInputs to_attention_inputs(device::Problem const& problem, device::Host
 
 // O and LSE as the kernel wrote them, and dQ, dK, dV when it wrote them (every float is exact in a double).
 AttentionOutputs to_attention_outputs(device::HostOutputs const& outputs);
+// The same into `into`, reusing its storage: a caller judging many outputs of one shape (fa-tune's
+// candidates) keeps one, so that the ~1 GB of doubles of a headline backward is not paged in afresh for each
+// (0.6 s of a 0.8 s judge on the build machine, tests/tuner/tune/backward_verification_cost_test.cpp).
+void assign_attention_outputs(device::HostOutputs const& outputs, AttentionOutputs& into);
 
 // Q, K, V (dO is the backward's and is not carried). Numerics' input families hold values exactly
 // representable in the claimed dtype, so double -> float -> dtype is exact for them; any other value is

@@ -30,9 +30,10 @@ PreparedCheck::PreparedCheck(device::Problem const& problem, device::HostInputs 
              tuner_check_options(problem_, sample_rows, seed, std::move(statistics))) {}
 
 numerics::gpu::Verdict PreparedCheck::judge(device::HostOutputs const& out) const {
+  std::lock_guard lock(observed_->mutex);
   std::size_t const resampled_before = check_.resampled();
-  numerics::gpu::Verdict verdict =
-      numerics::gpu::verdict_of(check_.judge(numerics::gpu::to_attention_outputs(out)));
+  numerics::gpu::assign_attention_outputs(out, observed_->outputs);
+  numerics::gpu::Verdict verdict = numerics::gpu::verdict_of(check_.judge(observed_->outputs));
   if (!verdict.pass || check_.resampled() != resampled_before) ++fallbacks_;
   return verdict;
 }

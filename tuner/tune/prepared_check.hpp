@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "numerics/check.hpp"
 #include "numerics/gpu/kernel_check.hpp"
@@ -41,6 +42,14 @@ class PreparedCheck {
   device::HostInputs inputs_;
   numerics::PreparedCheck check_;
   mutable std::size_t fallbacks_ = 0;
+  // The last outputs judged, in float64: kept so that each candidate's conversion reuses the pages (the
+  // judge is const to its callers; the mutex serialises judges of one check from two threads). Behind a
+  // pointer so that a PreparedCheck stays movable.
+  struct Observed {
+    std::mutex mutex;
+    numerics::AttentionOutputs outputs;
+  };
+  std::unique_ptr<Observed> observed_ = std::make_unique<Observed>();
 };
 
 // The rows numerics' screen flags (numerics::screened_query_rows) for outputs in the tuner's types.

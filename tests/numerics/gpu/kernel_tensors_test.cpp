@@ -40,3 +40,27 @@ TEST_CASE("attention inputs and outputs cross between float64 and the device's h
   CHECK(back.lse[1] == -std::numeric_limits<double>::infinity());
   CHECK_FALSE(back.has_backward());
 }
+
+TEST_CASE("outputs assigned into a kept buffer equal a fresh conversion, whatever it held before",
+          "[numerics]") {
+  device::HostOutputs backward;
+  backward.o = {1.0f, -2.5f, 0.125f, 3.0f};
+  backward.lse = {0.5f, -std::numeric_limits<float>::infinity()};
+  backward.dq = {1e-3f, 2e-3f, 3e-3f, 4e-3f};
+  backward.dk = {5.0f, 6.0f, 7.0f, 8.0f};
+  backward.dv = {-1.0f, -2.0f, -3.0f, -4.0f};
+  device::HostOutputs forward;
+  forward.o = {0.75f, 0.25f};
+  forward.lse = {1.0f};
+  numerics::AttentionOutputs kept;
+  for (auto const* out : {&backward, &forward, &backward}) {
+    numerics::gpu::assign_attention_outputs(*out, kept);
+    auto const fresh = numerics::gpu::to_attention_outputs(*out);
+    CHECK(kept.o == fresh.o);
+    CHECK(kept.lse == fresh.lse);
+    CHECK(kept.dq == fresh.dq);
+    CHECK(kept.dk == fresh.dk);
+    CHECK(kept.dv == fresh.dv);
+    CHECK(kept.has_backward() == !out->dq.empty());
+  }
+}

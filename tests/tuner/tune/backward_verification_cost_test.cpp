@@ -100,6 +100,17 @@ TEST_CASE("backward verification cost of one problem", "[.][bwd-cost]") {
   numerics::gpu::Verdict verdict;
   auto const judge_s = seconds_of([&] { verdict = set->check.judge(out); });
   CHECK(verdict.pass);
+  auto const judge_again_s = seconds_of([&] { verdict = set->check.judge(out); });
+  // The judge's whole-tensor steps (every row, not only the sampled ones), one by one.
+  numerics::AttentionOutputs observed;
+  auto const outputs_s = seconds_of([&] { observed = numerics::gpu::to_attention_outputs(out); });
+  auto const outputs_again_s = seconds_of([&] { numerics::gpu::assign_attention_outputs(out, observed); });
+  auto const recipe = numerics::recipe_for(problem.dtype);
+  auto const screen_s = seconds_of([&] {
+    (void)numerics::screened_query_rows(in, observed, recipe);
+    (void)numerics::nonfinite_key_rows(problem.shape, observed);
+  });
+  CHECK(verdict.pass);
   std::printf("%s, %d threads: %zu query rows, %zu key rows sampled; seconds wall (CPU):\n",
               device::describe(problem).c_str(), common::resolve_thread_count(0),
               set->check.sample().query_rows.size(), set->check.sample().key_rows.size());
@@ -110,6 +121,10 @@ TEST_CASE("backward verification cost of one problem", "[.][bwd-cost]") {
                                 {"sampled reference, the forward's statistics", known_s},
                                 {"tolerance bounds", bounds_s},
                                 {"once per problem: ReferenceCache::normal_set", build_s},
-                                {"per candidate: judge", judge_s}})
+                                {"per candidate: judge, the first", judge_s},
+                                {"per candidate: judge, every later one", judge_again_s},
+                                {"  of which: its outputs to float64, fresh pages", outputs_s},
+                                {"  of which: its outputs to float64, the same pages again", outputs_again_s},
+                                {"  of which: the screen of every query and key row", screen_s}})
     std::printf("  %-66s %8.3f (%8.3f)\n", what, t.wall, t.cpu);
 }
