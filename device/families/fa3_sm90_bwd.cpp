@@ -66,13 +66,14 @@ Config default_config(Problem const& problem) {
   // (d64: 128 queries per step; d128: 64, FlashAttention-3's 64 x 128 causal tile); at d256 the two share
   // 64 keys and split dK, dV's columns (FA3: 64 x 80). All compile without spills at 240 registers (CUDA
   // 13.0). dQ by one TMA bulk reduce-add per item at d128 (1.19x the REDs at n 2048 and 8192 full, H200,
-  // 2026-12-01 session 4); by REDs at d64 (its 128-query steps with the staging spill 8 bytes, causal) and
-  // d256 (two Q/dO stages leave no shared memory for the staging tiles). Timed against the peers in
-  // experiments/fa3_sm90_bwd.
+  // 2026-12-01 session 4) and at d64 full (1.11-1.16x at n 1024-16384: fa-tune's exhaustive grid, H200,
+  // 2026-12-03, experiments/tuner); by REDs at d64 causal (its 128-query steps with the staging spill 8
+  // bytes) and d256 (two Q/dO stages leave no shared memory for the staging tiles). Timed against the peers
+  // in experiments/fa3_sm90_bwd.
   int const d = problem.shape.head_dim;
   Config c{{"kBlockM", 64}, {"kBlockN", 128}, {"kConsumers", 2}, {"kStages", 2}, {"kDqMode", fa3::kDqAtomic}};
   if (d == 64) c["kBlockM"] = 128;
-  if (d == 128) c["kDqMode"] = fa3::kDqBulk;
+  if (d == 128 || (d == 64 && !problem.shape.causal)) c["kDqMode"] = fa3::kDqBulk;
   if (d == 256) c["kBlockN"] = 64;
   return c;
 }

@@ -29,10 +29,13 @@ TEST_CASE("fa3_sm90_bwd defaults satisfy the constraints of every supported prob
       }
 }
 
-TEST_CASE("fa3_sm90_bwd's defaults add dQ by TMA bulk reduce-add at d128, by REDs at d64 and d256",
-          "[device]") {
+TEST_CASE(
+    "fa3_sm90_bwd's defaults add dQ by TMA bulk reduce-add at d128 and d64 full, by REDs at d64 causal and "
+    "d256",
+    "[device]") {
   Fa3Sm90BwdFamily const f;
   CHECK(value_or(f.default_config(bwd(2048, 64, true)), "kDqMode", -1) == fa3::kDqAtomic);
+  CHECK(value_or(f.default_config(bwd(2048, 64, false)), "kDqMode", -1) == fa3::kDqBulk);
   CHECK(value_or(f.default_config(bwd(2048, 128, false)), "kDqMode", -1) == fa3::kDqBulk);
   CHECK(value_or(f.default_config(bwd(2048, 256, false)), "kDqMode", -1) == fa3::kDqAtomic);
   Config bulk_d256 = f.default_config(bwd(2048, 256, false));
