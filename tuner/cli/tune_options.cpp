@@ -126,9 +126,8 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "first, then each problem's search gets the evaluations left divided by the problems left")(
       "time-limit", common::positive_number_value("--time-limit", &time_limit, kMaxTimeLimitSeconds),
       "at most S seconds in all (up to 30 days), split the same way: defaults first, then each problem's "
-      "search gets the "
-      "time "
-      "left divided by the problems left (the candidate in flight is finished)")(
+      "search gets the time left divided by the problems left (the candidate in flight is finished); time "
+      "still left at the end goes back to the problems whose share ran out, in order")(
       "pace", po::value(&o.pace)->default_value("fast"),
       "fast: the timed problem's verdict is computed while the GPU times the candidate (its timing kept only "
       "if it passes), a candidate whose fastest of 5 probe runs is over 1.25x the best median so far stops "

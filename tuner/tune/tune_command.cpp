@@ -62,7 +62,9 @@ std::string split_note(TuneOptions const& options, std::size_t units) {
             " each; a share left unspent passes to the problems after it)";
   if (options.time_limit_s)
     note += std::string(note.empty() ? "" : "; ") + "--time-limit " + format_fixed(*options.time_limit_s, 0) +
-            " s in all, split over " + n + " problems (each gets the time left divided by the problems left)";
+            " s in all, split over " + n +
+            " problems (each gets the time left divided by the problems left; time left at the end goes back "
+            "to the problems whose share ran out)";
   if (!note.empty()) note += "; every problem's default is measured first, before any problem searches";
   return note;
 }
@@ -213,7 +215,15 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
       unit.tuning->evaluate_first(limits);
       if (unit.tuning->end() == SearchEnd::context_lost) break;
     }
-    // Then each problem's search under its share of what is left.
+    // Then each problem's search under its share of what is left. A problem whose share ran out waits
+    // for the time the problems after it leave unspent (below); the others are finished at once, so that
+    // their best configs are stored as soon as they are known.
+    std::vector<std::optional<TuneOutcome>> outcomes(units.size());
+    auto const finish = [&](std::size_t k, TuneLimits const& limits) {
+      outcomes[k] = units[k].tuning->finish(limits);
+      if (outcomes[k]->context_lost && !report.context_lost) report.context_lost = outcomes[k]->context_lost;
+    };
+    std::vector<std::size_t> cut;  // by their time share, in order
     for (std::size_t k = 0; k < units.size(); ++k) {
       auto& unit = units[k];
       std::size_t const units_left = units.size() - k;
@@ -229,9 +239,29 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
         unit.tuning->evaluate_first(limits);
         unit.tuning->search(limits);
       }
-      auto outcome = unit.tuning->finish(limits);
-      if (outcome.context_lost && !report.context_lost) report.context_lost = outcome.context_lost;
-
+      if (unit.tuning->end() == SearchEnd::time && !report.context_lost)
+        cut.push_back(k);
+      else
+        finish(k, limits);
+    }
+    // The time later problems left unspent goes back to the problems their shares cut, split over them in
+    // order: a problem cut here would start again in the next run and pay its reference again (a backward
+    // problem's float64 forward: 7-41 s on the H200, experiments/tuner/README.md). A problem finished before
+    // its deadline passes its time on, as above; one cut again stays cut.
+    for (std::size_t i = 0; i < cut.size(); ++i) {
+      auto& unit = units[cut[i]];
+      TuneLimits limits = base;
+      if (deadline && Clock::now() < *deadline && !report.context_lost && !stopped()) {
+        std::size_t const units_left = cut.size() - i;
+        limits.deadline = share_of(deadline, units_left);
+        if (auto const left = budget_left())
+          limits.budget = unit.tuning->spent() + int((std::size_t(*left) + units_left - 1) / units_left);
+        unit.tuning->search(limits);
+      }
+      finish(cut[i], limits);
+    }
+    for (std::size_t k = 0; k < units.size(); ++k) {
+      auto outcome = std::move(*outcomes[k]);
       if (run > 1) {
         if (k < report.rows.size()) {
           auto comparison = compare_runs(report.rows[k].candidates, outcome.rows, run);
@@ -244,7 +274,7 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
         }
         continue;
       }
-      report.rows.push_back(row_of(unit, std::move(outcome)));
+      report.rows.push_back(row_of(units[k], std::move(outcome)));
     }
     progress.finish();
   }

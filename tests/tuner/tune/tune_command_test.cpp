@@ -139,6 +139,25 @@ TEST_CASE("the time limit is split: a slow first problem does not starve the oth
   CHECK(std::max(a, b) / std::min(a, b) < 3.0);
 }
 
+TEST_CASE("time a later problem leaves unspent goes back to the problem its share cut", "[tuner][tune]") {
+  Fixture f;
+  f.backend.hook = [] { std::this_thread::sleep_for(std::chrono::milliseconds(15)); };
+  // fa2_sm80 (168 configs, 2.5 s at 15 ms) first, then fa1 (a few configs, done in ~0.1 s): in a 2 s run
+  // fa2_sm80's share is ~1 s, and the ~0.9 s fa1 leaves comes back to it.
+  auto const report =
+      f.run({"--family", "fa2_sm80,fa1", "--seqlen", "4096", "--causal", "no", "--time-limit", "2"});
+  REQUIRE(report.rows.size() == 2);
+  auto const& fa2 = report.rows[0];
+  auto const& fa1 = report.rows[1];
+  REQUIRE(fa2.family == "fa2_sm80");
+  CHECK(fa1.end == SearchEnd::exhausted);
+  CHECK(fa2.end == SearchEnd::time);
+  INFO("fa2_sm80 searched " << searched(fa2) << " in " << fa2.wall_s << " s, fa1 " << fa1.wall_s << " s");
+  CHECK(fa2.wall_s > 1.4);  // its own share alone ends near 1 s
+  CHECK(searched(fa2) < int(fa2.space_size));
+  CHECK_THAT(report.split_note, Catch::Contains("goes back to the problems whose share ran out"));
+}
+
 TEST_CASE("Ctrl-C stores the candidate in flight, keeps the table so far and names the signal",
           "[tuner][tune]") {
   Fixture f;
