@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/parallel_for.hpp"
 #include "numerics/fp8_quantization.hpp"
 #include "numerics/precision.hpp"
 #include "numerics/tolerance_model.hpp"
@@ -29,14 +30,14 @@ ToleranceModel::ToleranceModel(AttentionInputs const& in, PrecisionRecipe const&
   }
   u_out_ = unit_roundoff(r_.outputs);
   floor_out_ = subnormal_half_step(r_.outputs);
-  q2_ = squares(in.q);
-  k2_ = squares(in.k);
-  v2_ = squares(in.v);
-  do2_ = squares(in.d_o);
-  q_norm2_ = norms(q2_);
-  k_norm2_ = norms(k2_);
-  v_norm2_ = norms(v2_);
-  do_norm2_ = norms(do2_);
+  q2_ = squares(in.q, options.threads);
+  k2_ = squares(in.k, options.threads);
+  v2_ = squares(in.v, options.threads);
+  do2_ = squares(in.d_o, options.threads);
+  q_norm2_ = norms(q2_, options.threads);
+  k_norm2_ = norms(k2_, options.threads);
+  v_norm2_ = norms(v2_, options.threads);
+  do_norm2_ = norms(do2_, options.threads);
 }
 
 OperandNoise ToleranceModel::operand_noise(std::vector<double> const& t, bool inputs_exact) const {
@@ -59,15 +60,22 @@ OperandNoise ToleranceModel::operand_noise(std::vector<double> const& t, bool in
   return n;
 }
 
-std::vector<double> ToleranceModel::squares(std::vector<double> const& t) {
+std::vector<double> ToleranceModel::squares(std::vector<double> const& t, int threads) {
   std::vector<double> out(t.size());
-  for (std::size_t i = 0; i < t.size(); ++i) out[i] = t[i] * t[i];
+  common::parallel_for(t.size(), common::elementwise_threads(t.size(), threads),
+                       [&](std::size_t begin, std::size_t end) {
+                         for (std::size_t i = begin; i < end; ++i) out[i] = t[i] * t[i];
+                       });
   return out;
 }
 
-std::vector<double> ToleranceModel::norms(std::vector<double> const& squared) const {
+std::vector<double> ToleranceModel::norms(std::vector<double> const& squared, int threads) const {
   std::vector<double> out(squared.size() / d_, 0.0);
-  for (std::size_t i = 0; i < squared.size(); ++i) out[i / d_] += squared[i];
+  common::parallel_for(out.size(), common::elementwise_threads(squared.size(), threads),
+                       [&](std::size_t begin, std::size_t end) {
+                         for (std::size_t row = begin; row < end; ++row)
+                           for (std::size_t e = 0; e < d_; ++e) out[row] += squared[row * d_ + e];
+                       });
   return out;
 }
 
