@@ -16,9 +16,9 @@ std::vector<float> to_float(std::vector<double> const& values) {
 }
 
 // In parallel: a headline backward's outputs are 134M values, converted once per tuning candidate.
-void assign_double(std::vector<float> const& values, std::vector<double>& out) {
+void assign_double(std::vector<float> const& values, std::vector<double>& out, int threads = 0) {
   out.resize(values.size());
-  common::parallel_for(values.size(), common::elementwise_threads(values.size()),
+  common::parallel_for(values.size(), common::elementwise_threads(values.size(), threads),
                        [&](std::size_t begin, std::size_t end) {
                          std::copy(values.begin() + std::ptrdiff_t(begin),
                                    values.begin() + std::ptrdiff_t(end), out.begin() + std::ptrdiff_t(begin));
@@ -49,12 +49,12 @@ AttentionOutputs to_attention_outputs(device::HostOutputs const& outputs) {
   return out;
 }
 
-void assign_attention_outputs(device::HostOutputs const& outputs, AttentionOutputs& into) {
-  assign_double(outputs.o, into.o);
-  assign_double(outputs.lse, into.lse);
-  assign_double(outputs.dq, into.dq);
-  assign_double(outputs.dk, into.dk);
-  assign_double(outputs.dv, into.dv);
+void assign_attention_outputs(device::HostOutputs const& outputs, AttentionOutputs& into, int threads) {
+  assign_double(outputs.o, into.o, threads);
+  assign_double(outputs.lse, into.lse, threads);
+  assign_double(outputs.dq, into.dq, threads);
+  assign_double(outputs.dk, into.dk, threads);
+  assign_double(outputs.dv, into.dv, threads);
 }
 
 device::HostInputs to_host_inputs(AttentionInputs const& inputs, common::Precision dtype) {

@@ -16,7 +16,8 @@ AttentionOutputs to_attention_outputs(device::HostOutputs const& outputs);
 // The same into `into`, reusing its storage: a caller judging many outputs of one shape (fa-tune's
 // candidates) keeps one, so that the ~1 GB of doubles of a headline backward is not paged in afresh for each
 // (0.6 s of a 0.8 s judge on the build machine, tests/tuner/tune/backward_verification_cost_test.cpp).
-void assign_attention_outputs(device::HostOutputs const& outputs, AttentionOutputs& into);
+// threads: common::parallel_for's (0: every core).
+void assign_attention_outputs(device::HostOutputs const& outputs, AttentionOutputs& into, int threads = 0);
 
 // Q, K, V (dO is the backward's and is not carried). Numerics' input families hold values exactly
 // representable in the claimed dtype, so double -> float -> dtype is exact for them; any other value is

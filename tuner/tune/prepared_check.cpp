@@ -1,5 +1,8 @@
 #include "tuner/tune/prepared_check.hpp"
 
+#include <algorithm>
+
+#include "common/parallel_for.hpp"
 #include "numerics/check_sample.hpp"
 #include "numerics/gpu/kernel_check.hpp"
 #include "numerics/gpu/kernel_tensors.hpp"
@@ -8,6 +11,13 @@ namespace fl::tuner {
 
 namespace {
 
+// The judge runs while the GPU times the same candidate (tune/judge_overlap.hpp), and each timed run is
+// bracketed by events around its launches (run/timing.cpp): one core stays free for the thread that
+// launches them, so that the judge's threads do not delay a launch into the measured time.
+int judge_threads() {
+  return std::max(1, common::resolve_thread_count(0) - 1);
+}
+
 // The same-precision baseline only adds notes, which a numerics::gpu::Verdict does not carry: not computed
 // per problem.
 numerics::CheckOptions tuner_check_options(device::Problem const& problem, std::size_t sample_rows,
@@ -15,6 +25,7 @@ numerics::CheckOptions tuner_check_options(device::Problem const& problem, std::
                                            std::shared_ptr<numerics::RowStatistics const> statistics) {
   numerics::CheckOptions options = numerics::gpu::check_options(problem, sample_rows, seed);
   options.cross_check_baseline = false;
+  options.threads = judge_threads();
   options.row_statistics = std::move(statistics);
   return options;
 }
@@ -32,7 +43,7 @@ PreparedCheck::PreparedCheck(device::Problem const& problem, device::HostInputs 
 numerics::gpu::Verdict PreparedCheck::judge(device::HostOutputs const& out) const {
   std::lock_guard lock(observed_->mutex);
   std::size_t const resampled_before = check_.resampled();
-  numerics::gpu::assign_attention_outputs(out, observed_->outputs);
+  numerics::gpu::assign_attention_outputs(out, observed_->outputs, judge_threads());
   numerics::gpu::Verdict verdict = numerics::gpu::verdict_of(check_.judge(observed_->outputs));
   if (!verdict.pass || check_.resampled() != resampled_before) ++fallbacks_;
   return verdict;
