@@ -57,12 +57,13 @@ void sort_unique(std::vector<std::size_t>& v) {
 // Runs compute_query_block over `rows` (sorted) in parallel; targets_of(t) names where rows[t] goes.
 template <class Targets>
 void for_query_blocks(AttentionInputs const& in, std::vector<std::size_t> const& rows, int threads,
-                      Targets const& targets_of) {
+                      Targets const& targets_of, std::atomic<bool> const* cancel = nullptr) {
   auto const blocks = query_blocks(in.shape, rows);
   KeyTiles const tiles(in, rows, threads);
   common::parallel_for(blocks.size(), threads, [&](std::size_t begin, std::size_t end) {
     QueryRowTargets targets[kReferenceBlockRows];
     for (std::size_t b = begin; b < end; ++b) {
+      if (cancel && cancel->load(std::memory_order_relaxed)) throw ReferenceCancelled();
       auto const [first, last] = blocks[b];
       for (std::size_t t = first; t < last; ++t) targets[t - first] = targets_of(t);
       compute_query_block(in, tiles, rows.data() + first, targets, last - first);
@@ -178,10 +179,13 @@ ReferenceForward reference_forward_rows(AttentionInputs const& in, ReferenceOpti
   if (in.has_backward()) out.statistics.delta.assign(n, 0.0);
   std::vector<std::size_t> rows(n);
   std::iota(rows.begin(), rows.end(), std::size_t(0));
-  for_query_blocks(in, rows, options.threads, [&](std::size_t r) {
-    return QueryRowTargets{out.o.data() + r * d, nullptr, &out.statistics.lse[r],
-                           in.has_backward() ? &out.statistics.delta[r] : nullptr};
-  });
+  for_query_blocks(
+      in, rows, options.threads,
+      [&](std::size_t r) {
+        return QueryRowTargets{out.o.data() + r * d, nullptr, &out.statistics.lse[r],
+                               in.has_backward() ? &out.statistics.delta[r] : nullptr};
+      },
+      options.cancel);
   return out;
 }
 

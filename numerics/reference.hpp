@@ -17,7 +17,9 @@
 // sampled value is bit for bit the full reference's (reference_attention's) value of that element: a row's
 // statistics are computed by the same operations whichever rows are computed with it
 // (numerics/reference_rows.hpp).
+#include <atomic>
 #include <cstddef>
+#include <stdexcept>
 #include <vector>
 
 #include "numerics/attention_tensors.hpp"
@@ -37,6 +39,13 @@ struct ReferenceOptions {
   // kernel reads): the sampled mode then skips its statistics pass. They must be the reference's own:
   // reference_sampled throws std::invalid_argument when a sampled query row's differ in any bit.
   RowStatistics const* known_statistics = nullptr;
+  // reference_forward_rows: set (by another thread) stops the pass at its next block of rows, which then
+  // throws ReferenceCancelled (fa-tune computes the next problem's forward ahead, and drops it at the end).
+  std::atomic<bool> const* cancel = nullptr;
+};
+
+struct ReferenceCancelled : std::runtime_error {
+  ReferenceCancelled() : std::runtime_error("the reference pass was cancelled") {}
 };
 
 // Which rows to compute: flat query row indices (for O, LSE, dQ) and flat key row indices (dK, dV).

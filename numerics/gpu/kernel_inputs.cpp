@@ -92,8 +92,9 @@ bool family_applies(InputFamily family, bool causal) {
 
 namespace {
 
-ForwardWithStatistics forward_of(device::Problem const& problem, AttentionInputs const& inputs) {
-  ReferenceForward ref = reference_forward_rows(inputs);
+ForwardWithStatistics forward_of(device::Problem const& problem, AttentionInputs const& inputs,
+                                 ReferenceOptions const& options = {}) {
+  ReferenceForward ref = reference_forward_rows(inputs, options);
   ForwardWithStatistics out;
   out.forward.o.resize(ref.o.size());
   for (std::size_t i = 0; i < ref.o.size(); ++i) out.forward.o[i] = round_to(problem.dtype, float(ref.o[i]));
@@ -111,10 +112,11 @@ device::HostOutputs reference_forward(device::Problem const& problem, device::Ho
 }
 
 ForwardWithStatistics reference_forward_with_statistics(device::Problem const& problem,
-                                                        device::HostInputs const& in) {
+                                                        device::HostInputs const& in,
+                                                        ReferenceOptions const& options) {
   if (in.d_o.empty())
     throw std::invalid_argument("reference_forward_with_statistics: the inputs carry no dO");
-  return forward_of(problem, to_attention_inputs(problem, in));
+  return forward_of(problem, to_attention_inputs(problem, in), options);
 }
 
 }  // namespace fl::numerics::gpu

@@ -40,7 +40,9 @@ struct ForwardWithStatistics {
   device::HostOutputs forward;
   std::shared_ptr<RowStatistics const> statistics;
 };
+// options: the pass's threads and its cancel flag (numerics::ReferenceOptions; known_statistics unused).
 ForwardWithStatistics reference_forward_with_statistics(device::Problem const& problem,
-                                                        device::HostInputs const& in);
+                                                        device::HostInputs const& in,
+                                                        ReferenceOptions const& options = {});
 
 }  // namespace fl::numerics::gpu

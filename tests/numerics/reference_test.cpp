@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <cmath>
 
@@ -153,4 +154,20 @@ TEST_CASE("reference is deterministic across thread counts", "[numerics][referen
   AttentionOutputs const two = reference_attention(in, {2});
   CHECK(one.o == two.o);
   CHECK(one.dk == two.dk);
+}
+
+TEST_CASE("a cancelled forward pass stops and says so, and an uncancelled one is the same pass",
+          "[numerics]") {
+  auto const in =
+      fl::numerics::test::random_inputs(fl::numerics::test::make_shape(1, 2, 2, 40, 56, 16, true), 3);
+  std::atomic<bool> cancel{true};
+  fl::numerics::ReferenceOptions options;
+  options.cancel = &cancel;
+  CHECK_THROWS_AS(fl::numerics::reference_forward_rows(in, options), fl::numerics::ReferenceCancelled);
+  cancel = false;
+  auto const with_flag = fl::numerics::reference_forward_rows(in, options);
+  auto const without = fl::numerics::reference_forward_rows(in);
+  CHECK(with_flag.o == without.o);
+  CHECK(with_flag.statistics.lse == without.statistics.lse);
+  CHECK(with_flag.statistics.delta == without.statistics.delta);
 }

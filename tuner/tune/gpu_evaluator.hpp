@@ -46,6 +46,7 @@ class GpuEvaluator final : public Evaluator {
                ReferenceCache& references, EvaluationPace pace = {});
   Evaluation evaluate(device::Config const& config, device::Problem const& problem) override;
   void prefetch(device::Config const& config, device::Problem const& problem) override;
+  void prepare(device::Problem const& problem) override;  // the timed problem's backward forward, ahead
   // A fresh primary context (runtime::reset_primary_context); nothing of the old one is kept here (every
   // evaluation loads its module and allocates its buffers anew), so the next candidate runs as in a new run.
   bool recover() override;

@@ -1,15 +1,24 @@
 #include "tuner/tune/reference_cache.hpp"
-#include "numerics/gpu/kernel_inputs.hpp"
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 
+#include "common/parallel_for.hpp"
+#include "numerics/gpu/kernel_inputs.hpp"
 #include "numerics/precision.hpp"
 
 namespace fl::tuner {
 
 namespace {
+// Lowest priority (nice 19) for the forward computed ahead: it takes only the cycles nothing else wants.
+constexpr int kAheadNice = 19;
+constexpr char kNormalInputs[] = "make_normal_inputs";  // normal_set's inputs, in its key
+
 // A set's key ends with its sample size; what comes before names the inputs alone, which is the key of a
 // backward's forward (forward_key_of): the forward does not depend on the sample.
 constexpr char kSampleTag[] = "|rows ";
@@ -72,8 +81,11 @@ std::unique_ptr<VerificationSet> ReferenceCache::build(std::string const& key, d
       std::fprintf(stderr, "fa-tune: %s is not the reference's forward of %s: computed again\n",
                    store_->path_of(problem, seed).string().c_str(), device::describe(problem).c_str());
     }
-  // A backward's forward and, from the same pass, every row's statistics, which its check's dK/dV need.
-  auto forward = numerics::gpu::reference_forward_with_statistics(problem, inputs);
+  // A backward's forward and, from the same pass, every row's statistics, which its check's dK/dV need:
+  // computed ahead while the previous problem searched, or now.
+  auto ahead = take_ahead(forward_key);
+  auto forward =
+      ahead ? std::move(*ahead) : numerics::gpu::reference_forward_with_statistics(problem, inputs);
   if (use_store)
     if (auto why = store_->save(problem, seed, forward))
       std::fprintf(stderr, "fa-tune: forward store: %s (going on without it)\n", why->c_str());
@@ -81,6 +93,44 @@ std::unique_ptr<VerificationSet> ReferenceCache::build(std::string const& key, d
   return std::make_unique<VerificationSet>(
       VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed, forward.statistics),
                       std::move(forward.forward)});
+}
+
+ReferenceCache::~ReferenceCache() {
+  if (ahead_) ahead_->cancel->store(true);  // the future's destructor waits for the thread
+}
+
+void ReferenceCache::forward_ahead(device::Problem const& problem, std::uint64_t seed) {
+  if (problem.direction != device::Direction::backward || ahead_) return;
+  // normal_set's key with any sample size: the forward key does not depend on it.
+  std::string forward_key = forward_key_of(key_of(problem, kNormalInputs, seed, 0));
+  if (forwards_.contains(forward_key)) return;
+  if (store_ && std::filesystem::exists(store_->path_of(problem, seed))) return;  // loaded, and checked
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  auto result = std::async(std::launch::async, [problem, seed, cancel] {
+    // Linux: the nice value is the thread's, and the reference's worker threads inherit it.
+    (void)setpriority(PRIO_PROCESS, 0, kAheadNice);
+    auto const inputs = numerics::gpu::make_normal_inputs(problem, seed);
+    numerics::ReferenceOptions options;
+    options.threads = std::max(1, common::resolve_thread_count(0) - 1);
+    options.cancel = cancel.get();
+    return numerics::gpu::reference_forward_with_statistics(problem, inputs, options);
+  });
+  ahead_ = Ahead{std::move(forward_key), std::move(cancel), std::move(result)};
+}
+
+std::optional<numerics::gpu::ForwardWithStatistics> ReferenceCache::take_ahead(
+    std::string const& forward_key) {
+  if (!ahead_ || ahead_->forward_key != forward_key) return std::nullopt;
+  auto ahead = std::move(*ahead_);
+  ahead_.reset();
+  try {
+    auto forward = ahead.result.get();
+    ++forwards_ahead_;
+    return forward;
+  } catch (std::exception const& e) {  // e.g. out of memory: computed here instead
+    std::fprintf(stderr, "fa-tune: the forward computed ahead failed (%s): computed again\n", e.what());
+    return std::nullopt;
+  }
 }
 
 void ReferenceCache::keep(std::string const& key, numerics::gpu::ForwardWithStatistics const& forward) {
@@ -129,7 +179,7 @@ VerificationSet const& ReferenceCache::family_set(device::Problem const& problem
 
 VerificationSet const& ReferenceCache::normal_set(device::Problem const& problem, std::uint64_t seed,
                                                   std::size_t sample_rows) {
-  auto key = key_of(problem, "make_normal_inputs", seed, sample_rows);
+  auto key = key_of(problem, kNormalInputs, seed, sample_rows);
   if (auto it = sets_.find(key); it != sets_.end()) return *it->second;
   auto const start = std::chrono::steady_clock::now();
   auto inputs = numerics::gpu::make_normal_inputs(problem, seed);

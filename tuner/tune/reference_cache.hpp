@@ -4,7 +4,9 @@
 // the default config and every noise run). Before this cache each candidate regenerated its inputs and
 // recomputed the reference on the CPU (experiments/tuner/README.md, "Notes", has the measured cost before and
 // after).
+#include <atomic>
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -39,6 +41,9 @@ class ReferenceCache {
   // (tune/forward_store.hpp); none: computed in every process.
   explicit ReferenceCache(bool encode_once = true, std::optional<ForwardStore> store = std::nullopt)
       : encode_once_(encode_once), store_(std::move(store)) {}
+  ~ReferenceCache();  // cancels a forward computed ahead and waits for its thread (one block of rows)
+  ReferenceCache(ReferenceCache const&) = delete;
+  ReferenceCache& operator=(ReferenceCache const&) = delete;
 
   static constexpr std::size_t kKeptLargeSets = 2;
   static constexpr std::size_t kLargeSetBytes = std::size_t(64) << 20;
@@ -55,10 +60,19 @@ class ReferenceCache {
   VerificationSet const& normal_set(device::Problem const& problem, std::uint64_t seed,
                                     std::size_t sample_rows);
 
+  // Starts the float64 forward of a backward problem's timed inputs (make_normal_inputs(problem, seed)) on
+  // a thread of its own at the lowest CPU priority, with one core left free for the thread that launches
+  // the timed runs: fa-tune calls it for the next problem before searching this one, whose CPU is mostly
+  // idle while the GPU times (a backward forward took 7-41 s on the H200, this problem's search 10-25 s).
+  // normal_set takes it when it gets to that problem. One at a time: a call while one runs, for a forward
+  // problem, or for a forward already kept or on disk does nothing.
+  void forward_ahead(device::Problem const& problem, std::uint64_t seed);
+
   std::size_t size() const { return sets_.size(); }
   double seconds_spent() const { return seconds_; }  // building inputs and references, all sets
   std::size_t forwards_loaded() const { return forwards_loaded_; }  // from the store, and checked
   std::size_t forwards_kept() const { return forwards_kept_; }      // reused from this process
+  std::size_t forwards_ahead() const { return forwards_ahead_; }    // computed ahead, and taken
 
  private:
   // stored: the inputs are make_normal_inputs(problem, seed), whose backward forward the store may hold.
@@ -78,6 +92,16 @@ class ReferenceCache {
   std::map<std::string, numerics::gpu::ForwardWithStatistics> forwards_;
   std::size_t forward_bytes_ = 0;
   std::size_t forwards_kept_ = 0;
+  // The forward being computed ahead (forward_ahead), under its forward key (the set key less the sample).
+  struct Ahead {
+    std::string forward_key;
+    std::shared_ptr<std::atomic<bool>> cancel;
+    std::future<numerics::gpu::ForwardWithStatistics> result;
+  };
+  std::optional<Ahead> ahead_;
+  std::size_t forwards_ahead_ = 0;
+  // The forward computed ahead for `forward_key`, if that is the one in flight (waits for it); else none.
+  std::optional<numerics::gpu::ForwardWithStatistics> take_ahead(std::string const& forward_key);
 };
 
 }  // namespace fl::tuner

@@ -203,8 +203,15 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
       return std::max(0, *budget - spent());
     };
 
+    // The next problem's verification is started while this one runs (Evaluator::prepare: a backward
+    // problem's float64 forward, at the lowest CPU priority).
+    auto const prepare_after = [&](std::size_t k) {
+      if (k + 1 < units.size()) backend.evaluator_for(*units[k + 1].family).prepare(units[k + 1].problem);
+    };
     // Every problem's default first: a small budget or time limit still gives each its baseline.
-    for (auto& unit : units) {
+    for (std::size_t k = 0; k < units.size(); ++k) {
+      auto& unit = units[k];
+      prepare_after(k);
       TuneLimits limits = base;
       limits.deadline = deadline;
       // A worker with the candidates split measures the default only when it is one of its own.
@@ -236,6 +243,7 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
                  *unit.family, unit.problem, db::best_configs(database, report.gpu.name), kWarmStartConfigs))
           if (c != unit.fallback) limits.first.push_back(c);
       if (!report.context_lost) {
+        prepare_after(k);
         unit.tuning->evaluate_first(limits);
         unit.tuning->search(limits);
       }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,4 +115,42 @@ TEST_CASE("the reference cache computes a backward's forward once per process", 
       CHECK(set.check.judge(out).summary == expected.summary);
     }
   }
+}
+
+TEST_CASE("a forward computed ahead is the one computed in place, and is taken once", "[tuner][tune]") {
+  auto const p = awkward_backward(false);
+  tuner::ReferenceCache ahead, in_place;
+  ahead.forward_ahead(p, 11);
+  ahead.forward_ahead(p, 11);  // one at a time: a second call does nothing
+  device::Problem forward_problem = p;
+  forward_problem.direction = device::Direction::forward;
+  ahead.forward_ahead(forward_problem, 11);  // a forward problem's check needs no forward
+  auto const& set = ahead.normal_set(p, 11, 48);
+  CHECK(ahead.forwards_ahead() == 1);
+  auto const& expected = in_place.normal_set(p, 11, 48);
+  CHECK(in_place.forwards_ahead() == 0);
+  CHECK(set.forward.o == expected.forward.o);
+  CHECK(set.forward.lse == expected.forward.lse);
+  auto const out = correct_outputs(p, set.check.inputs(), set.forward);
+  CHECK(set.check.judge(out).summary == expected.check.judge(out).summary);
+  // Kept in memory now: asking again starts nothing, and another set of it takes nothing ahead.
+  ahead.forward_ahead(p, 11);
+  (void)ahead.normal_set(p, 11, 40);
+  CHECK(ahead.forwards_ahead() == 1);
+  CHECK(ahead.forwards_kept() == 1);
+}
+
+TEST_CASE("a forward computed ahead for a problem never reached is cancelled with the cache",
+          "[tuner][tune]") {
+  // b2 h8 n1024 d64: a pass of several seconds here; the cache is gone long before.
+  device::Problem const p({2, 8, 8, 1024, 1024, 64, false, 0.0}, common::Precision::bf16,
+                          device::Direction::backward);
+  auto const start = std::chrono::steady_clock::now();
+  {
+    tuner::ReferenceCache cache;
+    cache.forward_ahead(p, 5);
+  }
+  INFO("the cache was destroyed after "
+       << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s");
+  SUCCEED();  // no hang, no leak (the sanitizer build checks the thread is joined)
 }

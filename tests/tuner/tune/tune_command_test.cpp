@@ -26,8 +26,12 @@ namespace {
 // Every config's time: a bowl in the config's values, scaled per family so that the families differ.
 class LandscapeEvaluator final : public Evaluator {
  public:
-  LandscapeEvaluator(double scale, std::function<void()> const* hook) : scale_(scale), hook_(hook) {}
+  LandscapeEvaluator(double scale, std::function<void()> const* hook, std::vector<std::string>* log)
+      : scale_(scale), hook_(hook), log_(log) {}
+  void prepare(Problem const& problem) override { log_->push_back("prepare " + describe(problem)); }
   Evaluation evaluate(Config const& config, Problem const& problem) override {
+    if (log_->empty() || log_->back() != "evaluate " + describe(problem))
+      log_->push_back("evaluate " + describe(problem));
     if (*hook_) (*hook_)();
     double ms = scale_;
     for (auto const& [name, value] : config) ms += 0.01 * std::fabs(std::log2(double(value) + 1.0) - 5.0);
@@ -42,6 +46,7 @@ class LandscapeEvaluator final : public Evaluator {
  private:
   double scale_;
   std::function<void()> const* hook_;
+  std::vector<std::string>* log_;  // prepare and evaluate calls, each problem's evaluations as one line
 };
 
 class FakeBackend final : public TuningBackend {
@@ -58,10 +63,11 @@ class FakeBackend final : public TuningBackend {
                          : family.name() == "fa1"      ? 2.0
                          : family.name() == "fa3_sm90" ? 0.45
                                                        : 1.0;
-    if (!slot) slot = std::make_unique<LandscapeEvaluator>(scale, &hook);
+    if (!slot) slot = std::make_unique<LandscapeEvaluator>(scale, &hook, &log);
     return *slot;
   }
   std::function<void()> hook;
+  std::vector<std::string> log;
   std::map<std::string, std::unique_ptr<LandscapeEvaluator>> evaluators_;
 };
 
@@ -156,6 +162,18 @@ TEST_CASE("time a later problem leaves unspent goes back to the problem its shar
   CHECK(fa2.wall_s > 1.4);  // its own share alone ends near 1 s
   CHECK(searched(fa2) < int(fa2.space_size));
   CHECK_THAT(report.split_note, Catch::Contains("goes back to the problems whose share ran out"));
+}
+
+TEST_CASE("each problem's verification is prepared while the problem before it runs", "[tuner][tune]") {
+  Fixture f;
+  auto const report =
+      f.run({"--family", "fa2_sm80", "--seqlen", "1024,4096", "--causal", "no", "--budget", "4"});
+  REQUIRE(report.rows.size() == 2);
+  auto const first = "evaluate " + report.rows[0].problem, second = "evaluate " + report.rows[1].problem;
+  auto const prepared = "prepare " + report.rows[1].problem;
+  // The defaults pass, then the searches: problem 2 is prepared before problem 1 runs, each time.
+  std::vector<std::string> const expected{prepared, first, second, prepared, first, second};
+  CHECK(f.backend.log == expected);
 }
 
 TEST_CASE("Ctrl-C stores the candidate in flight, keeps the table so far and names the signal",
