@@ -32,6 +32,9 @@ class GpuBackend final : public TuningBackend {
   int compile_workers() const override { return pool_.workers(); }
   Evaluator& evaluator_for(device::Family const& family) override;
   double reference_seconds() const override { return references_.seconds_spent(); }
+  ForwardSources forward_sources() const override {
+    return {references_.forwards_ahead(), references_.forwards_kept(), references_.forwards_loaded()};
+  }
 
  private:
   CompilePool pool_;

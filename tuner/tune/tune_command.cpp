@@ -291,6 +291,7 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     time_reference(options, backend, database, kernels_dir, report.run_ids.front());
   report.winners = winners_of(report.rows);
   report.reference_s = backend.reference_seconds();
+  report.forwards = backend.forward_sources();
   return report;
 }
 

@@ -66,6 +66,7 @@ struct TuningReport {
   std::string nvrtc_version;
   std::vector<std::int64_t> run_ids;  // one per noise run
   double reference_s = 0.0;           // verification inputs and their float64 references, once per run
+  ForwardSources forwards;            // the backward forwards not computed when needed
   int compile_workers = 0;
   std::optional<std::string> context_lost;  // the config after which the GPU context was unusable, and why
   int stop_signal = 0;                      // SIGINT/SIGTERM that stopped the run (0: none)

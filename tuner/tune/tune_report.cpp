@@ -59,6 +59,19 @@ std::string versus_default(TuneRow const& r) {
   return "default " + r.default_verdict;
 }
 
+// "; backward forwards: 2 computed ahead, 1 kept in memory" (empty when every forward was computed when
+// needed, or there was none).
+std::string forward_sources_note(ForwardSources const& f) {
+  std::string parts;
+  auto add = [&](std::size_t n, char const* what) {
+    if (n) parts += (parts.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+  };
+  add(f.ahead, "computed ahead");
+  add(f.kept, "kept in memory");
+  add(f.stored, "read from the forward store");
+  return parts.empty() ? "" : "; backward forwards: " + parts;
+}
+
 std::string margin_text(ProblemWinner const& w) {
   if (w.runner_up_family.empty()) return w.families_tried == 1 ? "only family that ran" : "";
   return format_fixed(w.tflops / w.runner_up_tflops, 2) + "x over " + w.runner_up_family;
@@ -114,7 +127,7 @@ std::string render_tuning(TuningReport const& report) {
   if (!report.cross_check.empty()) out += report.cross_check + "\n";
   if (!report.from_store)
     out += "verification inputs and float64 references: " + format_fixed(report.reference_s, 1) +
-           " s (once per problem, shared by every candidate)\n";
+           " s (once per problem, shared by every candidate)" + forward_sources_note(report.forwards) + "\n";
   if (report.context_lost)
     out += "fa-tune: the GPU context was lost after " + *report.context_lost +
            " and could not be restored; that candidate is stored as failed, nothing after it was measured; "
@@ -135,6 +148,9 @@ std::string tuning_json(TuningReport const& report, std::string const& gpu_ident
       ",\n  \"strategy\": " + quoted(report.strategy) + ",\n  \"split\": " + quoted(report.split_note) +
       ",\n  \"compile_workers\": " + std::to_string(report.compile_workers) +
       ",\n  \"reference_s\": " + format_fixed(report.reference_s, 3) +
+      ",\n  \"forwards\": {\"ahead\": " + std::to_string(report.forwards.ahead) +
+      ", \"kept\": " + std::to_string(report.forwards.kept) +
+      ", \"stored\": " + std::to_string(report.forwards.stored) + "}" +
       ",\n  \"context_lost\": " + (report.context_lost ? quoted(*report.context_lost) : "null") +
       ",\n  \"stop_signal\": " + std::to_string(report.stop_signal) +
       ",\n  \"cross_check\": " + quoted(report.cross_check) + ",\n  \"results\": [\n";

@@ -3,6 +3,7 @@
 // evaluator per family. The GPU backend (gpu_backend.hpp) compiles on a pool, verifies and times on the
 // device; the replay backend (replay_backend.hpp) answers from a recorded measurement TSV, so the whole
 // command (budget split, families, report, plots) runs and is tested without a GPU exactly as with one.
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -11,6 +12,12 @@
 #include "tuner/tune/evaluator.hpp"
 
 namespace fl::tuner {
+
+struct ForwardSources {
+  std::size_t ahead = 0;   // computed ahead while the problem before searched (ReferenceCache::forward_ahead)
+  std::size_t kept = 0;    // kept in memory from an earlier set of this run
+  std::size_t stored = 0;  // read from --forward-store, and checked
+};
 
 class TuningBackend {
  public:
@@ -27,6 +34,8 @@ class TuningBackend {
   }
   // Seconds spent on verification inputs and their float64 references (once per problem, shared).
   virtual double reference_seconds() const { return 0.0; }
+  // Where the backward problems' float64 forwards came from, other than computed when needed.
+  virtual ForwardSources forward_sources() const { return {}; }
 };
 
 }  // namespace fl::tuner

@@ -144,3 +144,13 @@ TEST_CASE("every column of the table is a field of --json, with the same value",
         "\"reference_s\": ", "\"split\": ", "\"cross_check\": ", "\"stop_signal\": ", "\"context_lost\": "})
     CHECK_THAT(json, Catch::Contains(key));
 }
+
+TEST_CASE("the footer and --json say where the backward forwards came from", "[tuner][tune]") {
+  auto report = one_row();
+  CHECK_THAT(render_tuning(report), !Catch::Contains("backward forwards"));
+  report.forwards = {.ahead = 3, .kept = 0, .stored = 2};
+  CHECK_THAT(render_tuning(report),
+             Catch::Contains("backward forwards: 3 computed ahead, 2 read from the forward store"));
+  CHECK_THAT(tuning_json(report, "NVIDIA H200 (test)"),
+             Catch::Contains("\"forwards\": {\"ahead\": 3, \"kept\": 0, \"stored\": 2}"));
+}
