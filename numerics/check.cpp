@@ -101,8 +101,7 @@ PreparedCheck::Basis PreparedCheck::basis_for(RowSample sample) const {
 PreparedCheck::Basis PreparedCheck::sliced_basis_for(RowSample sample) const {
   AttentionInputs const& in = *inputs_;
   std::vector<std::size_t>& rows = sample.query_rows;
-  std::sort(rows.begin(), rows.end());
-  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  sort_unique(rows);
   std::size_t const slice = std::max(kMinSliceRows, (rows.size() + kStopSlices - 1) / kStopSlices);
   Basis b;
   b.planned_query_rows = rows.size();

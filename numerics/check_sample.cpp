@@ -30,9 +30,36 @@ std::vector<std::size_t> flagged_rows(std::vector<std::uint8_t> const& flagged) 
   return rows;
 }
 
-void sort_unique(std::vector<std::size_t>& v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
+// The screen of one (batch, query head)'s rows into `flagged` (screened_query_rows).
+void screen_head(AttentionInputs const& in, AttentionOutputs const& obs, double slack, std::size_t bh,
+                 std::vector<std::uint8_t>& flagged) {
+  common::AttentionShape const& s = in.shape;
+  std::size_t const d = std::size_t(s.head_dim);
+  std::size_t const row0 = bh * std::size_t(s.seqlen_q);
+  std::size_t const k0 = first_key_row_for_query(s, row0);
+  // Running min/max of V over keys 0..j (visible keys are a prefix under bottom-right causal masks).
+  std::vector<double> lo(d, INFINITY), hi(d, -INFINITY);
+  int covered = 0;
+  for (int i = 0; i < s.seqlen_q; ++i) {
+    std::size_t const row = row0 + std::size_t(i);
+    int const n = visible_keys(s, i);
+    for (; covered < n; ++covered)
+      for (std::size_t e = 0; e < d; ++e) {
+        double const v = in.v[(k0 + std::size_t(covered)) * d + e];
+        lo[e] = std::min(lo[e], v);
+        hi[e] = std::max(hi[e], v);
+      }
+    bool flag = !finite_row(obs.o, row, d) || !finite_row(obs.dq, row, d);
+    if (!obs.lse.empty() && n > 0 && !std::isfinite(obs.lse[row])) flag = true;
+    for (std::size_t e = 0; e < d && !flag && n > 0; ++e) {
+      double const x = obs.o[row * d + e];
+      double const pad = slack * std::max(std::fabs(lo[e]), std::fabs(hi[e]));
+      if (x < lo[e] - pad || x > hi[e] + pad) flag = true;
+    }
+    if (n == 0)
+      for (std::size_t e = 0; e < d && !flag; ++e) flag = obs.o[row * d + e] != 0.0;
+    flagged[row] = flag;
+  }
 }
 
 // The first and last rows of each head, the causal boundary (first rows that see a key) and every fully
@@ -86,44 +113,15 @@ RowSample base_sample(common::AttentionShape const& s, bool backward, std::size_
 
 std::vector<std::size_t> screened_query_rows(AttentionInputs const& in, AttentionOutputs const& obs,
                                              PrecisionRecipe const& r, int threads) {
-  common::AttentionShape const& s = in.shape;
-  std::size_t const d = std::size_t(s.head_dim);
   double const slack = 2.0 * unit_roundoff(r.outputs) + unit_roundoff(r.probabilities);
   // One flag per row, set head by head in parallel (a headline problem screens 0.5M rows of O and dQ: a
   // second of one core per tuning candidate, tuner/README.md), then collected in row order.
-  std::vector<std::uint8_t> flagged(query_rows(s), 0);
-  common::parallel_for(std::size_t(s.batch) * s.heads_q, common::elementwise_threads(obs.o.size(), threads),
-                       [&](std::size_t bh_begin, std::size_t bh_end) {
-                         std::vector<double> lo(d), hi(d);
-                         for (std::size_t bh = bh_begin; bh < bh_end; ++bh) {
-                           std::size_t const row0 = bh * std::size_t(s.seqlen_q);
-                           std::size_t const k0 = first_key_row_for_query(s, row0);
-                           // Running min/max of V over keys 0..j (visible keys are a prefix under
-                           // bottom-right causal masks).
-                           std::fill(lo.begin(), lo.end(), INFINITY);
-                           std::fill(hi.begin(), hi.end(), -INFINITY);
-                           int covered = 0;
-                           for (int i = 0; i < s.seqlen_q; ++i) {
-                             std::size_t const row = row0 + std::size_t(i);
-                             int const n = visible_keys(s, i);
-                             for (; covered < n; ++covered)
-                               for (std::size_t e = 0; e < d; ++e) {
-                                 double const v = in.v[(k0 + std::size_t(covered)) * d + e];
-                                 lo[e] = std::min(lo[e], v);
-                                 hi[e] = std::max(hi[e], v);
-                               }
-                             bool flag = !finite_row(obs.o, row, d) || !finite_row(obs.dq, row, d);
-                             if (!obs.lse.empty() && n > 0 && !std::isfinite(obs.lse[row])) flag = true;
-                             for (std::size_t e = 0; e < d && !flag && n > 0; ++e) {
-                               double const x = obs.o[row * d + e];
-                               double const pad = slack * std::max(std::fabs(lo[e]), std::fabs(hi[e]));
-                               if (x < lo[e] - pad || x > hi[e] + pad) flag = true;
-                             }
-                             if (n == 0)
-                               for (std::size_t e = 0; e < d && !flag; ++e) flag = obs.o[row * d + e] != 0.0;
-                             flagged[row] = flag;
-                           }
-                         }
+  std::vector<std::uint8_t> flagged(query_rows(in.shape), 0);
+  common::parallel_for(std::size_t(in.shape.batch) * in.shape.heads_q,
+                       common::elementwise_threads(obs.o.size(), threads),
+                       [&](std::size_t begin, std::size_t end) {
+                         for (std::size_t bh = begin; bh < end; ++bh)
+                           screen_head(in, obs, slack, bh, flagged);
                        });
   return flagged_rows(flagged);
 }

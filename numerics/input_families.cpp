@@ -7,6 +7,7 @@
 
 #include "numerics/compensated_vector.hpp"
 #include "numerics/precision.hpp"
+#include "numerics/reference.hpp"
 #include "numerics/seeded_random.hpp"
 
 namespace fl::numerics {
@@ -56,11 +57,6 @@ std::vector<std::size_t> spread_rows(std::size_t heads, std::size_t rows_per_hea
       out.push_back(base + (count <= 1 ? 0 : t * (rows_per_head - 1) / (count - 1)));
   }
   return out;
-}
-
-void sort_unique(std::vector<std::size_t>& v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
 std::size_t q_heads(common::AttentionShape const& s) {

@@ -49,11 +49,6 @@ void compute_key_row(AttentionInputs const& in, std::size_t c, std::vector<doubl
   dv.write_to({dv_out, d});
 }
 
-void sort_unique(std::vector<std::size_t>& v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-}
-
 // Runs compute_query_block over `rows` (sorted) in parallel; targets_of(t) names where rows[t] goes.
 template <class Targets>
 void for_query_blocks(AttentionInputs const& in, std::vector<std::size_t> const& rows, int threads,
@@ -92,6 +87,11 @@ RowStatistics const& checked_statistics(AttentionInputs const& in, SampledOutput
 }
 
 }  // namespace
+
+void sort_unique(std::vector<std::size_t>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
 
 RowSample RowSample::all(common::AttentionShape const& shape, bool with_key_rows) {
   RowSample sample;

@@ -57,6 +57,9 @@ struct RowSample {
   static RowSample all(common::AttentionShape const& shape, bool with_key_rows);
 };
 
+// `rows` sorted ascending, without repeats (what a RowSample's lists are kept as).
+void sort_unique(std::vector<std::size_t>& rows);
+
 // Values on the rows of a sample (the reference's, or an emulation's), packed in sample order: o, dq are
 // (query_rows.size(), D), lse and delta (D_i = rowsum(dO_i * O_i)) are (query_rows.size()), dk and dv
 // (key_rows.size(), D). The backward fields are empty when the inputs carry no dO.

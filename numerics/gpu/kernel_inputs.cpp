@@ -97,7 +97,11 @@ ForwardWithStatistics forward_of(device::Problem const& problem, AttentionInputs
   ReferenceForward ref = reference_forward_rows(inputs, options);
   ForwardWithStatistics out;
   out.forward.o.resize(ref.o.size());
-  for (std::size_t i = 0; i < ref.o.size(); ++i) out.forward.o[i] = round_to(problem.dtype, float(ref.o[i]));
+  common::parallel_for(ref.o.size(), common::elementwise_threads(ref.o.size(), options.threads),
+                       [&](std::size_t begin, std::size_t end) {
+                         for (std::size_t i = begin; i < end; ++i)
+                           out.forward.o[i] = round_to(problem.dtype, float(ref.o[i]));
+                       });
   out.forward.lse = to_float(ref.statistics.lse);
   out.statistics = std::make_shared<RowStatistics const>(std::move(ref.statistics));
   return out;

@@ -43,7 +43,7 @@ PreparedCheck::PreparedCheck(device::Problem const& problem, device::HostInputs 
 numerics::gpu::Verdict PreparedCheck::judge(device::HostOutputs const& out) const {
   std::lock_guard lock(observed_->mutex);
   std::size_t const resampled_before = check_.resampled();
-  numerics::gpu::assign_attention_outputs(out, observed_->outputs, judge_threads());
+  numerics::gpu::assign_attention_outputs(out, observed_->outputs, check_.options().threads);
   numerics::gpu::Verdict verdict = numerics::gpu::verdict_of(check_.judge(observed_->outputs));
   if (!verdict.pass || check_.resampled() != resampled_before) ++fallbacks_;
   return verdict;
