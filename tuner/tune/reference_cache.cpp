@@ -96,17 +96,40 @@ std::unique_ptr<VerificationSet> ReferenceCache::build(std::string const& key, d
 }
 
 ReferenceCache::~ReferenceCache() {
-  if (ahead_) ahead_->cancel->store(true);  // the future's destructor waits for the thread
+  for (auto& ahead : ahead_) ahead.cancel->store(true);
+  ahead_.clear();  // each future's destructor waits for its thread
 }
 
 void ReferenceCache::forward_ahead(device::Problem const& problem, std::uint64_t seed) {
-  if (problem.direction != device::Direction::backward || ahead_) return;
+  if (problem.direction != device::Direction::backward) return;
   // normal_set's key with any sample size: the forward key does not depend on it.
   std::string forward_key = forward_key_of(key_of(problem, kNormalInputs, seed, 0));
   if (forwards_.contains(forward_key)) return;
   if (store_ && std::filesystem::exists(store_->path_of(problem, seed))) return;  // loaded, and checked
+  if (std::ranges::any_of(ahead_, [&](Ahead const& a) { return a.forward_key == forward_key; })) return;
+  if (ahead_.size() == kAheadForwards) {  // the oldest's problem was passed without a verification
+    auto oldest = std::move(ahead_.front());
+    ahead_.pop_front();
+    if (oldest.result.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      try {  // ended: kept, as if taken, for when its problem comes back (the next pass of the run)
+        keep(oldest.forward_key, oldest.result.get());
+      } catch (std::exception const&) {
+      }
+    } else {
+      oldest.cancel->store(true);  // its destructor waits for the thread: one block of rows
+    }
+  }
   auto cancel = std::make_shared<std::atomic<bool>>(false);
-  auto result = std::async(std::launch::async, [problem, seed, cancel] {
+  auto ended = std::make_shared<std::promise<void>>();
+  std::shared_future<void> before = ahead_.empty() ? std::shared_future<void>() : ahead_.back().ended;
+  std::shared_future<void> this_ended = ended->get_future().share();
+  auto result = std::async(std::launch::async, [problem, seed, cancel, ended, before] {
+    struct SignalEnd {  // whatever the outcome: the next forward waits for it
+      std::shared_ptr<std::promise<void>> promise;
+      ~SignalEnd() { promise->set_value(); }
+    } const signal_end{ended};
+    if (before.valid()) before.wait();  // one at a time: each pass uses all cores but one
+    if (cancel->load()) throw numerics::ReferenceCancelled();
     // Linux: the nice value is the thread's, and the reference's worker threads inherit it.
     (void)setpriority(PRIO_PROCESS, 0, kAheadNice);
     auto const inputs = numerics::gpu::make_normal_inputs(problem, seed);
@@ -115,14 +138,16 @@ void ReferenceCache::forward_ahead(device::Problem const& problem, std::uint64_t
     options.cancel = cancel.get();
     return numerics::gpu::reference_forward_with_statistics(problem, inputs, options);
   });
-  ahead_ = Ahead{std::move(forward_key), std::move(cancel), std::move(result)};
+  ahead_.push_back(
+      Ahead{std::move(forward_key), std::move(cancel), std::move(result), std::move(this_ended)});
 }
 
 std::optional<numerics::gpu::ForwardWithStatistics> ReferenceCache::take_ahead(
     std::string const& forward_key) {
-  if (!ahead_ || ahead_->forward_key != forward_key) return std::nullopt;
-  auto ahead = std::move(*ahead_);
-  ahead_.reset();
+  auto const it = std::ranges::find_if(ahead_, [&](Ahead const& a) { return a.forward_key == forward_key; });
+  if (it == ahead_.end()) return std::nullopt;
+  auto ahead = std::move(*it);
+  ahead_.erase(it);
   try {
     auto forward = ahead.result.get();
     ++forwards_ahead_;

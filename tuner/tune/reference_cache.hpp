@@ -6,6 +6,7 @@
 // after).
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <future>
 #include <map>
 #include <memory>
@@ -41,7 +42,7 @@ class ReferenceCache {
   // (tune/forward_store.hpp); none: computed in every process.
   explicit ReferenceCache(bool encode_once = true, std::optional<ForwardStore> store = std::nullopt)
       : encode_once_(encode_once), store_(std::move(store)) {}
-  ~ReferenceCache();  // cancels a forward computed ahead and waits for its thread (one block of rows)
+  ~ReferenceCache();  // cancels the forwards computed ahead and waits for their threads (a block of rows)
   ReferenceCache(ReferenceCache const&) = delete;
   ReferenceCache& operator=(ReferenceCache const&) = delete;
 
@@ -64,8 +65,12 @@ class ReferenceCache {
   // a thread of its own at the lowest CPU priority, with one core left free for the thread that launches
   // the timed runs: fa-tune calls it for the next problem before searching this one, whose CPU is mostly
   // idle while the GPU times (a backward forward took 7-41 s on the H200, this problem's search 10-25 s).
-  // normal_set takes it when it gets to that problem. One at a time: a call while one runs, for a forward
-  // problem, or for a forward already kept or on disk does nothing.
+  // normal_set takes it when it gets to that problem. Up to kAheadForwards wait to be taken, computed one
+  // after the other in the order asked; asking for one more cancels the oldest (its problem was passed
+  // without a verification). A call for a forward problem, or for a forward already asked for, kept or on
+  // disk, does nothing.
+  // 2: fa-tune asks for the next problem's forward before this problem's first verification takes its own.
+  static constexpr std::size_t kAheadForwards = 2;
   void forward_ahead(device::Problem const& problem, std::uint64_t seed);
 
   std::size_t size() const { return sets_.size(); }
@@ -92,15 +97,16 @@ class ReferenceCache {
   std::map<std::string, numerics::gpu::ForwardWithStatistics> forwards_;
   std::size_t forward_bytes_ = 0;
   std::size_t forwards_kept_ = 0;
-  // The forward being computed ahead (forward_ahead), under its forward key (the set key less the sample).
+  // The forwards computed ahead (forward_ahead), under their forward keys (the set key less the sample).
   struct Ahead {
     std::string forward_key;
     std::shared_ptr<std::atomic<bool>> cancel;
     std::future<numerics::gpu::ForwardWithStatistics> result;
+    std::shared_future<void> ended;  // set when its thread ends, whatever the outcome
   };
-  std::optional<Ahead> ahead_;
+  std::deque<Ahead> ahead_;  // oldest first; each starts when the one before it has ended
   std::size_t forwards_ahead_ = 0;
-  // The forward computed ahead for `forward_key`, if that is the one in flight (waits for it); else none.
+  // The forward computed ahead for `forward_key`, if one was asked for (waits for it); else none.
   std::optional<numerics::gpu::ForwardWithStatistics> take_ahead(std::string const& forward_key);
 };
 

@@ -204,9 +204,15 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     };
 
     // The next problem's verification is started while this one runs (Evaluator::prepare: a backward
-    // problem's float64 forward, at the lowest CPU priority).
+    // problem's float64 forward, at the lowest CPU priority), passing over problems whose whole space is
+    // stored: none of theirs is verified (on 2026-12-03 one such held the cache's only forward computed
+    // ahead for the rest of a line, whose 11 forwards were then all computed in place).
     auto const prepare_after = [&](std::size_t k) {
-      if (k + 1 < units.size()) backend.evaluator_for(*units[k + 1].family).prepare(units[k + 1].problem);
+      for (std::size_t j = k + 1; j < units.size(); ++j)
+        if (!units[j].tuning->complete(base)) {
+          backend.evaluator_for(*units[j].family).prepare(units[j].problem);
+          return;
+        }
     };
     // Every problem's default first: a small budget or time limit still gives each its baseline.
     for (std::size_t k = 0; k < units.size(); ++k) {

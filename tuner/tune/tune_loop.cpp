@@ -1,5 +1,6 @@
 #include "tuner/tune/tune_loop.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -74,6 +75,11 @@ class ProblemTuning::Run {
     auto [it, inserted] = stored_.try_emplace(key.config, false);
     if (inserted) it->second = db::find_measurement(*store_.database, key).has_value();
     return it->second;
+  }
+
+  bool complete(TuneLimits const& limits) {
+    auto const points = space_.valid_points();
+    return std::ranges::all_of(points, [&](PointIndex p) { return stored(space_.config_of(p), limits); });
   }
 
   void evaluate_first(TuneLimits const& limits) {
@@ -274,6 +280,9 @@ void ProblemTuning::evaluate_first(TuneLimits const& limits) {
 }
 void ProblemTuning::search(TuneLimits const& limits) {
   run_->timed([&] { run_->search(limits); });
+}
+bool ProblemTuning::complete(TuneLimits const& limits) {
+  return run_->complete(limits);
 }
 int ProblemTuning::spent() const {
   return run_->spent();

@@ -104,6 +104,9 @@ class ProblemTuning {
   void set_progress_prefix(std::string prefix);
   void evaluate_first(TuneLimits const& limits);  // limits.first, in order
   void search(TuneLimits const& limits);          // the strategy's proposals
+  // Whether the store answers every config of the space (never under limits.remeasure_run): nothing here
+  // would be measured, so nothing needs verifying.
+  bool complete(TuneLimits const& limits);
   // Evaluations so far (measured now or answered from the store).
   int spent() const;
   SearchEnd end() const;

@@ -140,6 +140,33 @@ TEST_CASE("a forward computed ahead is the one computed in place, and is taken o
   CHECK(ahead.forwards_kept() == 1);
 }
 
+TEST_CASE("forwards asked for ahead are taken in any order and one never taken holds none back",
+          "[tuner][tune]") {
+  auto const p = awkward_backward(false);  // one problem, a forward per seed
+  tuner::ReferenceCache cache;
+  static_assert(tuner::ReferenceCache::kAheadForwards == 2);
+  cache.forward_ahead(p, 1);  // a problem passed over: never taken
+  cache.forward_ahead(p, 2);
+  (void)cache.normal_set(p, 2, 16);
+  CHECK(cache.forwards_ahead() == 1);
+  cache.forward_ahead(p, 3);
+  (void)cache.normal_set(p, 3, 16);
+  CHECK(cache.forwards_ahead() == 2);
+  cache.forward_ahead(p, 4);  // waits for seed 1's pass: one at a time
+  (void)cache.normal_set(p, 4, 16);
+  CHECK(cache.forwards_ahead() == 3);
+  cache.forward_ahead(p, 5);
+  cache.forward_ahead(p, 6);  // a third: seed 1, the oldest, is dropped; its pass has ended, so it is kept
+  (void)cache.normal_set(p, 6, 16);
+  CHECK(cache.forwards_ahead() == 4);
+  auto const kept = cache.forwards_kept();
+  auto const& from_memory = cache.normal_set(p, 1, 16);
+  CHECK(cache.forwards_ahead() == 4);
+  CHECK(cache.forwards_kept() == kept + 1);
+  tuner::ReferenceCache fresh;
+  CHECK(from_memory.forward.o == fresh.normal_set(p, 1, 16).forward.o);
+}
+
 TEST_CASE("a forward computed ahead for a problem never reached is cancelled with the cache",
           "[tuner][tune]") {
   // b2 h8 n1024 d64: a pass of several seconds here; the cache is gone long before.

@@ -176,6 +176,26 @@ TEST_CASE("each problem's verification is prepared while the problem before it r
   CHECK(f.backend.log == expected);
 }
 
+TEST_CASE("a problem whose whole space is stored is not prepared: the one after it is", "[tuner][tune]") {
+  Fixture f;
+  auto const whole =
+      f.run({"--family", "fa1", "--seqlen", "4096", "--causal", "no", "--strategy", "exhaustive"});
+  REQUIRE(whole.rows.size() == 1);
+  REQUIRE(searched(whole.rows[0]) == int(whole.rows[0].space_size));
+  f.backend.log.clear();
+  auto const report =
+      f.run({"--family", "fa1", "--seqlen", "1024,4096,2048", "--causal", "no", "--strategy", "exhaustive"});
+  REQUIRE(report.rows.size() == 3);
+  auto const prepare = [&](int i) { return "prepare " + report.rows[i].problem; };
+  auto const evaluate = [&](int i) { return "evaluate " + report.rows[i].problem; };
+  // n 4096 (row 1) answers from the store alone: before n 1024 and before n 4096, n 2048 is the next problem
+  // to prepare, in both passes (asking twice starts nothing twice: ReferenceCache::forward_ahead).
+  std::vector<std::string> const expected{prepare(2), evaluate(0), prepare(2), evaluate(2),
+                                          prepare(2), evaluate(0), prepare(2), evaluate(2)};
+  CHECK(f.backend.log == expected);
+  CHECK(report.rows[1].resumed == int(report.rows[1].space_size));
+}
+
 TEST_CASE("Ctrl-C stores the candidate in flight, keeps the table so far and names the signal",
           "[tuner][tune]") {
   Fixture f;
