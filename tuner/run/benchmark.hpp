@@ -47,6 +47,8 @@ struct TimedResult {
 };
 
 // `prepare` runs once on every input set before timing (a backward fills O and LSE with a forward launch).
+// `fp8`: an FP8 problem's operands of `inputs`, quantised before (fa-tune quantises once per problem);
+// nullptr: quantised here.
 // Times the config on `problem` with `inputs` uploaded to every rotated set (same values, different
 // addresses: what the L2 sees). Refuses (stage "memory") a problem whose tensors and scratch do not fit
 // in the device's memory, naming both sizes.
@@ -55,6 +57,6 @@ runtime::Result<TimedResult> time_config(
     runtime::CompiledProgram const& program, runtime::DeviceInfo const& device, TimingOptions const& options,
     device::HostInputs const& inputs,
     std::function<runtime::Status(device::DeviceProblem&)> const& prepare = {},
-    device::HostOutputs const* forward = nullptr);
+    device::HostOutputs const* forward = nullptr, device::Fp8Operands const* fp8 = nullptr);
 
 }  // namespace fl::tuner

@@ -44,6 +44,17 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 std::string pending_key(device::Config const& config, device::Problem const& problem) {
   return device::to_string(config) + "|" + device::describe(problem);
 }
+// A set's FP8 operands (null for a 16-bit problem): quantised once with the set, or here where the cache
+// does not keep them (--pace baseline); a quantisation numerics refused fails with its reason.
+runtime::Result<std::shared_ptr<device::Fp8Operands const>> fp8_of(VerificationSet const& set) {
+  auto const& problem = set.check.problem();
+  if (!common::is_fp8(problem.dtype) || set.fp8) return set.fp8;
+  if (!set.fp8_refused.empty()) return runtime::Error{"input", set.fp8_refused, ""};
+  auto operands = fp8_operands_of(problem, set.check.inputs());
+  if (!operands) return operands.error();
+  return std::make_shared<device::Fp8Operands const>(std::move(*operands.value()));
+}
+
 }  // namespace
 
 bool is_sticky_cuda_error(std::string const& message) {
@@ -150,12 +161,12 @@ Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem 
   auto const& small_set = references_.family_set(verification_problem(problem), numerics::InputFamily::normal,
                                                  kSmallProblemSeed, 0);
   auto const& small_problem = small_set.check.problem();
-  auto const small_fp8 = fp8_operands_of(small_problem, small_set.check.inputs());
+  auto const small_fp8 = fp8_of(small_set);
   if (!small_fp8) return failed("failed", small_fp8.error());
   auto small =
       device::run_once(family_, config, small_problem, program, small_set.check.inputs(),
                        small_problem.direction == device::Direction::backward ? &small_set.forward : nullptr,
-                       small_fp8->has_value() ? &**small_fp8 : nullptr);
+                       small_fp8->get());
   if (!small) {
     // A cached CUBIN the driver refuses is dropped, so the next run recompiles it.
     if (small.error().stage == "load") invalidator_.invalidate(compiled->cache_key);
@@ -168,11 +179,11 @@ Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem 
   }
 
   auto const& timed_set = references_.normal_set(problem, kInputSeed, kTimedCheckRows);
-  auto const big_fp8 = fp8_operands_of(problem, timed_set.check.inputs());
+  auto const big_fp8 = fp8_of(timed_set);
   if (!big_fp8) return failed("failed", big_fp8.error());
   auto big = device::run_once(family_, config, problem, program, timed_set.check.inputs(),
                               problem.direction == device::Direction::backward ? &timed_set.forward : nullptr,
-                              big_fp8->has_value() ? &**big_fp8 : nullptr);
+                              big_fp8->get());
   if (!big) return failed("failed", big.error());
   e.verify_ms = ms_since(verifying);
 
@@ -183,9 +194,9 @@ Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem 
       pace_.judge_while_timing, [&] { return timed_set.check.judge(big.value()); },
       [&] {
         // A backward is timed on the reference forward's O and LSE (the same ones its verification used).
-        return time_config(family_, config, problem, program, device_, timing_options,
-                           timed_set.check.inputs(), {},
-                           problem.direction == device::Direction::backward ? &timed_set.forward : nullptr);
+        return time_config(
+            family_, config, problem, program, device_, timing_options, timed_set.check.inputs(), {},
+            problem.direction == device::Direction::backward ? &timed_set.forward : nullptr, big_fp8->get());
       });
   e.verify_ms += judged.judge_wait_ms;
   if (!judged.verdict.pass) {  // its timing, if it ran alongside, is dropped here

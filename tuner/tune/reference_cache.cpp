@@ -11,6 +11,7 @@
 #include "common/parallel_for.hpp"
 #include "numerics/gpu/kernel_inputs.hpp"
 #include "numerics/precision.hpp"
+#include "tuner/run/benchmark.hpp"
 
 namespace fl::tuner {
 
@@ -177,6 +178,13 @@ VerificationSet const& ReferenceCache::insert(std::string key, device::Problem c
     inputs.encoded =
         std::make_shared<device::EncodedInputs const>(device::encode_inputs(inputs, problem.dtype));
   auto set = build(key, problem, std::move(inputs), seed, sample_rows, stored);
+  if (encode_once_ && common::is_fp8(problem.dtype)) {
+    auto operands = fp8_operands_of(problem, set->check.inputs());
+    if (!operands)
+      set->fp8_refused = operands.error().one_line();
+    else if (operands.value())
+      set->fp8 = std::make_shared<device::Fp8Operands const>(std::move(*operands.value()));
+  }
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto const& in = set->check.inputs();
   std::size_t const bytes = sizeof(float) * (in.q.size() + in.k.size() + in.v.size() + in.d_o.size());

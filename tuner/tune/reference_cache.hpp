@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "device/run/fp8_operands.hpp"
 #include "numerics/gpu/kernel_inputs.hpp"
 #include "numerics/input_families.hpp"
 #include "tuner/tune/forward_store.hpp"
@@ -25,6 +26,12 @@ struct VerificationSet {
   PreparedCheck check;  // inputs, sample, reference, bounds
   device::HostOutputs
       forward;  // backward problems: the reference's O (rounded to the dtype) and LSE; else empty
+  // FP8 problems: the operands as the kernel reads them (numerics::gpu::fp8_operands_for), quantised once
+  // with the set, not twice per candidate (verification, timing): 3.5 s of one core of this machine at b4
+  // h32 n4096 d64. Null for a 16-bit problem, where numerics refused them (fp8_refused says why), or
+  // without encode_once.
+  std::shared_ptr<device::Fp8Operands const> fp8 = nullptr;
+  std::string fp8_refused = {};
 };
 
 // Large sets (the timed problem's inputs: ~400 MB of floats at the headline shapes) are kept for the
@@ -35,9 +42,9 @@ struct VerificationSet {
 // the bounds (O(samples N D)).
 class ReferenceCache {
  public:
-  // encode_once: each set also keeps its inputs' 16-bit encodings (device::HostInputs::encoded), so a
-  // candidate's uploads do not convert again (false: the 2026-11-29 protocol, for before/after runs: --pace
-  // baseline).
+  // encode_once: each set also keeps its inputs' 16-bit encodings (device::HostInputs::encoded), or an FP8
+  // set its quantised operands, so a candidate's uploads do not convert again (false: the 2026-11-29
+  // protocol, for before/after runs: --pace baseline).
   // store: where a backward timed problem's forward and row statistics are kept between processes
   // (tune/forward_store.hpp); none: computed in every process.
   explicit ReferenceCache(bool encode_once = true, std::optional<ForwardStore> store = std::nullopt)
