@@ -63,6 +63,13 @@ void compiles_without_spills(std::vector<std::pair<Config, Problem>> const& inst
   }
 }
 
+// d256's default, 128 x 80 (FlashAttention-3's tile), spills under NVRTC 13.0 (4 bytes full, 8 causal with
+// its dynamic tile scheduler) and was measured faster than the spill-free 128 x 64
+// (device/families/fa3_sm90.cpp, default_config): no more than that.
+std::size_t d256_default_spill_bytes(bool causal) {
+  return causal ? 8 : 4;
+}
+
 }  // namespace
 
 TEST_CASE("fa3_sm90 default configs compile for sm_90a without spills", "[kernels][nvrtc]") {
@@ -73,10 +80,9 @@ TEST_CASE("fa3_sm90 default configs compile for sm_90a without spills", "[kernel
     auto const p = problem_of(d, causal, dtype);
     instances.emplace_back(f.default_config(p), p);
   }
-  // d256's 128 x 80 (FlashAttention-3's tile) spills 4 bytes under NVRTC 13.0 and was measured faster than
-  // the spill-free 128 x 64 (device/families/fa3_sm90.cpp, default_config): no more than that.
   auto const& [d256, p256] = instances.back();
-  compiles_without_spills(instances, {{f.name_expressions(d256, p256).front(), 4}});
+  compiles_without_spills(instances,
+                          {{f.name_expressions(d256, p256).front(), d256_default_spill_bytes(false)}});
 }
 
 TEST_CASE("fa3_sm90 FP8 defaults and the V transpose compile for sm_90a without spills", "[kernels][nvrtc]") {
@@ -224,7 +230,13 @@ TEST_CASE("the fa3_sm90 configs shipped in db/seed compile without spills", "[ke
     instances.emplace_back(*config, p);
   }
   REQUIRE(instances.size() >= 3);
-  compiles_without_spills(instances);
+  // A shipped default may spill as the default does (fa-tune never prunes the default on spills:
+  // tuner/compile/prune.hpp, SpillRule): the grid found d256's the fastest at most of its problems.
+  std::map<std::string, std::size_t> allowed;
+  for (auto const& [config, p] : instances)
+    if (p.shape.head_dim == 256 && config == Fa3Sm90Family{}.default_config(p))
+      allowed[Fa3Sm90Family{}.name_expressions(config, p).front()] = d256_default_spill_bytes(p.shape.causal);
+  compiles_without_spills(instances, allowed);
 }
 
 TEST_CASE("a config fa3_sm90's host side rejects is rejected by the kernel too", "[kernels][nvrtc]") {
