@@ -73,9 +73,9 @@ class ReferenceCache {
   // the timed runs: fa-tune calls it for the next problem before searching this one, whose CPU is mostly
   // idle while the GPU times (a backward forward took 7-41 s on the H200, this problem's search 10-25 s).
   // normal_set takes it when it gets to that problem. Up to kAheadForwards wait to be taken, computed one
-  // after the other in the order asked; asking for one more cancels the oldest (its problem was passed
-  // without a verification). A call for a forward problem, or for a forward already asked for, kept or on
-  // disk, does nothing.
+  // after the other in the order asked; asking for one more drops the oldest (its problem was passed
+  // without a verification): kept in memory if it has ended, else cancelled. A call for a forward problem,
+  // or for a forward already asked for, kept or on disk, does nothing.
   // 2: fa-tune asks for the next problem's forward before this problem's first verification takes its own.
   static constexpr std::size_t kAheadForwards = 2;
   void forward_ahead(device::Problem const& problem, std::uint64_t seed);

@@ -78,8 +78,13 @@ class ProblemTuning::Run {
   }
 
   bool complete(TuneLimits const& limits) {
-    auto const points = space_.valid_points();
-    return std::ranges::all_of(points, [&](PointIndex p) { return stored(space_.config_of(p), limits); });
+    if (limits.remeasure_run) return false;  // every config is measured again
+    if (!complete_) {                        // once complete, always: this run only adds rows
+      auto const points = space_.valid_points();
+      complete_ =
+          std::ranges::all_of(points, [&](PointIndex p) { return stored(space_.config_of(p), limits); });
+    }
+    return complete_;
   }
 
   void evaluate_first(TuneLimits const& limits) {
@@ -259,6 +264,7 @@ class ProblemTuning::Run {
   TuneOutcome outcome_;
   CandidateCost cost_;  // of the candidate being answered
   std::map<std::string, bool> stored_;
+  bool complete_ = false;  // complete(): every point of the space stored
   // Costs of the points answered here: a point the strategy proposes again (exhaustive and random reach the
   // first configs in their own order) is reported again, not evaluated or counted twice.
   std::map<PointIndex, std::optional<double>> answered_;
