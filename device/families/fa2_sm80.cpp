@@ -87,19 +87,27 @@ std::optional<std::string> violates(Config const& config, Problem const& problem
 }
 
 Config default_config(Problem const& problem) {
-  // Measured on the H200, 2026-11-29 (experiments/kernels/results/2026-11-29-h200-fa2-probe1.txt), bf16
-  // n=4096: d64 128x64/4 warps 303 TFLOP/s; d128 128x32/4 warps 320 (128x64 spills, 314); d256 128x64/8
-  // warps 314. One K/V stage was as fast as two in every pair measured.
+  // fa-tune's headline grid on the H200 (2026-12-03, bf16, n 1024-16384, bayes: 24-25 configs a problem;
+  // experiments/tuner/raw/2026-12-03-grid-184125Z): the same tiles won at every n of each head dim and mask.
+  // d64: 128 x 64 with Q kept in registers, 1.04-1.08x the earlier default (322.1 TFLOP/s full, 301.0
+  // causal at n 16384). d128 full: 128 x 32 (318.2 at n 16384; the winners' other choices gave 1.00-1.03x,
+  // within the noise); d128 causal: 64 x 64 with Q in registers, 1.03-1.05x (291.4). d256: 64 x 32, 4 warps,
+  // one stage, 1.01-1.05x the earlier 128 x 64 with 8 warps and two stages (292.4 full, 254.9 causal).
   int const d = problem.shape.head_dim;
   Config c{{"kBlockM", 128}, {"kBlockN", 64}, {"kNWarps", 4},      {"kStages", 1},
-           {"kWarpsN", 1},   {"kQInRegs", 0}, {"kEpilogueSmem", 1}};
-  if (d == 128) c["kBlockN"] = 32;
+           {"kWarpsN", 1},   {"kQInRegs", 1}, {"kEpilogueSmem", 1}};
+  if (d == 128) {
+    if (problem.shape.causal) {
+      c["kBlockM"] = 64;
+    } else {
+      c["kBlockN"] = 32;
+      c["kQInRegs"] = 0;
+    }
+  }
   if (d == 256) {
-    // Two K/V stages: with one, the softmax's exact-exponent path (second session) tipped the 255-register
-    // kernel into 8-20 spilled bytes on sm_90a; with two it compiles without spills (CUDA 13.0), and one
-    // stage was as fast as two in every pair measured. Not re-timed at d256.
-    c["kNWarps"] = 8;
-    c["kStages"] = 2;
+    c["kBlockM"] = 64;
+    c["kBlockN"] = 32;
+    c["kQInRegs"] = 0;
   }
   return c;
 }

@@ -106,12 +106,26 @@ std::optional<std::string> violates(Config const& config, Problem const& problem
 }
 
 Config default_config(Problem const& problem) {
-  // The deterministic dQ pass, measured on the H200 (2026-11-29): bf16 d64 174/181 TFLOP/s at n 2048/4096,
-  // d128 179-184 at n 2048-8192. The atomic mode at the tiles picked from ptxas alone (d64 64x128x8,
-  // kStages 2; 237 registers, no spills) measured 145/154 (bf16, n 1024/2048) and 145 (fp16, n 1024) in
-  // the same session: slower, so it is not the default until a tuning run on the H200 finds atomic tiles
-  // that win (both modes are in the space; experiments/kernels/results/2026-11-29-h200-s2/SESSION.md).
-  return deterministic_config(problem);
+  // fa-tune's headline grid on the H200 (2026-12-03, bf16, n 1024-16384, bayes: 12-14 of 24-50 configs a
+  // problem; experiments/tuner/raw/2026-12-03-grid-184125Z). d128: dQ by atomics won at every n, 1.08-1.15x
+  // the deterministic pass (which measured 179-184 TFLOP/s on 2026-11-29, when the atomic mode at tiles
+  // picked from ptxas alone was slower): full with 128 keys, 8 warps and two stages (230.1 at n 16384),
+  // causal at the deterministic tiles (220.0). d64 causal: 128 keys a block and a 64 x 32 dQ pass,
+  // 1.04-1.05x (205.4). d64 full: the deterministic pass, which nothing beat at every n.
+  Config c = deterministic_config(problem);
+  bool const causal = problem.shape.causal;
+  if (problem.shape.head_dim == 128) {
+    c["kDqAtomic"] = 1;
+    if (!causal) {
+      c["kBlockN"] = 128;
+      c["kNWarps"] = 8;
+      c["kStages"] = 2;
+    }
+  } else if (causal) {
+    c["kBlockM"] = 128;
+    c["kQBlockN"] = 32;
+  }
+  return c;
 }
 
 std::vector<std::string> name_expressions(Config const& config, Problem const& problem) {

@@ -60,7 +60,9 @@ TEST_CASE("fa2_sm80 launch geometry covers every query row, head and batch", "[d
   Fa2Sm80Family const f;
   auto p = headline_problem(4096, 128, true, Precision::bf16, Direction::forward);
   p.shape.seqlen_q = 1000;
-  auto const c = f.default_config(p);
+  Config const c{{"kBlockM", 128}, {"kBlockN", 32}, {"kNWarps", 4},      {"kStages", 1},
+                 {"kWarpsN", 1},   {"kQInRegs", 0}, {"kEpilogueSmem", 1}};
+  REQUIRE_FALSE(f.violates(c, p));
   auto const steps = f.launches(c, p);
   REQUIRE(steps.size() == 1);
   CHECK(steps[0].grid.x == 8);  // ceil(1000 / 128)

@@ -25,13 +25,16 @@ TEST_CASE("every sm80-era family names its default kernels as before the declara
           "[device][families]") {
   using namespace fl::device;
   using fl::common::Precision;
-  // The strings the families built by concatenation (2026-12-01), for the default configs.
+  // The strings the families built by concatenation (2026-12-01), for the default configs of that day.
   auto const fwd = headline_problem(1024, 128, true, Precision::bf16, Direction::forward);
   auto const bwd = headline_problem(1024, 64, false, Precision::bf16, Direction::backward);
   auto const names = [](Family const& f, Problem const& p) {
     return f.name_expressions(f.default_config(p), p);
   };
-  CHECK(names(Fa2Sm80Family{}, fwd) ==
+  // fa2_sm80's default of that day (its d128 causal default is the grid's 64 x 64 since 2026-12-03).
+  Config const fa2_default_then{{"kBlockM", 128}, {"kBlockN", 32}, {"kNWarps", 4},      {"kStages", 1},
+                                {"kWarpsN", 1},   {"kQInRegs", 0}, {"kEpilogueSmem", 1}};
+  CHECK(Fa2Sm80Family{}.name_expressions(fa2_default_then, fwd) ==
         std::vector<std::string>{"fa2_sm80_fwd<__nv_bfloat16, 128, 128, 32, 4, 1, 1, false, true, true>"});
   CHECK(names(Fa1Family{}, fwd) ==
         std::vector<std::string>{"fa1_fwd_step<__nv_bfloat16, 128, 128, 128, 32, 4, true>"});
