@@ -23,6 +23,10 @@ int resolve_thread_count(int requested) {
   return hw == 0 ? 1 : int(hw);
 }
 
+int all_cores_but_one() {
+  return std::max(1, resolve_thread_count(0) - 1);
+}
+
 int elementwise_threads(std::size_t count, int requested) {
   return count < kMinParallelElements ? 1 : requested;
 }

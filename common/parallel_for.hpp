@@ -10,6 +10,10 @@ namespace fl::common {
 // Worker count: `requested` if positive, else std::thread::hardware_concurrency() (at least 1).
 int resolve_thread_count(int requested);
 
+// Every core but one (at least 1): for work that runs beside a thread that must not wait for a core
+// (fa-tune's judge and its forward computed ahead, beside the thread that launches the timed runs).
+int all_cores_but_one();
+
 // Threads for one pass over `count` elements of cheap work (a conversion, a screen): 1 below 2^16 elements,
 // where starting the threads costs more than the pass (~50 us), else `requested` (0: every core).
 int elementwise_threads(std::size_t count, int requested = 0);

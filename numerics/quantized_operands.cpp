@@ -1,15 +1,11 @@
 #include "numerics/quantized_operands.hpp"
 
-#include <future>
-#include <vector>
-
+#include "common/parallel_for.hpp"
 #include "numerics/precision.hpp"
 
 namespace fl::numerics {
 
 namespace {
-
-constexpr std::size_t kSideBySideElements = std::size_t(1) << 20;  // Q's elements; see quantize_operands
 
 // One tensor: rounded (fp16/bf16/fp32) or FP8-quantised, with per-row descales. two_term: each FP8 code
 // plus its residual in FP8 (scaled by kTwoTermLowScale into e4m3's range and back), the value two products
@@ -70,33 +66,22 @@ QuantizedOperands quantize_operands(AttentionInputs const& in, PrecisionRecipe c
     out.v_transform = std::move(t);
   }
   // Q, K and V are quantised side by side, each alone as before (the same bits): fa-tune quantises a
-  // headline FP8 problem once, 2.3 s of one core of this machine at b4 h32 n4096 d64. Declared after
-  // everything the tasks read, so that an exception here still joins them before those go.
-  // Small tensors (the emulators' problems, called many times) are quantised in turn: a thread costs tens of
-  // microseconds, more than their quantisation.
-  std::vector<std::future<void>> tensors;
-  bool const large = in.q.size() >= kSideBySideElements;
-  auto const side_by_side = [&](auto task) {
-    if (large)
-      tensors.push_back(std::async(std::launch::async, task));
-    else
-      task();
-  };
-  side_by_side([&] {
-    quantize_tensor(out.transform ? rotated_q : in.q, q_mats, s.seqlen_q, s.head_dim, recipe, out.q,
-                    out.q_descale, two_term_q);
-  });
-  side_by_side([&] {
-    quantize_tensor(out.transform ? rotated_k : in.k, kv_mats, s.seqlen_k, s.head_dim, recipe, out.k,
-                    out.k_descale);
-  });
-  side_by_side([&] {
-    quantize_tensor(out.v_transform ? rotated_v : in.v, kv_mats, s.seqlen_k, s.head_dim, v_recipe, out.v,
-                    out.v_descale, variants.has(Fp8Variant::two_term_v));
+  // headline FP8 problem once, 2.3 s of one core of this machine at b4 h32 n4096 d64; small ones (the
+  // emulators', many times) in turn.
+  common::parallel_for(3, common::elementwise_threads(in.q.size()), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t tensor = begin; tensor < end; ++tensor)
+      if (tensor == 0)
+        quantize_tensor(out.transform ? rotated_q : in.q, q_mats, s.seqlen_q, s.head_dim, recipe, out.q,
+                        out.q_descale, two_term_q);
+      else if (tensor == 1)
+        quantize_tensor(out.transform ? rotated_k : in.k, kv_mats, s.seqlen_k, s.head_dim, recipe, out.k,
+                        out.k_descale);
+      else
+        quantize_tensor(out.v_transform ? rotated_v : in.v, kv_mats, s.seqlen_k, s.head_dim, v_recipe, out.v,
+                        out.v_descale, variants.has(Fp8Variant::two_term_v));
   });
   if (in.has_backward())
     quantize_tensor(in.d_o, q_mats, s.seqlen_q, s.head_dim, recipe_in, out.d_o, out.d_o_descale);
-  for (auto& tensor : tensors) tensor.get();
   return out;
 }
 

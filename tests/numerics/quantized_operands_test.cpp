@@ -37,7 +37,7 @@ void check_alone(std::vector<double> const& x, int matrices, int rows, int cols,
 
 TEST_CASE("a large problem's Q K and V quantised side by side are each quantised alone", "[numerics][fp8]") {
   AttentionInputs in;
-  in.shape = {1, 4, 2, 2048, 2048, 128, false, 0.0};  // Q: 2^20 elements, where they go side by side
+  in.shape = {1, 4, 2, 2048, 2048, 128, false, 0.0};  // Q: 2^20 elements, quantised side by side
   in.q = normals(in.shape.q_elements(), 1);
   in.k = normals(in.shape.kv_elements(), 2);
   in.v = normals(in.shape.kv_elements(), 3);

@@ -1,7 +1,5 @@
 #include "tuner/tune/prepared_check.hpp"
 
-#include <algorithm>
-
 #include "common/parallel_for.hpp"
 #include "numerics/check_sample.hpp"
 #include "numerics/gpu/kernel_check.hpp"
@@ -11,13 +9,6 @@ namespace fl::tuner {
 
 namespace {
 
-// The judge runs while the GPU times the same candidate (tune/judge_overlap.hpp), and each timed run is
-// bracketed by events around its launches (run/timing.cpp): one core stays free for the thread that
-// launches them, so that the judge's threads do not delay a launch into the measured time.
-int judge_threads() {
-  return std::max(1, common::resolve_thread_count(0) - 1);
-}
-
 // The same-precision baseline only adds notes, which a numerics::gpu::Verdict does not carry: not computed
 // per problem.
 numerics::CheckOptions tuner_check_options(device::Problem const& problem, std::size_t sample_rows,
@@ -25,7 +16,10 @@ numerics::CheckOptions tuner_check_options(device::Problem const& problem, std::
                                            std::shared_ptr<numerics::RowStatistics const> statistics) {
   numerics::CheckOptions options = numerics::gpu::check_options(problem, sample_rows, seed);
   options.cross_check_baseline = false;
-  options.threads = judge_threads();
+  // The judge runs while the GPU times the same candidate (tune/judge_overlap.hpp), and each timed run is
+  // bracketed by events around its launches (run/timing.cpp): one core stays free for the thread that
+  // launches them, so that the judge's threads do not delay a launch into the measured time.
+  options.threads = common::all_cores_but_one();
   options.row_statistics = std::move(statistics);
   return options;
 }

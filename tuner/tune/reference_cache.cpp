@@ -135,7 +135,7 @@ void ReferenceCache::forward_ahead(device::Problem const& problem, std::uint64_t
     (void)setpriority(PRIO_PROCESS, 0, kAheadNice);
     auto const inputs = numerics::gpu::make_normal_inputs(problem, seed);
     numerics::ReferenceOptions options;
-    options.threads = std::max(1, common::resolve_thread_count(0) - 1);
+    options.threads = common::all_cores_but_one();  // one for the thread launching the timed runs
     options.cancel = cancel.get();
     return numerics::gpu::reference_forward_with_statistics(problem, inputs, options);
   });

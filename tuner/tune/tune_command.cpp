@@ -236,14 +236,18 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
       outcomes[k] = units[k].tuning->finish(limits);
       if (outcomes[k]->context_lost && !report.context_lost) report.context_lost = outcomes[k]->context_lost;
     };
-    std::vector<std::size_t> cut;  // by their time share, in order
-    for (std::size_t k = 0; k < units.size(); ++k) {
-      auto& unit = units[k];
-      std::size_t const units_left = units.size() - k;
+    // A problem's share: the time and evaluations left, divided by the problems left (itself included).
+    auto const share_limits = [&](Unit const& unit, std::size_t units_left) {
       TuneLimits limits = base;
       limits.deadline = share_of(deadline, units_left);
       if (auto const left = budget_left())
         limits.budget = unit.tuning->spent() + int((std::size_t(*left) + units_left - 1) / units_left);
+      return limits;
+    };
+    std::vector<std::size_t> cut;  // by their time share, in order
+    for (std::size_t k = 0; k < units.size(); ++k) {
+      auto& unit = units[k];
+      TuneLimits limits = share_limits(unit, units.size() - k);
       if (options.warm_start)
         for (auto const& c : warm_start_configs(
                  *unit.family, unit.problem, db::best_configs(database, report.gpu.name), kWarmStartConfigs))
@@ -266,10 +270,7 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
       auto& unit = units[cut[i]];
       TuneLimits limits = base;
       if (deadline && Clock::now() < *deadline && !report.context_lost && !stopped()) {
-        std::size_t const units_left = cut.size() - i;
-        limits.deadline = share_of(deadline, units_left);
-        if (auto const left = budget_left())
-          limits.budget = unit.tuning->spent() + int((std::size_t(*left) + units_left - 1) / units_left);
+        limits = share_limits(unit, cut.size() - i);
         unit.tuning->search(limits);
       }
       finish(cut[i], limits);
