@@ -177,6 +177,7 @@ Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem 
     e.diagnosis = "small problem: " + verdict.summary;
     return e;
   }
+  e.verify_small_ms = ms_since(verifying);
 
   auto const& timed_set = references_.normal_set(problem, kInputSeed, kTimedCheckRows);
   auto const big_fp8 = fp8_of(timed_set);
@@ -186,6 +187,7 @@ Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem 
                               big_fp8->get());
   if (!big) return failed("failed", big.error());
   e.verify_ms = ms_since(verifying);
+  e.verify_timed_run_ms = e.verify_ms - e.verify_small_ms;
 
   TimingOptions timing_options = timing_;
   if (pace_.cut_clearly_slower) timing_options.cut_above_ms = cut_threshold_ms(best_ms_);

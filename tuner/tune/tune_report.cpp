@@ -1,4 +1,5 @@
 // fa-tune's outputs: the table on stdout, the JSON, and the measurement TSV (tune_command.hpp).
+#include <algorithm>
 #include <cstdio>
 
 #include "db/tuning_store.hpp"
@@ -30,6 +31,15 @@ std::string one_field(std::string text) {
 
 std::string optional_fixed(std::optional<double> value, int digits) {
   return value ? format_fixed(*value, digits) : "";
+}
+
+// Where the verification time went, when the evaluator measured its parts (the GPU's; a replay's rows do
+// not have them): " (small problem a s, timed problem's run b s, its verdict c s)".
+std::string verification_parts(TuneRow const& r) {
+  if (r.verify_small_s + r.verify_timed_run_s <= 0.0) return "";
+  double const verdict_s = std::max(0.0, r.verify_s - r.verify_small_s - r.verify_timed_run_s);
+  return " (small problem " + format_fixed(r.verify_small_s, 1) + " s, timed problem's run " +
+         format_fixed(r.verify_timed_run_s, 1) + " s, its verdict " + format_fixed(verdict_s, 1) + " s)";
 }
 
 // Measured candidates per second of this problem's wall time (issue 14's throughput figure).
@@ -115,9 +125,10 @@ std::string render_tuning(TuningReport const& report) {
     // Compile and timing separately (issue 6 item 9): the GPU thread's wall time split, and the NVRTC time
     // the workers spent, which overlaps the GPU work.
     out += r.family + " " + r.problem + ": " + format_fixed(r.wall_s, 1) + " s wall: waited for compiles " +
-           format_fixed(r.compile_wait_s, 1) + " s, verification " + format_fixed(r.verify_s, 1) +
-           " s, timing " + format_fixed(r.timing_s, 1) + " s; NVRTC " + format_fixed(r.compile_cpu_s, 1) +
-           " s on " + std::to_string(report.compile_workers) + " workers; " + candidates_per_second(r) +
+           format_fixed(r.compile_wait_s, 1) + " s, verification " + format_fixed(r.verify_s, 1) + " s" +
+           verification_parts(r) + ", timing " + format_fixed(r.timing_s, 1) + " s; NVRTC " +
+           format_fixed(r.compile_cpu_s, 1) + " s on " + std::to_string(report.compile_workers) +
+           " workers; " + candidates_per_second(r) +
            (r.timing_cut > 0 ? "; timing cut after " + std::to_string(kProbeRuns) + " runs for " +
                                    std::to_string(r.timing_cut) + " clearly slower than the best so far"
                              : "") +
@@ -176,6 +187,8 @@ std::string tuning_json(TuningReport const& report, std::string const& gpu_ident
            ", \"wall_s\": " + format_fixed(r.wall_s, 3) +
            ", \"compile_wait_s\": " + format_fixed(r.compile_wait_s, 3) +
            ", \"verify_s\": " + format_fixed(r.verify_s, 3) +
+           ", \"verify_small_s\": " + format_fixed(r.verify_small_s, 3) +
+           ", \"verify_timed_run_s\": " + format_fixed(r.verify_timed_run_s, 3) +
            ", \"timing_s\": " + format_fixed(r.timing_s, 3) +
            ", \"compile_cpu_s\": " + format_fixed(r.compile_cpu_s, 3) +
            ", \"timing_cut\": " + std::to_string(r.timing_cut) + ", \"noise\": [" + noise + "]}" +

@@ -70,6 +70,22 @@ TEST_CASE("the table says why the default is not ok and where the time went", "[
                        Catch::Contains("waited for compiles") && Catch::Contains("same winner"));
 }
 
+TEST_CASE("the footer splits the verification time where the evaluator measured its parts", "[tuner][tune]") {
+  auto report = one_row();
+  report.rows[0].verify_s = 3.5;
+  // A replay (or another evaluator) does not measure the parts: the footer gives the whole only.
+  CHECK_THAT(render_tuning(report),
+             Catch::Contains("verification 3.5 s, timing") && !Catch::Contains("small problem"));
+  report.rows[0].verify_small_s = 0.4;
+  report.rows[0].verify_timed_run_s = 2.0;
+  auto const text = render_tuning(report);
+  CHECK_THAT(text, Catch::Contains("verification 3.5 s (small problem 0.4 s, timed problem's run 2.0 s, its "
+                                   "verdict 1.1 s), timing"));
+  auto const json = tuning_json(report, "NVIDIA H200 (test)");
+  CHECK_THAT(
+      json, Catch::Contains("\"verify_small_s\": 0.400") && Catch::Contains("\"verify_timed_run_s\": 2.000"));
+}
+
 TEST_CASE("a recorded export reads back as the rows it was written from", "[tuner][tune]") {
   auto const tsv = measurements_tsv(one_row(), "fa-tune --arch sm90");
   auto const path = std::filesystem::temp_directory_path() / "fl_tune_report_roundtrip.tsv";
