@@ -1,5 +1,7 @@
 #include "tuner/compile/prune.hpp"
 
+#include <algorithm>
+
 namespace fl::tuner {
 
 namespace {
@@ -19,21 +21,33 @@ std::optional<std::string> prune_before_compile(std::size_t dynamic_shared_bytes
 }
 
 std::optional<std::string> prune_on_resources(runtime::CompiledProgram const& program,
-                                              std::size_t dynamic_shared_bytes, int block_threads,
+                                              std::vector<device::LaunchStep> const& launches,
                                               device::ArchLimits const& limits, SpillRule spills) {
-  for (auto const& kernel : program.resources.entries()) {
+  auto const entries = program.resources.entries();
+  runtime::KernelResources largest;  // for a launch whose kernel the report does not name
+  for (auto const& kernel : entries) {
     if (spills == SpillRule::prune && kernel.spills())
       return "spills " + std::to_string(kernel.spill_store_bytes) + " B stores / " +
              std::to_string(kernel.spill_load_bytes) + " B loads in " + kernel.function;
-    std::size_t const shared = kernel.shared_bytes + dynamic_shared_bytes;
+    largest.shared_bytes = std::max(largest.shared_bytes, kernel.shared_bytes);
+    largest.registers = std::max(largest.registers, kernel.registers);
+  }
+  if (entries.empty()) return std::nullopt;  // no report to check against
+  for (auto const& launch : launches) {
+    auto const* reported = program.resources_of(launch.name_expression);
+    auto const& kernel = reported ? *reported : largest;
+    std::string const which = reported ? " in " + reported->function : "";
+    std::size_t const shared = kernel.shared_bytes + launch.dynamic_shared_bytes;
     if (shared > limits.max_shared_per_block_optin)
-      return "shared memory " + std::to_string(shared) + " B (static + dynamic) over the opt-in limit";
+      return "shared memory " + std::to_string(shared) + " B (static + dynamic) over the opt-in limit" +
+             which;
+    int const threads = int(launch.block.x * launch.block.y * launch.block.z);
     int const regs_per_thread =
         (kernel.registers + kRegisterAllocationUnit - 1) / kRegisterAllocationUnit * kRegisterAllocationUnit;
-    int const warps = (block_threads + device::kWarpSize - 1) / device::kWarpSize;
+    int const warps = (threads + device::kWarpSize - 1) / device::kWarpSize;
     if (regs_per_thread * device::kWarpSize * warps > limits.registers_per_sm)
       return "zero occupancy: " + std::to_string(kernel.registers) + " registers x " +
-             std::to_string(block_threads) + " threads exceed the register file";
+             std::to_string(threads) + " threads exceed the register file" + which;
   }
   return std::nullopt;
 }

@@ -54,7 +54,8 @@ std::string problem_class(device::Problem const& p) {
 
 struct PendingConfig {
   CompileOnlyRow row;
-  std::size_t dynamic_shared = 0;
+  std::vector<device::LaunchStep> launches;
+  std::size_t dynamic_shared = 0;  // the largest launch's: the check before compiling
   int block_threads = 0;
   SpillRule spills = SpillRule::prune;  // allow: the family's default for this problem
   std::shared_future<runtime::Result<device::CompileResult>> compiled;
@@ -73,11 +74,14 @@ void finish_row(PendingConfig& pending, device::ArchLimits const& limits) {
   row.compile_ms = compiled.program.compile_ms;
   for (auto const& kernel : compiled.program.resources.entries()) {
     row.registers = std::max(row.registers, kernel.registers);
-    row.shared_bytes = std::max(row.shared_bytes, kernel.shared_bytes + pending.dynamic_shared);
     row.spill_bytes = std::max(row.spill_bytes, kernel.spill_store_bytes + kernel.spill_load_bytes);
   }
-  auto const rejected = prune_on_resources(compiled.program, pending.dynamic_shared, pending.block_threads,
-                                           limits, pending.spills);
+  for (auto const& launch : pending.launches) {  // each kernel's static bytes with its own launch's dynamic
+    auto const* kernel = compiled.program.resources_of(launch.name_expression);
+    row.shared_bytes =
+        std::max(row.shared_bytes, (kernel ? kernel->shared_bytes : 0) + launch.dynamic_shared_bytes);
+  }
+  auto const rejected = prune_on_resources(compiled.program, pending.launches, limits, pending.spills);
   row.kept = !rejected;
   row.reason = rejected.value_or("");
 }
@@ -105,7 +109,8 @@ CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetAr
         p.row.problem_class = problem_class(problem);
         p.row.config = device::to_string(config);
         if (config == family->default_config(problem)) p.spills = SpillRule::allow;
-        for (auto const& launch : family->launches(config, problem)) {
+        p.launches = family->launches(config, problem);
+        for (auto const& launch : p.launches) {
           p.dynamic_shared = std::max(p.dynamic_shared, launch.dynamic_shared_bytes);
           p.block_threads = std::max(p.block_threads, int(launch.block.x * launch.block.y * launch.block.z));
         }

@@ -143,14 +143,8 @@ Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem 
   e.compile_cache_key = compiled->cache_key;
   auto const& program = compiled->program;
 
-  std::size_t dynamic_shared = 0;
-  int threads = 0;
-  for (auto const& launch : family_.launches(config, problem)) {
-    dynamic_shared = std::max(dynamic_shared, launch.dynamic_shared_bytes);
-    threads = std::max(threads, int(launch.block.x * launch.block.y * launch.block.z));
-  }
   auto const spills = config == family_.default_config(problem) ? SpillRule::allow : SpillRule::prune;
-  if (auto why = prune_on_resources(program, dynamic_shared, threads, limits_, spills)) {
+  if (auto why = prune_on_resources(program, family_.launches(config, problem), limits_, spills)) {
     e.verdict = "pruned";
     e.diagnosis = *why;
     return e;

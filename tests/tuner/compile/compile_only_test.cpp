@@ -55,25 +55,74 @@ TEST_CASE("pruning rejects spills (but not in the default), shared memory over t
   CHECK_FALSE(tuner::prune_before_compile(100 * 1024, 128, limits));
   CHECK(tuner::prune_before_compile(0, 2048, limits));
 
+  auto const launch = [](std::string name, std::size_t dynamic_shared, unsigned threads) {
+    device::LaunchStep step;
+    step.name_expression = std::move(name);
+    step.block = {threads, 1, 1};
+    step.dynamic_shared_bytes = dynamic_shared;
+    return std::vector<device::LaunchStep>{step};
+  };
   runtime::CompiledProgram program;
   runtime::KernelResources kernel;
   kernel.function = "k";
   kernel.is_entry = true;
   kernel.registers = 128;
   program.resources.functions = {kernel};
-  CHECK_FALSE(tuner::prune_on_resources(program, 64 * 1024, 256, limits, tuner::SpillRule::prune));
+  CHECK_FALSE(
+      tuner::prune_on_resources(program, launch("k", 64 * 1024, 256), limits, tuner::SpillRule::prune));
   program.resources.functions[0].registers = 255;  // 256 x 1024 threads = 262144 > 65536 registers
-  CHECK(
-      tuner::prune_on_resources(program, 0, 1024, limits, tuner::SpillRule::allow)->find("zero occupancy") ==
-      0);
+  CHECK(tuner::prune_on_resources(program, launch("k", 0, 1024), limits, tuner::SpillRule::allow)
+            ->find("zero occupancy") == 0);
   program.resources.functions[0].registers = 64;
   program.resources.functions[0].spill_store_bytes = 8;
-  CHECK(tuner::prune_on_resources(program, 0, 128, limits, tuner::SpillRule::prune)->find("spills") == 0);
-  CHECK_FALSE(tuner::prune_on_resources(program, 0, 128, limits, tuner::SpillRule::allow));  // the default
+  CHECK(tuner::prune_on_resources(program, launch("k", 0, 128), limits, tuner::SpillRule::prune)
+            ->find("spills") == 0);
+  CHECK_FALSE(tuner::prune_on_resources(program, launch("k", 0, 128), limits, tuner::SpillRule::allow));
   program.resources.functions[0].spill_store_bytes = 0;
   program.resources.functions[0].shared_bytes = 200 * 1024;
-  CHECK(tuner::prune_on_resources(program, 40 * 1024, 128, limits, tuner::SpillRule::allow)
+  CHECK(tuner::prune_on_resources(program, launch("k", 40 * 1024, 128), limits, tuner::SpillRule::allow)
             ->find("shared memory") == 0);
+  // A launch the report does not name is checked against the program's largest kernel.
+  CHECK(
+      tuner::prune_on_resources(program, launch("unnamed", 40 * 1024, 128), limits, tuner::SpillRule::allow));
+}
+
+TEST_CASE(
+    "each launch is checked against its own kernel: one kernel's static shared memory is not added to "
+    "another's dynamic",
+    "[tuner][compile]") {
+  // FP8 fa3_sm90 d256's default on the H200 (2026-12-04): a transpose kernel with 17 KiB of static shared
+  // memory launched before a forward with 225 KiB of dynamic; each fits the 227 KiB opt-in limit.
+  auto const limits = device::limits_for(runtime::TargetArch::sm_90a);
+  runtime::CompiledProgram program;
+  runtime::KernelResources transpose;
+  transpose.function = "transpose";
+  transpose.is_entry = true;
+  transpose.registers = 32;
+  transpose.shared_bytes = 17408;
+  runtime::KernelResources forward = transpose;
+  forward.function = "forward";
+  forward.registers = 168;
+  forward.shared_bytes = 0;
+  program.resources.functions = {transpose, forward};
+  device::LaunchStep first;
+  first.name_expression = "transpose";
+  first.block = {256, 1, 1};
+  device::LaunchStep second;
+  second.name_expression = "forward";
+  second.block = {384, 1, 1};
+  second.dynamic_shared_bytes = 230488;
+  CHECK_FALSE(tuner::prune_on_resources(program, {first, second}, limits, tuner::SpillRule::prune));
+  // Over the limit in the kernel that has both: rejected, and the kernel is named.
+  program.resources.functions[1].shared_bytes = 4096;
+  auto const why = tuner::prune_on_resources(program, {first, second}, limits, tuner::SpillRule::prune);
+  REQUIRE(why);
+  CHECK(why->find("shared memory 234584 B") == 0);
+  CHECK(why->find("in forward") != std::string::npos);
+  // Occupancy, likewise: the transpose's 1024 threads of 32 registers fit; the forward's 384 of 168 too.
+  first.block = {1024, 1, 1};
+  program.resources.functions[1].shared_bytes = 0;
+  CHECK_FALSE(tuner::prune_on_resources(program, {first, second}, limits, tuner::SpillRule::prune));
 }
 
 TEST_CASE("a compiler that crashes on some configs costs those configs, not the run", "[tuner][compile]") {
