@@ -1,6 +1,7 @@
 #include "tuner/tune/reference_cache.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -96,6 +97,29 @@ std::unique_ptr<VerificationSet> ReferenceCache::build(std::string const& key, d
                       std::move(forward.forward)});
 }
 
+ReferenceCache::ReferenceCache(bool encode_once, std::optional<ForwardStore> store,
+                               std::optional<std::size_t> large_set_bytes)
+    : encode_once_(encode_once), store_(std::move(store)) {
+  auto const pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
+  double const memory = pages > 0 && page_bytes > 0 ? double(pages) * double(page_bytes) : 0.0;
+  large_budget_ = large_set_bytes.value_or(std::size_t(kLargeSetMemoryShare * memory));
+}
+
+std::size_t ReferenceCache::bytes_of(VerificationSet const& set) {
+  auto const& in = set.check.inputs();
+  std::size_t const input_elements = in.q.size() + in.k.size() + in.v.size() + in.d_o.size();
+  // Outputs the judge holds in float64: O, and dQ, dK, dV for a backward (the size of Q, K, V).
+  std::size_t const output_elements = in.d_o.empty() ? in.q.size() : in.q.size() + in.k.size() + in.v.size();
+  std::size_t bytes = (sizeof(float) + sizeof(double)) * input_elements + sizeof(double) * output_elements +
+                      sizeof(float) * (set.forward.o.size() + set.forward.lse.size());
+  if (in.encoded)
+    bytes += sizeof(std::uint16_t) *
+             (in.encoded->q.size() + in.encoded->k.size() + in.encoded->v.size() + in.encoded->d_o.size());
+  if (set.fp8)
+    bytes += set.fp8->q.size() + set.fp8->k.size() + set.fp8->v.size() + 2 * set.fp8->v_bf16.size();
+  return bytes;
+}
+
 ReferenceCache::~ReferenceCache() {
   for (auto& ahead : ahead_) ahead.cancel->store(true);
   ahead_.clear();  // each future's destructor waits for its thread
@@ -186,13 +210,16 @@ VerificationSet const& ReferenceCache::insert(std::string key, device::Problem c
       set->fp8 = std::make_shared<device::Fp8Operands const>(std::move(*operands.value()));
   }
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  auto const& in = set->check.inputs();
-  std::size_t const bytes = sizeof(float) * (in.q.size() + in.k.size() + in.v.size() + in.d_o.size());
-  if (bytes >= kLargeSetBytes) {
-    large_.push_back(key);
-    while (large_.size() > kKeptLargeSets) {  // never the set inserted now: callers hold references to it
-      sets_.erase(large_.front());
-      large_.erase(large_.begin());
+  if (std::size_t const bytes = bytes_of(*set); bytes >= kLargeSetBytes) {
+    large_.push_back({key, bytes});
+    large_bytes_ += bytes;
+    // The newest but the one inserted now (callers hold references to it) go first: see the class comment.
+    while (large_bytes_ > large_budget_ && large_.size() > 1) {
+      auto const dropped = large_.end() - 2;
+      sets_.erase(dropped->key);
+      large_bytes_ -= dropped->bytes;
+      large_.erase(dropped);
+      ++large_dropped_;
     }
   }
   return *sets_.emplace(std::move(key), std::move(set)).first->second;

@@ -34,12 +34,14 @@ struct VerificationSet {
   std::string fp8_refused = {};
 };
 
-// Large sets (the timed problem's inputs: ~400 MB of floats at the headline shapes) are kept for the
-// kKeptLargeSets problems used last, so a run over 72 headline problems does not hold 29 GB. fa-tune measures
-// every problem's default before any problem's search (tune_command.cpp), so a large set is built twice per
-// problem and run (for its default, then for its search); a backward's forward, its one O(B H N^2 D) step,
-// is kept from the first build (kKeptForwardBytes), so the second costs the inputs, the sampled reference and
-// the bounds (O(samples N D)).
+// Large sets (the timed problem's inputs, their float64 copy, encodings and the judge's outputs: ~1.6 GB at
+// a headline forward shape, ~3 GB at a backward one) are kept while they fit a share of the machine's
+// memory. fa-tune measures every problem's default before any problem's search (tune_command.cpp), so each
+// set is wanted twice per run, in the same order: on the H200 (2026-12-04) rebuilding it took 181 s of a
+// 348 s grid line (30 FP8 forwards, 4-5 s per build on 16 cores). When the sets do not all fit, the first
+// ones are kept and the newest are dropped (the set in use last, never the one inserted now): the second
+// pass then finds the first sets, where dropping the oldest would leave it none. A backward's forward, its
+// one O(B H N^2 D) step, is kept apart besides (kKeptForwardBytes).
 class ReferenceCache {
  public:
   // encode_once: each set also keeps its inputs' 16-bit encodings (device::HostInputs::encoded), or an FP8
@@ -47,14 +49,22 @@ class ReferenceCache {
   // protocol, for before/after runs: --pace baseline).
   // store: where a backward timed problem's forward and row statistics are kept between processes
   // (tune/forward_store.hpp); none: computed in every process.
-  explicit ReferenceCache(bool encode_once = true, std::optional<ForwardStore> store = std::nullopt)
-      : encode_once_(encode_once), store_(std::move(store)) {}
+  // large_set_bytes: the memory large sets may hold together (default: kLargeSetMemoryShare of this
+  // machine's).
+  explicit ReferenceCache(bool encode_once = true, std::optional<ForwardStore> store = std::nullopt,
+                          std::optional<std::size_t> large_set_bytes = std::nullopt);
   ~ReferenceCache();  // cancels the forwards computed ahead and waits for their threads (a block of rows)
   ReferenceCache(ReferenceCache const&) = delete;
   ReferenceCache& operator=(ReferenceCache const&) = delete;
 
-  static constexpr std::size_t kKeptLargeSets = 2;
-  static constexpr std::size_t kLargeSetBytes = std::size_t(64) << 20;
+  static constexpr std::size_t kLargeSetBytes = std::size_t(64) << 20;  // smaller sets are always kept
+  // 0.4: a grid line's 30 headline forward sets (~50 GB) fit the H200 machine's 128 GiB with the kept
+  // forwards (kKeptForwardBytes), the one being built and the forward computed ahead beside them; a 32 GiB
+  // workstation keeps 7.
+  static constexpr double kLargeSetMemoryShare = 0.4;
+  // Bytes a set holds (estimated from its vectors: inputs in float and float64, encodings or FP8 codes,
+  // the backward's forward, the judge's float64 outputs).
+  static std::size_t bytes_of(VerificationSet const& set);
   // A backward set's forward and row statistics (~140 MiB at the headline shapes) outlive its set: fa-tune
   // measures every problem's default before any problem's search (tune_command.cpp), so each large set is
   // built twice per run, and without these the O(B H N^2 D) forward twice too. 30 headline problems (a grid
@@ -81,6 +91,7 @@ class ReferenceCache {
   void forward_ahead(device::Problem const& problem, std::uint64_t seed);
 
   std::size_t size() const { return sets_.size(); }
+  std::size_t large_sets_dropped() const { return large_dropped_; }  // over the memory share
   double seconds_spent() const { return seconds_; }  // building inputs and references, all sets
   std::size_t forwards_loaded() const { return forwards_loaded_; }  // from the store, and checked
   std::size_t forwards_kept() const { return forwards_kept_; }      // reused from this process
@@ -95,7 +106,14 @@ class ReferenceCache {
                                          std::size_t sample_rows, bool stored);
   void keep(std::string const& key, numerics::gpu::ForwardWithStatistics const& forward);
   std::map<std::string, std::unique_ptr<VerificationSet>> sets_;
-  std::vector<std::string> large_;  // keys of the large sets, oldest first
+  struct LargeSet {
+    std::string key;
+    std::size_t bytes;
+  };
+  std::vector<LargeSet> large_;  // oldest first
+  std::size_t large_bytes_ = 0;  // theirs together
+  std::size_t large_budget_;
+  std::size_t large_dropped_ = 0;
   double seconds_ = 0.0;
   bool encode_once_;
   std::optional<ForwardStore> store_;

@@ -55,3 +55,30 @@ TEST_CASE("an FP8 verification set is quantised once as numerics quantises it", 
   CHECK_FALSE(bad.fp8);
   CHECK_FALSE(bad.fp8_refused.empty());
 }
+
+TEST_CASE("large sets are kept while they fit the memory given, the first ones first", "[tuner][tune]") {
+  // b1 h8 n2048 d128 bf16: ~100 MB a set (over kLargeSetBytes) in ~0.3 s here; four seeds, room for two.
+  Problem const problem({1, 8, 8, 2048, 2048, 128, false, 0.0}, Precision::bf16, Direction::forward);
+  std::size_t set_bytes = 0;
+  {
+    ReferenceCache probe;
+    set_bytes = ReferenceCache::bytes_of(probe.normal_set(problem, 1, 8));
+  }
+  REQUIRE(set_bytes >= ReferenceCache::kLargeSetBytes);
+  ReferenceCache cache(true, std::nullopt, set_bytes * 5 / 2);
+  for (std::uint64_t seed : {1, 2, 3, 4}) (void)cache.normal_set(problem, seed, 8);
+  CHECK(cache.size() == 2);  // the first and the one in use: each new one displaced the one before it
+  CHECK(cache.large_sets_dropped() == 2);
+  // The second pass of fa-tune asks again in the same order: the first set is still there, no build.
+  double const built = cache.seconds_spent();
+  (void)cache.normal_set(problem, 1, 8);
+  CHECK(cache.seconds_spent() == built);
+  (void)cache.normal_set(problem, 2, 8);  // built again, and it displaces seed 4's
+  CHECK(cache.seconds_spent() > built);
+  CHECK(cache.size() == 2);
+  // With no budget given, a share of this machine's memory: a 24 GiB machine keeps tens of these.
+  ReferenceCache roomy;
+  for (std::uint64_t seed : {1, 2, 3}) (void)roomy.normal_set(problem, seed, 8);
+  CHECK(roomy.size() == 3);
+  CHECK(roomy.large_sets_dropped() == 0);
+}
