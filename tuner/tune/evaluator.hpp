@@ -28,8 +28,11 @@ struct Evaluation {
   double compile_ms = 0.0;       // NVRTC time spent on this candidate (on a compile worker; 0 on a cache hit)
   double compile_wait_ms = 0.0;  // the caller waited for the compile (0 when compiled ahead in time)
   double verify_ms = 0.0;        // runs on the verification problems and their verdicts
-  // verify_ms's parts (0 where not measured apart, e.g. a replay): the small problem (its run and verdict)
-  // and the timed problem's run (load, upload, launch, download); the rest is the wait for its verdict.
+  // verify_ms's parts (0 where not measured apart, e.g. a replay): building the verification sets (the
+  // first candidate of a problem that asks for them: inputs, float64 reference, bounds), the small problem
+  // (its run and verdict) and the timed problem's run (load, upload, launch, download); the rest is the wait
+  // for its verdict.
+  double verify_sets_ms = 0.0;
   double verify_small_ms = 0.0;
   double verify_timed_run_ms = 0.0;
   double timing_ms = 0.0;  // the timed runs, with uploads and warm-up

@@ -86,6 +86,7 @@ TuneRow row_of(Unit const& unit, TuneOutcome&& outcome) {
   row.wall_s = outcome.wall_s;
   row.compile_wait_s = outcome.compile_wait_s;
   row.verify_s = outcome.verify_s;
+  row.verify_sets_s = outcome.verify_sets_s;
   row.verify_small_s = outcome.verify_small_s;
   row.verify_timed_run_s = outcome.verify_timed_run_s;
   row.timing_s = outcome.timing_s;

@@ -41,7 +41,8 @@ struct TuneRow {
   std::vector<std::string> faults;  // candidates that broke the GPU context, which was restored after each
   // Run 1's wall time (s) and where it went on the GPU thread, plus NVRTC time on the compile workers.
   double wall_s = 0.0, compile_wait_s = 0.0, verify_s = 0.0, timing_s = 0.0, compile_cpu_s = 0.0;
-  double verify_small_s = 0.0, verify_timed_run_s = 0.0;  // verify_s's parts (Evaluation)
+  double verify_sets_s = 0.0, verify_small_s = 0.0,
+         verify_timed_run_s = 0.0;     // verify_s's parts (Evaluation)
   int timing_cut = 0;                  // measured candidates timed by the probe runs only
   RunRows candidates;                  // run 1's candidates in evaluation order (--export-measurements)
   std::vector<CandidateCost> costs;    // parallel to candidates

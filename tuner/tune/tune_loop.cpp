@@ -214,6 +214,7 @@ class ProblemTuning::Run {
     outcome_.compile_wait_s += e.compile_wait_ms * 1e-3;
     outcome_.compile_cpu_s += e.compile_ms * 1e-3;
     outcome_.verify_s += e.verify_ms * 1e-3;
+    outcome_.verify_sets_s += e.verify_sets_ms * 1e-3;
     outcome_.verify_small_s += e.verify_small_ms * 1e-3;
     outcome_.verify_timed_run_s += e.verify_timed_run_ms * 1e-3;
     outcome_.timing_s += e.timing_ms * 1e-3;

@@ -85,7 +85,8 @@ struct TuneOutcome {
   // Wall time on the calling thread, seconds: waiting for compiles, verifying, timing; and NVRTC time spent
   // by the compile workers on the candidates measured (a sum over workers, so it can exceed wall time).
   double compile_wait_s = 0.0, verify_s = 0.0, timing_s = 0.0, compile_cpu_s = 0.0, wall_s = 0.0;
-  double verify_small_s = 0.0, verify_timed_run_s = 0.0;  // verify_s's parts (Evaluation)
+  double verify_sets_s = 0.0, verify_small_s = 0.0,
+         verify_timed_run_s = 0.0;  // verify_s's parts (Evaluation)
 };
 
 // One problem's tuning, in steps that a run over many problems interleaves: first every problem's first

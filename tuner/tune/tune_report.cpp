@@ -34,11 +34,13 @@ std::string optional_fixed(std::optional<double> value, int digits) {
 }
 
 // Where the verification time went, when the evaluator measured its parts (the GPU's; a replay's rows do
-// not have them): " (small problem a s, timed problem's run b s, its verdict c s)".
+// not have them): " (its sets a s, small problem b s, timed problem's run c s, its verdict d s)".
 std::string verification_parts(TuneRow const& r) {
-  if (r.verify_small_s + r.verify_timed_run_s <= 0.0) return "";
-  double const verdict_s = std::max(0.0, r.verify_s - r.verify_small_s - r.verify_timed_run_s);
-  return " (small problem " + format_fixed(r.verify_small_s, 1) + " s, timed problem's run " +
+  if (r.verify_sets_s + r.verify_small_s + r.verify_timed_run_s <= 0.0) return "";
+  double const verdict_s =
+      std::max(0.0, r.verify_s - r.verify_sets_s - r.verify_small_s - r.verify_timed_run_s);
+  return " (building its sets " + format_fixed(r.verify_sets_s, 1) + " s, small problem " +
+         format_fixed(r.verify_small_s, 1) + " s, timed problem's run " +
          format_fixed(r.verify_timed_run_s, 1) + " s, its verdict " + format_fixed(verdict_s, 1) + " s)";
 }
 
@@ -187,6 +189,7 @@ std::string tuning_json(TuningReport const& report, std::string const& gpu_ident
            ", \"wall_s\": " + format_fixed(r.wall_s, 3) +
            ", \"compile_wait_s\": " + format_fixed(r.compile_wait_s, 3) +
            ", \"verify_s\": " + format_fixed(r.verify_s, 3) +
+           ", \"verify_sets_s\": " + format_fixed(r.verify_sets_s, 3) +
            ", \"verify_small_s\": " + format_fixed(r.verify_small_s, 3) +
            ", \"verify_timed_run_s\": " + format_fixed(r.verify_timed_run_s, 3) +
            ", \"timing_s\": " + format_fixed(r.timing_s, 3) +

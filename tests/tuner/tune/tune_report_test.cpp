@@ -76,14 +76,16 @@ TEST_CASE("the footer splits the verification time where the evaluator measured 
   // A replay (or another evaluator) does not measure the parts: the footer gives the whole only.
   CHECK_THAT(render_tuning(report),
              Catch::Contains("verification 3.5 s, timing") && !Catch::Contains("small problem"));
+  report.rows[0].verify_sets_s = 0.7;
   report.rows[0].verify_small_s = 0.4;
   report.rows[0].verify_timed_run_s = 2.0;
   auto const text = render_tuning(report);
-  CHECK_THAT(text, Catch::Contains("verification 3.5 s (small problem 0.4 s, timed problem's run 2.0 s, its "
-                                   "verdict 1.1 s), timing"));
+  CHECK_THAT(text, Catch::Contains("verification 3.5 s (building its sets 0.7 s, small problem 0.4 s, timed "
+                                   "problem's run 2.0 s, its verdict 0.4 s), timing"));
   auto const json = tuning_json(report, "NVIDIA H200 (test)");
-  CHECK_THAT(
-      json, Catch::Contains("\"verify_small_s\": 0.400") && Catch::Contains("\"verify_timed_run_s\": 2.000"));
+  CHECK_THAT(json, Catch::Contains("\"verify_sets_s\": 0.700") &&
+                       Catch::Contains("\"verify_small_s\": 0.400") &&
+                       Catch::Contains("\"verify_timed_run_s\": 2.000"));
 }
 
 TEST_CASE("a recorded export reads back as the rows it was written from", "[tuner][tune]") {
