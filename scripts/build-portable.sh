@@ -5,9 +5,11 @@
 # SQLite, so libstdc++, Boost.Program_options and SQLite are linked statically (-DFA_PORTABLE=ON); NVRTC
 # stays dynamic (found there through LD_LIBRARY_PATH=/usr/local/cuda/lib64) and libcuda is dlopen'ed.
 # Output: .carry/gpu/{bin,kernels_src} — stripped binaries (tools and test binaries) and the kernel sources
-# NVRTC compiles at run time, as they were when the binaries were built. .carry/ is git-ignored; a device
-# call names it in `carry` (64 MiB at most, checked below) and runs scripts/gpu.sh from the repository
-# root of its copy of the tree (the scripts and experiments come with the tree, not the carry).
+# NVRTC compiles at run time, as they were when the binaries were built — and .carry/grid, its slice for
+# the grid recipe (CARRY=$PWD/.carry/grid bash scripts/gpu.sh grid, carrying .carry/grid and .carry/tune).
+# .carry/ is git-ignored; a device call names it in `carry` (64 MiB at most, checked below) and runs
+# scripts/gpu.sh from the repository root of its copy of the tree (the scripts and experiments come with
+# the tree, not the carry).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +31,14 @@ for exe in "$build_dir"/bin/*; do
   strip -o "$carry_dir/bin/$(basename "$exe")" "$exe"
 done
 cp -r kernels_src "$carry_dir/kernels_src"
+
+# The grid's carry (scripts/gpu/grid.sh): the tuner's three binaries and the kernel sources, 11 MiB, so that
+# the tree, the tuning database (.carry/tune) and it stay under 64 MiB where .carry/gpu with them does not.
+grid_dir=.carry/grid
+rm -rf "$grid_dir"
+mkdir -p "$grid_dir/bin"
+cp "$carry_dir"/bin/{fa-bench,fa-tune,fa-compile-worker} "$grid_dir/bin/"
+cp -r kernels_src "$grid_dir/kernels_src"
 
 size_mib=$(du -sm "$carry_dir" | cut -f1)
 echo "build-portable: $carry_dir holds ${size_mib} MiB ($(ls "$carry_dir/bin" | wc -l) binaries);" \

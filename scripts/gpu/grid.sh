@@ -10,7 +10,7 @@
 #   $OUT/grid/                   per line: fa-tune's table, --json, --report (packed as grid.tgz by gpu.sh)
 #
 # Between calls (here, not on the device): `python3 experiments/tuner/ship_grid.py FILES_AT` puts the
-# database at .carry/tune/fa-tune.sqlite (carry it with .carry/gpu in the next call: the next call resumes
+# database at .carry/tune/fa-tune.sqlite (carry it with .carry/grid in the next call: the next call resumes
 # from it) and merges the winners into db/seed/best_configs.tsv (commit it).
 #
 # Time: GRID_BUDGET_S (default 480). GRID_SPLIT=ordered (the default) gives each line in turn all the time
@@ -86,8 +86,9 @@ rm -f "$OUT/fa-tune.sqlite"
 "$bin/fa-tune" --db "$OUT/fa-tune.sqlite" --merge "$db" | tee -a "$dir/summary.txt"
 size_kib=$(du -k "$OUT/fa-tune.sqlite" 2>/dev/null | cut -f1)
 note "grid: $OUT/fa-tune.sqlite ${size_kib:-?} KiB (carried back in as $db_in; a call carries 64 MiB in all)"
-# .carry/gpu is ~50 MiB and the tree ~5: past ~8 MiB the database crowds the carry (split it by family then).
-[ "${size_kib:-0}" -gt 8192 ] && note "grid: WARNING: the database is over 8 MiB; with .carry/gpu it nears the 64 MiB a call carries"
+# .carry/grid is 11 MiB and the tree ~19 (2026-12-04; each call's raw/ folder adds ~2 with its database copy):
+# past ~8 MiB the database crowds the carry (split it by family, or move old raw/ databases out, then).
+[ "${size_kib:-0}" -gt 8192 ] && note "grid: WARNING: the database is over 8 MiB; with .carry/grid and the tree it nears the 64 MiB a call carries"
 if [ -f "$work/best_configs.tsv" ]; then
   {
     echo "# $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
