@@ -28,6 +28,7 @@ struct ProblemKey {
   std::string dtype;  // fp16, bf16, fp8_e4m3, ...
   bool causal = false;
   std::string direction;  // fwd or bwd
+  friend bool operator==(ProblemKey const&, ProblemKey const&) = default;
 };
 
 // Everything that names one measurement (the table's unique key).

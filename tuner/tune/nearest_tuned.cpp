@@ -99,4 +99,19 @@ std::vector<device::Config> warm_start_configs(device::Family const& family, dev
   return configs;
 }
 
+std::vector<db::BestConfig> with_seeds(std::vector<db::BestConfig> measured,
+                                       std::vector<db::BestConfig> const& seeds,
+                                       std::string const& gpu_name) {
+  std::size_t const own = measured.size();
+  for (auto const& seed : seeds) {
+    if (seed.gpu.name != gpu_name) continue;
+    auto const has_row = [&](db::BestConfig const& row) {
+      return row.family == seed.family && row.problem == seed.problem;
+    };
+    if (std::none_of(measured.begin(), measured.begin() + std::ptrdiff_t(own), has_row))
+      measured.push_back(seed);
+  }
+  return measured;
+}
+
 }  // namespace fl::tuner

@@ -42,4 +42,12 @@ TunedAnswer nearest_tuned(device::Family const& family, device::Problem const& p
 std::vector<device::Config> warm_start_configs(device::Family const& family, device::Problem const& problem,
                                                std::vector<db::BestConfig> const& known, std::size_t limit);
 
+// What --warm-start draws on: `measured` (a database's best configs for one GPU) and the shipped `seeds`
+// measured on a GPU named `gpu_name` for the (family, problem) pairs `measured` has no row of (a database's
+// own measurement wins). A grid's database that started afresh (2026-12-03) lacked fa3_sm90's bf16 d64 and
+// d128 winners, which db/seed kept: fp16's search at those shapes then never tried them (d128 causal n4096
+// fp16 536.2 TFLOP/s against bf16's 567.8 with a config fp16 never measured, 2026-12-04).
+std::vector<db::BestConfig> with_seeds(std::vector<db::BestConfig> measured,
+                                       std::vector<db::BestConfig> const& seeds, std::string const& gpu_name);
+
 }  // namespace fl::tuner

@@ -7,6 +7,7 @@
 
 #include "common/precision.hpp"
 #include "db/schema.hpp"
+#include "db/seed_configs.hpp"
 #include "db/tuning_runs.hpp"
 #include "device/families/registry.hpp"
 #include "tuner/report/table.hpp"
@@ -217,6 +218,9 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
           return;
         }
     };
+    // --warm-start's rows besides this database's (tune/nearest_tuned.hpp, with_seeds).
+    auto const shipped_seeds = options.warm_start ? db::parse_seed_configs(db::shipped_seed_configs())
+                                                  : std::vector<db::BestConfig>{};
     // Every problem's default first: a small budget or time limit still gives each its baseline.
     for (std::size_t k = 0; k < units.size(); ++k) {
       auto& unit = units[k];
@@ -253,7 +257,9 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
       TuneLimits limits = share_limits(unit, units.size() - k);
       if (options.warm_start)
         for (auto const& c : warm_start_configs(
-                 *unit.family, unit.problem, db::best_configs(database, report.gpu.name), kWarmStartConfigs))
+                 *unit.family, unit.problem,
+                 with_seeds(db::best_configs(database, report.gpu.name), shipped_seeds, report.gpu.name),
+                 kWarmStartConfigs))
           if (c != unit.fallback) limits.first.push_back(c);
       if (!report.context_lost) {
         prepare_after(k);

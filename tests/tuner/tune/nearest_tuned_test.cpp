@@ -138,3 +138,35 @@ TEST_CASE("warm start: the nearest other shapes' configs that are valid here, ne
   if (!family->violates(from_d256, wanted)) CHECK(configs.back() == from_d256);
   CHECK(warm_start_configs(*family, wanted, known, 2).size() == 2);
 }
+
+TEST_CASE("warm start draws on the shipped seeds of this GPU where the database has no row of its own",
+          "[tuner][tune]") {
+  auto const family = find_family("fa2_sm80");
+  auto const wanted = headline(4096, 128, true, Precision::fp16);
+  auto const bf16 = headline(4096, 128, true);
+  Config seeded = family->default_config(bf16);
+  seeded["kStages"] = seeded["kStages"] == 2 ? 1 : 2;
+  REQUIRE_FALSE(family->violates(seeded, wanted));
+  Config measured = family->default_config(headline(2048, 128, true, Precision::fp16));
+  // The database measured fp16 at n 2048 (distance 1); the seed file has bf16 at this very n (distance 1,
+  // faster), and a row of another GPU.
+  std::vector<db::BestConfig> const own{
+      tuned(*family, headline(2048, 128, true, Precision::fp16), measured, 250.0)};
+  auto other_gpu = tuned(*family, headline(8192, 128, true, Precision::fp16), seeded, 400.0);
+  other_gpu.gpu.name = "NVIDIA H100 80GB HBM3";
+  std::vector<db::BestConfig> const seeds{tuned(*family, bf16, seeded, 300.0), other_gpu};
+  // Without the seeds, the bf16 winner is not a candidate: the 2026-12-04 grid's fp16 lines.
+  auto const alone = warm_start_configs(*family, wanted, own, 4);
+  CHECK(std::find(alone.begin(), alone.end(), seeded) == alone.end());
+  auto const known = with_seeds(own, seeds, "NVIDIA H200");
+  CHECK(known.size() == 2);  // the H100's row is not this GPU's
+  auto const configs = warm_start_configs(*family, wanted, known, 4);
+  REQUIRE_FALSE(configs.empty());
+  CHECK(configs.front() == seeded);  // the same distance as the database's row, and faster
+  // The database's own row of a problem wins over the seed of that problem.
+  auto mine = tuned(*family, bf16, measured, 280.0);
+  mine.source = "measured";
+  auto const kept = with_seeds({mine}, seeds, "NVIDIA H200");
+  REQUIRE(kept.size() == 1);
+  CHECK(kept.front().config == to_string(measured));
+}
