@@ -5,7 +5,6 @@
 // carries its reason, which is printed and stored.
 #include <optional>
 #include <string>
-
 #include <vector>
 
 #include "device/arch_limits.hpp"
