@@ -112,8 +112,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     drawn = 0
     for (direction, d, mask), series in sorted(grid.items()):
-        names = sorted(s for s in series if ":" in s and s.split(":")[0] not in PEER_NAMES.values())
-        names += sorted(s for s in series if s not in names)  # the peers last
+        peers = sorted(s for s in series if s.split(":")[0] in PEER_NAMES.values())
+        names = sorted(s for s in series if s not in peers) + peers  # the peers last
         stem = f"{direction}_d{d}_{mask}"
         rows = ["n " + " ".join(names)]
         for n in SEQLENS:

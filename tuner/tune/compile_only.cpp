@@ -55,8 +55,6 @@ std::string problem_class(device::Problem const& p) {
 struct PendingConfig {
   CompileOnlyRow row;
   std::vector<device::LaunchStep> launches;
-  std::size_t dynamic_shared = 0;  // the largest launch's: the check before compiling
-  int block_threads = 0;
   SpillRule spills = SpillRule::prune;  // allow: the family's default for this problem
   std::shared_future<runtime::Result<device::CompileResult>> compiled;
 };
@@ -110,11 +108,13 @@ CompileOnlyReport run_compile_only(TuneOptions const& options, runtime::TargetAr
         p.row.config = device::to_string(config);
         if (config == family->default_config(problem)) p.spills = SpillRule::allow;
         p.launches = family->launches(config, problem);
+        std::size_t dynamic_shared = 0;  // the largest launch's
+        int block_threads = 0;
         for (auto const& launch : p.launches) {
-          p.dynamic_shared = std::max(p.dynamic_shared, launch.dynamic_shared_bytes);
-          p.block_threads = std::max(p.block_threads, int(launch.block.x * launch.block.y * launch.block.z));
+          dynamic_shared = std::max(dynamic_shared, launch.dynamic_shared_bytes);
+          block_threads = std::max(block_threads, int(launch.block.x * launch.block.y * launch.block.z));
         }
-        if (auto reason = prune_before_compile(p.dynamic_shared, p.block_threads, limits)) {
+        if (auto reason = prune_before_compile(dynamic_shared, block_threads, limits)) {
           p.row.reason = "pruned: " + *reason;
           pending.push_back(std::move(p));
           continue;

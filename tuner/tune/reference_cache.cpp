@@ -212,13 +212,15 @@ VerificationSet const& ReferenceCache::insert(std::string key, device::Problem c
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (std::size_t const bytes = bytes_of(*set); bytes >= kLargeSetBytes) {
     large_.push_back({key, bytes});
-    large_bytes_ += bytes;
+    auto const held = [&] {
+      std::size_t total = 0;
+      for (auto const& kept : large_) total += kept.bytes;
+      return total;
+    };
     // The newest but the one inserted now (callers hold references to it) go first: see the class comment.
-    while (large_bytes_ > large_budget_ && large_.size() > 1) {
-      auto const dropped = large_.end() - 2;
-      sets_.erase(dropped->key);
-      large_bytes_ -= dropped->bytes;
-      large_.erase(dropped);
+    while (held() > large_budget_ && large_.size() > 1) {
+      sets_.erase((large_.end() - 2)->key);
+      large_.erase(large_.end() - 2);
       ++large_dropped_;
     }
   }

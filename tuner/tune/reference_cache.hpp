@@ -111,7 +111,6 @@ class ReferenceCache {
     std::size_t bytes;
   };
   std::vector<LargeSet> large_;  // oldest first
-  std::size_t large_bytes_ = 0;  // theirs together
   std::size_t large_budget_;
   std::size_t large_dropped_ = 0;
   double seconds_ = 0.0;
