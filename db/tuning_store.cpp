@@ -216,7 +216,7 @@ std::vector<std::pair<std::string, Measurement>> measurements_for(Database& data
   auto s =
       database.prepare(std::string("SELECT config, ") + kMeasurementColumns +
                        " FROM measurements WHERE gpu_id = ? AND nvrtc_version = ? AND source_hash = ? AND "
-                       "family = ? AND problem_id = ? ORDER BY config");
+                       "family = ? AND problem_id = ? ORDER BY measurement_id");
   s.bind_int64(1, gpu).bind_text(2, prefix.nvrtc_version).bind_text(3, prefix.source_hash);
   s.bind_text(4, prefix.family).bind_int64(5, problem);
   std::vector<std::pair<std::string, Measurement>> rows;

@@ -2,7 +2,7 @@
 // The tuning table family (schema v2, runs and re-measurements v5): GPUs, problems, measurements, best
 // configs, tuning runs. Every write is one
 // transaction, so a tuning run killed at any moment keeps every measurement it finished and nothing
-// half-written; a rerun finds them with find_measurement() and measures only what is missing.
+// half-written; a rerun starts from them (measurements_for) and measures only what is missing.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -68,7 +68,10 @@ struct BestConfig {
 std::optional<Measurement> find_measurement(Database& database, MeasurementKey const& key);
 // Insert or replace the measurement of `key`, in its own transaction. Returns its row id.
 std::int64_t store_measurement(Database& database, MeasurementKey const& key, Measurement const& measurement);
-// Every stored measurement of one family and problem on one GPU and source hash (for summaries).
+// Every stored measurement of one family and problem on one GPU, NVRTC version and source hash (prefix's
+// config is ignored), as (config, measurement), in the order they were first stored: a resumed tuning run
+// (tuner/tune/stored_rows.hpp) hears them as they were measured, and the first of two equal times stays the
+// best, as it was when measured.
 std::vector<std::pair<std::string, Measurement>> measurements_for(Database& database,
                                                                   MeasurementKey const& prefix);
 

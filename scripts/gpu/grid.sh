@@ -19,7 +19,8 @@
 # search). GRID_SPLIT=even splits it over the lines left, as fa-tune splits its --time-limit over its
 # problems. Either way a line that is finished (every problem's budget spent or its space done) is answered
 # from the database in seconds and passes its time on; a line cut short goes on in the next call where it
-# stopped (the strategies replay the same proposals from the stored costs, so nothing is measured twice).
+# stopped (each problem starts from every measurement stored for it, and its --budget counts them: nothing
+# is measured twice, and a line whose budget is spent measures nothing, whatever its warm starts try now).
 # A line's fa-tune stops at its --time-limit after the candidate in flight; `timeout` sends SIGTERM 90 s
 # later at most (fa-tune then stores the candidate in flight, prints the table so far and exits 143).
 #

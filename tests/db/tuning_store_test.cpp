@@ -79,3 +79,38 @@ TEST_CASE("the GPU row carries the driver release and the CUDA driver API versio
   REQUIRE_FALSE(shipped.empty());
   CHECK(shipped[0].gpu.driver_version == "580.159.04");
 }
+
+TEST_CASE("a problem's measurements are listed in the order they were first stored, its own only",
+          "[db][tuning]") {
+  Database db(":memory:");
+  migrate(db);
+  GpuKey const gpu{"NVIDIA H200", 9, 0, 132, "580.159.04", 13000};
+  auto key = key_for(gpu);
+  // Stored out of text order: a resumed tuning run hears them as they were measured (tuner/tune/stored_rows).
+  for (auto const* config : {"kBlockM=128", "kBlockM=64", "kBlockM=32"}) {
+    key.config = config;
+    store_measurement(db, key, ok(key.config == "kBlockM=64" ? 1.0 : 2.0));
+  }
+  key.config = "kBlockM=128";
+  store_measurement(db, key, ok(1.5));  // replaced in place: keeps its place
+  auto other = key;                     // another problem, source hash and GPU: not listed
+  other.problem.seqlen_q = other.problem.seqlen_k = 8192;
+  store_measurement(db, other, ok(3.0));
+  other = key;
+  other.source_hash = std::string(64, 'd');
+  store_measurement(db, other, ok(3.0));
+  other = key;
+  other.gpu.driver_version = "590.1";
+  store_measurement(db, other, ok(3.0));
+
+  key.config = "ignored";
+  auto const rows = measurements_for(db, key);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].first == "kBlockM=128");
+  CHECK(*rows[0].second.median_ms == 1.5);
+  CHECK(rows[1].first == "kBlockM=64");
+  CHECK(*rows[1].second.median_ms == 1.0);
+  CHECK(rows[2].first == "kBlockM=32");
+  key.family = "fa1";
+  CHECK(measurements_for(db, key).empty());
+}

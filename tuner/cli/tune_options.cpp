@@ -32,7 +32,8 @@ What happens to each candidate (config of a family for one problem), in order:
               with --pace fast the verdict of step 4 on the timed problem is computed meanwhile (a wrong
               kernel's timing is dropped), and a candidate clearly slower than the best so far (fastest of
               5 probe runs > 1.25x the best median) is timed by those 5 runs only.
-  6. store:   every result is committed to SQLite at once: a rerun resumes, kill -9 loses nothing finished.
+  6. store:   every result is committed to SQLite at once: kill -9 loses nothing finished, and a rerun
+              starts each problem from every measurement stored for it (--budget counts them).
 The strategy (exhaustive, random, anneal, bayes) proposes the next candidate from the costs so far. A
 sticky CUDA fault stores its candidate as failed and resets the GPU context, and the run goes on; where
 the reset does not bring the GPU back (the H200's case), fa-tune starts itself again and resumes after the
@@ -123,7 +124,9 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "budget", po::value(&budget),
       "at most N evaluations in all (1..1000000), split evenly over the problems (family x shape): each "
       "problem's default "
-      "first, then each problem's search gets the evaluations left divided by the problems left")(
+      "first, then each problem's search gets the evaluations left divided by the problems left. A problem "
+      "starts from every measurement this database holds for it, and they count: a rerun measures only what "
+      "its budget leaves (a resumed problem's default is measured past it when it was never measured)")(
       "time-limit", common::positive_number_value("--time-limit", &time_limit, kMaxTimeLimitSeconds),
       "at most S seconds in all (up to 30 days), split the same way: defaults first, then each problem's "
       "search gets the time left divided by the problems left (the candidate in flight is finished); time "
@@ -159,10 +162,9 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "after tuning, write every candidate of the (first) run as TSV: family, problem, config, verdict, "
       "median/p20/p80 ms, TFLOP/s, diagnosis (the strategy tests' recorded fixture format)")(
       "noise-runs", po::value(&noise_runs)->default_value("1"),
-      "run the same tuning N times (1..10; N >= 2: runs 2..N re-measure every candidate, nothing answered "
-      "from the "
-      "database) and report per problem whether the winner changed, by how much, and how many candidates "
-      "changed rank")(
+      "run the same tuning N times (1..10; N >= 2: runs 2..N re-measure every candidate of run 1, those it "
+      "answered from the database included) and report per problem whether the winner changed, by how much, "
+      "and how many candidates changed rank")(
       "warm-start", po::bool_switch(&o.warm_start),
       "evaluate first the best configs this database holds, or the shipped seeds measured on a GPU of this "
       "name hold where it has none, for the same family and direction at the 4 nearest other shapes that "

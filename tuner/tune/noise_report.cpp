@@ -110,6 +110,13 @@ NoiseComparison compare_runs(RunRows const& first, RunRows const& repeat, int re
   return c;
 }
 
+std::vector<device::Config> configs_of(RunRows const& rows) {
+  std::vector<device::Config> configs;
+  for (auto const& [text, m] : rows)
+    if (auto config = device::parse_config(text)) configs.push_back(std::move(*config));
+  return configs;
+}
+
 std::string render_noise(std::string const& label, NoiseComparison const& c) {
   std::string line = label + ", run 1 vs run " + std::to_string(c.repeat_index) + ": ";
   if (c.winner_first.empty() || c.winner_repeat.empty()) return line + "no winner in one of the runs\n";

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "db/tuning_store.hpp"
+#include "device/config.hpp"
 
 namespace fl::tuner {
 
@@ -35,6 +36,10 @@ struct NoiseComparison {
 };
 
 NoiseComparison compare_runs(RunRows const& first, RunRows const& repeat, int repeat_index);
+
+// What a repeat measures: the configs of run 1's rows, in run 1's order (run 1 starts from the rows stored
+// before it, which a replay of the strategy would not propose, so the repeat does not replay it).
+std::vector<device::Config> configs_of(RunRows const& rows);
 
 // One line per comparison, for the terminal.
 std::string render_noise(std::string const& label, NoiseComparison const& c);

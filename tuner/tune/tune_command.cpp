@@ -41,6 +41,7 @@ struct Unit {
   std::unique_ptr<SearchStrategy> strategy;
   std::unique_ptr<ProblemTuning> tuning;
   device::Config fallback;
+  int stored = 0;  // measurements it resumed from the database (ProblemTuning::resume)
 };
 
 using Clock = std::chrono::steady_clock;
@@ -68,47 +69,6 @@ std::string split_note(TuneOptions const& options, std::size_t units) {
             "to the problems whose share ran out)";
   if (!note.empty()) note += "; every problem's default is measured first, before any problem searches";
   return note;
-}
-
-TuneRow row_of(Unit const& unit, TuneOutcome&& outcome) {
-  TuneRow row;
-  row.family = std::string(unit.family->name());
-  row.problem = device::describe(unit.problem);
-  row.problem_spec = unit.problem;
-  row.evaluated = outcome.evaluated;
-  row.resumed = outcome.resumed;
-  row.rejected = outcome.rejected;
-  row.space_size = unit.space->valid_points().size();
-  row.end = outcome.evaluated + outcome.resumed == 0 ? SearchEnd::not_reached : outcome.end;
-  // Its default was measured, then the run lost the GPU before this problem's search could start.
-  if (row.end == SearchEnd::not_reached && outcome.evaluated + outcome.resumed > 0)
-    row.end = SearchEnd::context_lost;
-  row.faults = outcome.faults;
-  row.wall_s = outcome.wall_s;
-  row.compile_wait_s = outcome.compile_wait_s;
-  row.verify_s = outcome.verify_s;
-  row.verify_sets_s = outcome.verify_sets_s;
-  row.verify_small_s = outcome.verify_small_s;
-  row.verify_timed_run_s = outcome.verify_timed_run_s;
-  row.timing_s = outcome.timing_s;
-  row.compile_cpu_s = outcome.compile_cpu_s;
-  row.timing_cut = outcome.timing_cut;
-  if (outcome.best) {
-    row.best_config = device::to_string(*outcome.best);
-    row.best_ms = outcome.best_stats->median_ms;
-    row.best_tflops = outcome.best_tflops;
-  }
-  row.default_config = device::to_string(unit.fallback);
-  row.default_verdict = row.end == SearchEnd::not_reached ? "not reached" : "not measured";
-  for (auto const& [config, m] : outcome.rows)
-    if (config == row.default_config) {
-      row.default_verdict = m.verdict;
-      row.default_diagnosis = m.diagnosis;
-      if (m.verdict == "ok") row.default_tflops = m.tflops.value_or(0.0);
-    }
-  row.candidates = std::move(outcome.rows);
-  row.costs = std::move(outcome.costs);
-  return row;
 }
 
 }  // namespace
@@ -196,7 +156,19 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
           std::string(units[k].family->name()) + " " + device::describe(units[k].problem));
     }
     if (budget) planned = std::min(planned, std::size_t(*budget));
-    progress.set_total(planned);
+    // A noise repeat measures run 1's candidates of each problem again, in run 1's order, and nothing else:
+    // run 1 started from the rows stored before it, which a replay of the strategy would not propose.
+    std::vector<std::vector<device::Config>> again(run > 1 ? units.size() : 0);
+    for (std::size_t k = 0; k < again.size() && k < report.rows.size(); ++k)
+      again[k] = configs_of(report.rows[k].candidates);
+    if (run > 1) planned = 0;
+    for (auto const& configs : again) planned += configs.size();
+    // Every problem starts from the rows the database holds for it, all before anything is measured, so that
+    // the budget left below counts them from the first problem on (none in a noise repeat).
+    std::size_t stored = 0;
+    for (auto& unit : units) stored += std::size_t(unit.stored = unit.tuning->resume(base));
+    progress.set_total(std::max(planned, stored));
+    if (stored > 0) progress.advance(stored);
     auto const spent = [&] {
       int total = 0;
       for (auto const& u : units) total += u.tuning->spent();
@@ -207,13 +179,32 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
       return std::max(0, *budget - spent());
     };
 
+    // The defaults pass measures a problem's default while the budget lasts, and past it for a problem
+    // resumed from the database: its rows may have spent the budget while its default (a new one, since the
+    // family's default changed) was never measured, and each problem is reported against its default. A
+    // stored default is answered already and costs nothing.
+    auto const default_budget = [&](Unit const& unit) {
+      auto const left = budget_left();
+      return unit.tuning->spent() + (left.value_or(1) > 0 || unit.stored > 0 ? 1 : 0);
+    };
+    // Whether a problem may still measure anything: not when its whole space is stored, nor when the
+    // selection's budget is spent (the rows resumed count), except a resumed problem's default above; in a
+    // noise repeat, whether run 1 had candidates there.
+    auto const measures_more = [&](std::size_t j, bool defaults_pass) {
+      auto const& unit = units[j];
+      if (run > 1) return !again[j].empty();
+      if (unit.tuning->complete(base)) return false;
+      if (budget_left().value_or(1) > 0) return true;
+      return defaults_pass && unit.stored > 0 && unit.space->point_of(unit.fallback) &&
+             !unit.tuning->answered(unit.fallback);
+    };
     // The next problem's verification is started while this one runs (Evaluator::prepare: a backward
-    // problem's float64 forward, at the lowest CPU priority), passing over problems whose whole space is
-    // stored: none of theirs is verified (on 2026-12-03 one such held the cache's only forward computed
-    // ahead for the rest of a line, whose 11 forwards were then all computed in place).
-    auto const prepare_after = [&](std::size_t k) {
+    // problem's float64 forward, at the lowest CPU priority), passing over problems that will measure
+    // nothing: none of theirs is verified (on 2026-12-03 one whose whole space was stored held the cache's
+    // only forward computed ahead for the rest of a line, whose 11 forwards were then all computed in place).
+    auto const prepare_after = [&](std::size_t k, bool defaults_pass) {
       for (std::size_t j = k + 1; j < units.size(); ++j)
-        if (!units[j].tuning->complete(base)) {
+        if (measures_more(j, defaults_pass)) {
           backend.evaluator_for(*units[j].family).prepare(units[j].problem);
           return;
         }
@@ -224,14 +215,14 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     // Every problem's default first: a small budget or time limit still gives each its baseline.
     for (std::size_t k = 0; k < units.size(); ++k) {
       auto& unit = units[k];
-      prepare_after(k);
+      prepare_after(k, true);
       TuneLimits limits = base;
       limits.deadline = deadline;
       // A worker with the candidates split measures the default only when it is one of its own.
       if (mode != ShardMode::candidates || unit.space->point_of(unit.fallback))
         limits.first = {unit.fallback};
-      auto const left = budget_left();
-      limits.budget = unit.tuning->spent() + std::min(1, left.value_or(1));
+      limits.budget = run > 1 ? unit.tuning->spent() + int(std::ranges::count(again[k], unit.fallback))
+                              : default_budget(unit);
       unit.tuning->evaluate_first(limits);
       if (unit.tuning->end() == SearchEnd::context_lost) break;
     }
@@ -255,18 +246,22 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
     for (std::size_t k = 0; k < units.size(); ++k) {
       auto& unit = units[k];
       TuneLimits limits = share_limits(unit, units.size() - k);
-      if (options.warm_start)
+      if (run > 1) {
+        limits.first = again[k];
+        limits.budget = int(again[k].size());
+      } else if (options.warm_start)
         for (auto const& c : warm_start_configs(
                  *unit.family, unit.problem,
                  with_seeds(db::best_configs(database, report.gpu.name), shipped_seeds, report.gpu.name),
                  kWarmStartConfigs))
           if (c != unit.fallback) limits.first.push_back(c);
       if (!report.context_lost) {
-        prepare_after(k);
+        prepare_after(k, false);
         unit.tuning->evaluate_first(limits);
         unit.tuning->search(limits);
       }
-      if (unit.tuning->end() == SearchEnd::time && !report.context_lost)
+      // A repeat's search would go past run 1's candidates: what its time share cut stays cut.
+      if (unit.tuning->end() == SearchEnd::time && !report.context_lost && run == 1)
         cut.push_back(k);
       else
         finish(k, limits);
@@ -298,7 +293,9 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
         }
         continue;
       }
-      report.rows.push_back(row_of(units[k], std::move(outcome)));
+      report.rows.push_back(tune_row(std::string(units[k].family->name()), units[k].problem,
+                                     units[k].space->valid_points().size(), units[k].fallback,
+                                     std::move(outcome)));
     }
     progress.finish();
   }

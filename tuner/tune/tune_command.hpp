@@ -105,6 +105,10 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
                         std::filesystem::path const& kernels_dir, std::filesystem::path const& db_path,
                         std::function<int()> const& stop = {});
 
+// Run 1's row of one (family, problem) from its outcome: counts, the best and the default's verdict.
+TuneRow tune_row(std::string family, device::Problem const& problem, std::size_t space_size,
+                 device::Config const& default_config, TuneOutcome&& outcome);
+
 // The best family per problem from the rows (exposed for tests).
 std::vector<ProblemWinner> winners_of(std::vector<TuneRow> const& rows);
 

@@ -5,35 +5,9 @@
 #include <map>
 
 #include "tuner/tune/db_rows.hpp"
+#include "tuner/tune/stored_rows.hpp"
 
 namespace fl::tuner {
-
-namespace {
-
-std::optional<double> cost_of(db::Measurement const& m) {
-  if (m.verdict != "ok" || !m.median_ms) return std::nullopt;
-  return m.median_ms;
-}
-
-}  // namespace
-
-std::string_view name(SearchEnd end) {
-  switch (end) {
-    case SearchEnd::not_reached:
-      return "not reached";
-    case SearchEnd::exhausted:
-      return "space done";
-    case SearchEnd::budget:
-      return "budget share spent";
-    case SearchEnd::time:
-      return "time share spent";
-    case SearchEnd::stopped:
-      return "stopped";
-    case SearchEnd::context_lost:
-      return "context lost";
-  }
-  return "?";
-}
 
 // One tuning run of one problem: the loop's state between candidates.
 class ProblemTuning::Run {
@@ -87,7 +61,31 @@ class ProblemTuning::Run {
     return complete_;
   }
 
+  // Every measurement the store holds for this problem, answered before anything else (stored_rows.hpp): the
+  // strategy hears each, none is measured again, and spent() counts them. Once per run; never in a
+  // --noise-runs repeat, which measures run 1's candidates again.
+  int resume(TuneLimits const& limits) {
+    if (resumed_from_store_ || limits.remeasure_run) return 0;
+    resumed_from_store_ = true;
+    auto const rows = stored_rows(*store_.database, key_, space_, family_.default_config(problem_));
+    for (auto const& row : rows) {
+      key_.config = row.text;
+      stored_[key_.config] = true;
+      cost_ = {};
+      auto const cost = answered_from_store(row.config, row.measurement);
+      answered_[row.point] = cost;
+      strategy_.report(row.point, cost);
+    }
+    return int(rows.size());
+  }
+
+  bool answered(device::Config const& config) const {
+    auto const point = space_.point_of(config);
+    return point && answered_.contains(*point);
+  }
+
   void evaluate_first(TuneLimits const& limits) {
+    resume(limits);
     std::vector<std::pair<device::Config, std::optional<PointIndex>>> first;
     for (auto const& config : limits.first) first.emplace_back(config, space_.point_of(config));
     for (std::size_t i = 0; i < first.size() && may_continue(limits); ++i) {
@@ -106,6 +104,7 @@ class ProblemTuning::Run {
   }
 
   void search(TuneLimits const& limits) {
+    resume(limits);
     while (may_continue(limits)) {
       auto point = strategy_.next();
       if (!point) {
@@ -156,41 +155,23 @@ class ProblemTuning::Run {
   // The cost of `config` (nullopt: rejected): from the store, or measured now and committed at once.
   std::optional<double> answer(device::Config const& config, TuneLimits const& limits) {
     key_.config = device::to_string(config);
-    db::Measurement row;
     std::optional<db::Measurement> found;
     if (!limits.remeasure_run) found = db::find_measurement(*store_.database, key_);
-    // A default stored as pruned was pruned by the rule before SpillRule (tuner/compile/prune.hpp: spills
-    // never prune the default): measured again, as every problem measures its default.
-    if (found && found->verdict == "pruned" && config == family_.default_config(problem_)) found.reset();
+    if (found && measure_again(config, *found, family_.default_config(problem_))) found.reset();
     cost_ = {};
+    std::optional<double> cost;
     if (found) {
-      row = *found;
-      ++outcome_.resumed;
+      cost = answered_from_store(config, *found);
     } else {
-      row = measure(config, limits);
+      auto const row = measure(config, limits);
       if (limits.remeasure_run)
         db::store_remeasurement(*store_.database, key_, *limits.remeasure_run, row);
       else
         db::store_measurement(*store_.database, key_, row);  // committed before anything else happens
       ++outcome_.evaluated;
+      cost = counted(config, row);
     }
     stored_[key_.config] = true;
-    outcome_.rows.emplace_back(key_.config, row);
-    outcome_.costs.push_back(cost_);
-    auto const cost = cost_of(row);
-    if (!cost) ++outcome_.rejected;
-    if (cost && (!outcome_.best_stats || *cost < outcome_.best_stats->median_ms)) {
-      outcome_.best = config;
-      outcome_.best_stats = TimingStats{.median_ms = *row.median_ms,
-                                        .p20_ms = row.p20_ms.value_or(*row.median_ms),
-                                        .p80_ms = row.p80_ms.value_or(*row.median_ms),
-                                        .min_ms = row.min_ms.value_or(*row.median_ms),
-                                        .max_ms = row.max_ms.value_or(*row.median_ms),
-                                        .runs = row.runs.value_or(0)};
-      outcome_.best_tflops = row.tflops.value_or(0.0);
-      if (progress_)
-        progress_->set_best(key_.config + " " + std::to_string(int(outcome_.best_tflops)) + " TFLOP/s");
-    }
     if (progress_) {
       if (!progress_prefix_.empty())
         progress_->set_label(progress_prefix_ + ": candidate " + std::to_string(spent()) + "/" +
@@ -198,6 +179,19 @@ class ProblemTuning::Run {
       progress_->advance();
     }
     return cost;
+  }
+
+  std::optional<double> answered_from_store(device::Config const& config, db::Measurement const& row) {
+    ++outcome_.resumed;
+    return counted(config, row);
+  }
+
+  // `row`, the answer for `config` (key_.config its text, cost_ where its time went), in the outcome.
+  std::optional<double> counted(device::Config const& config, db::Measurement const& row) {
+    auto const result = count_answer(outcome_, key_.config, config, row, cost_);
+    if (result.new_best && progress_)
+      progress_->set_best(key_.config + " " + std::to_string(int(outcome_.best_tflops)) + " TFLOP/s");
+    return result.cost;
   }
 
   Evaluation evaluate(device::Config const& config) {
@@ -267,7 +261,8 @@ class ProblemTuning::Run {
   TuneOutcome outcome_;
   CandidateCost cost_;  // of the candidate being answered
   std::map<std::string, bool> stored_;
-  bool complete_ = false;  // complete(): every point of the space stored
+  bool complete_ = false;            // complete(): every point of the space stored
+  bool resumed_from_store_ = false;  // resume() done
   // Costs of the points answered here: a point the strategy proposes again (exhaustive and random reach the
   // first configs in their own order) is reported again, not evaluated or counted twice.
   std::map<PointIndex, std::optional<double>> answered_;
@@ -289,6 +284,12 @@ void ProblemTuning::evaluate_first(TuneLimits const& limits) {
 }
 void ProblemTuning::search(TuneLimits const& limits) {
   run_->timed([&] { run_->search(limits); });
+}
+int ProblemTuning::resume(TuneLimits const& limits) {
+  return run_->resume(limits);
+}
+bool ProblemTuning::answered(device::Config const& config) const {
+  return run_->answered(config);
 }
 bool ProblemTuning::complete(TuneLimits const& limits) {
   return run_->complete(limits);

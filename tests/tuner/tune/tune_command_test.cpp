@@ -6,92 +6,19 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <cmath>
-#include <map>
 #include <thread>
 
 #include "common/stop_signals.hpp"
-#include "runtime/kernel_source.hpp"
-#include "tests/runtime/temp_kernels_dir.hpp"
-#include "tuner/cli/tune_options.hpp"
+#include "tests/tuner/tune/tune_command_fixture.hpp"
 #include "tuner/tune/replay_backend.hpp"
-#include "tuner/tune/tune_command.hpp"
 
 using namespace fl;
 using namespace fl::device;
 using namespace fl::tuner;
 
-namespace {
-
-// Every config's time: a bowl in the config's values, scaled per family so that the families differ.
-class LandscapeEvaluator final : public Evaluator {
- public:
-  LandscapeEvaluator(double scale, std::function<void()> const* hook, std::vector<std::string>* log)
-      : scale_(scale), hook_(hook), log_(log) {}
-  void prepare(Problem const& problem) override { log_->push_back("prepare " + describe(problem)); }
-  Evaluation evaluate(Config const& config, Problem const& problem) override {
-    if (log_->empty() || log_->back() != "evaluate " + describe(problem))
-      log_->push_back("evaluate " + describe(problem));
-    if (*hook_) (*hook_)();
-    double ms = scale_;
-    for (auto const& [name, value] : config) ms += 0.01 * std::fabs(std::log2(double(value) + 1.0) - 5.0);
-    Evaluation e;
-    e.stats = TimingStats{.median_ms = ms, .p20_ms = ms, .p80_ms = ms, .min_ms = ms, .max_ms = ms, .runs = 1};
-    e.tflops = attention_flops(problem) / (ms * 1e-3) / 1e12;
-    e.verify_ms = 1.0;
-    e.timing_ms = 2.0;
-    return e;
-  }
-
- private:
-  double scale_;
-  std::function<void()> const* hook_;
-  std::vector<std::string>* log_;  // prepare and evaluate calls, each problem's evaluations as one line
-};
-
-class FakeBackend final : public TuningBackend {
- public:
-  db::GpuKey gpu() const override { return {"Fake GPU", 9, 0, 132, "1", 13000}; }
-  std::string nvrtc_version() const override { return "13.0"; }
-  int compile_workers() const override { return 0; }
-  Evaluator& evaluator_for(Family const& family) override {
-    auto& slot = evaluators_[std::string(family.name())];
-    // fa3 fastest, then fa2, fa1, naive: the winner and its margin are known. Every tunable adds its bowl
-    // term to the time, so fa3's 0.45 leaves it > 1.5x over fa2 with its eight tunables (kTransposeV, the
-    // eighth, cost 0.5's margin: 1.48x).
-    double const scale = family.name() == "naive"      ? 4.0
-                         : family.name() == "fa1"      ? 2.0
-                         : family.name() == "fa3_sm90" ? 0.45
-                                                       : 1.0;
-    if (!slot) slot = std::make_unique<LandscapeEvaluator>(scale, &hook, &log);
-    return *slot;
-  }
-  std::function<void()> hook;
-  std::vector<std::string> log;
-  std::map<std::string, std::unique_ptr<LandscapeEvaluator>> evaluators_;
-};
-
-TuneOptions options_for(std::vector<std::string> args) {
-  std::vector<char const*> argv{"fa-tune"};
-  for (auto const& a : args) argv.push_back(a.c_str());
-  return parse_tune_options(int(argv.size()), argv.data());
-}
-
-struct Fixture {
-  test::TempKernelsDir dir;
-  std::filesystem::path db_path = dir.path() / "tune.sqlite";
-  std::filesystem::path kernels = runtime::resolve_kernels_dir(std::nullopt).value();
-  FakeBackend backend;
-  TuningReport run(std::vector<std::string> args, std::function<int()> stop = {}) {
-    return run_tuning(options_for(std::move(args)), backend, kernels, db_path, stop);
-  }
-};
-
-int searched(TuneRow const& row) {
-  return row.evaluated + row.resumed;
-}
-
-}  // namespace
+using fl::test::options_for;
+using fl::test::searched;
+using Fixture = fl::test::CommandFixture;
 
 TEST_CASE("the budget is split evenly over the problems, each measuring its default first", "[tuner][tune]") {
   Fixture f;

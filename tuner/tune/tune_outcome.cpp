@@ -1,0 +1,54 @@
+#include "tuner/tune/tune_outcome.hpp"
+
+namespace fl::tuner {
+
+namespace {
+
+std::optional<double> cost_of(db::Measurement const& m) {
+  if (m.verdict != "ok" || !m.median_ms) return std::nullopt;
+  return m.median_ms;
+}
+
+}  // namespace
+
+std::string_view name(SearchEnd end) {
+  switch (end) {
+    case SearchEnd::not_reached:
+      return "not reached";
+    case SearchEnd::exhausted:
+      return "space done";
+    case SearchEnd::budget:
+      return "budget share spent";
+    case SearchEnd::time:
+      return "time share spent";
+    case SearchEnd::stopped:
+      return "stopped";
+    case SearchEnd::context_lost:
+      return "context lost";
+  }
+  return "?";
+}
+
+Counted count_answer(TuneOutcome& outcome, std::string const& text, device::Config const& config,
+                     db::Measurement const& row, CandidateCost const& cost) {
+  outcome.rows.emplace_back(text, row);
+  outcome.costs.push_back(cost);
+  Counted counted{cost_of(row)};
+  if (!counted.cost) {
+    ++outcome.rejected;
+    return counted;
+  }
+  if (outcome.best_stats && *counted.cost >= outcome.best_stats->median_ms) return counted;
+  outcome.best = config;
+  outcome.best_stats = TimingStats{.median_ms = *row.median_ms,
+                                   .p20_ms = row.p20_ms.value_or(*row.median_ms),
+                                   .p80_ms = row.p80_ms.value_or(*row.median_ms),
+                                   .min_ms = row.min_ms.value_or(*row.median_ms),
+                                   .max_ms = row.max_ms.value_or(*row.median_ms),
+                                   .runs = row.runs.value_or(0)};
+  outcome.best_tflops = row.tflops.value_or(0.0);
+  counted.new_best = true;
+  return counted;
+}
+
+}  // namespace fl::tuner
