@@ -139,28 +139,36 @@ Config default_config(Problem const& problem) {
     c["kConsumers"] = 3;
     c["kBlockN"] = 112;
   }
-  if (fp8(problem)) {
-    // FP8 key blocks are 64, 128 or 256 (V^T panels). H200, e4m3, n8192 (experiments/fa3_sm90): d128
-    // 128 x 128 with overlap 768 TFLOP/s full / 760 causal against 128 x 256 without 729 / 713; d256
-    // 128 x 128 without overlap 1038 / 962 against 128 x 64 with 918 / 876 (128 x 128 with overlap
-    // spills). d64 2 x 256 (446 at n8192) is the register rule's largest, not yet compared. Per-block
-    // scaling takes the largest of them dividing the descale block.
-    c["kConsumers"] = 2;
-    c["kBlockN"] = d == 64 ? 256 : 128;
-    if (d == 256) c["kIntraWgOverlap"] = 0;
+  if (transposes_v(problem)) {
+    // FP8 P V: per head dim and mask, the one config best over n 1024-16384 in the H200's grid (e4m3,
+    // 2026-12-04, 16-30 configs a problem, experiments/tuner/raw/2026-12-04-grid-140244Z and -141835Z; its
+    // TFLOP/s over each n's best, geometric mean: d64 0.97 full / 0.99 causal, d128 0.97 / 0.98, d256 1.00 /
+    // 0.99). Every winner ran without ping-pong and with O in its own shared memory. Against the former
+    // default (FA3's tiles, ping-pong, O through P's buffer, causal one CTA per tile): d64 1.15-1.25x full /
+    // 1.07-1.35x causal, d128 1.04-1.09x / 0.96-1.43x (0.96 at n16384), d256 1.03-1.09x / 1.05-1.10x.
+    // Key blocks are 64, 128 or 256 (V^T panels). Causal keeps the dynamic tile order set above.
+    c["kPingPong"] = 0;
+    c["kSeparateO"] = 1;
+    c["kConsumers"] = d == 64 ? 3 : 2;
+    c["kBlockN"] = d == 128 && !problem.shape.causal ? 256 : 128;
+    c["kIntraWgOverlap"] = d == 64 || (d == 128 && problem.shape.causal) ? 1 : 0;
+    // V^T in the kernel from row-major V tiles (1) won causal d64 and d128 (geometric means 0.99 and 0.98
+    // against 0.87 and 0.91 for the best with the transpose launch); the launch (0) won the rest. A V given
+    // transposed (--fp8-v-layout transposed) is read as it is.
+    if (problem.shape.causal && d != 256 && !pretransposed_v(problem)) c["kTransposeV"] = 1;
+  }
+  if (bf16_pv(problem)) {
     // bf16 P V: V's tiles and P's registers are twice FP8's. d64 2 x 256 with overlap needs 224 registers
     // for O, S and P (over the rule's 200): 2 x 128; d256 2 x 128 needs 288 KiB of shared memory: 2 x 64.
-    // Compile-checked (no spills), not yet timed.
-    if (bf16_pv(problem) && d != 128) c["kBlockN"] = d == 64 ? 128 : 64;
-    // Causal FP8 keeps one CTA per tile, what it was measured with; the dynamic order ran d128 causal n8192
-    // at 744 TFLOP/s in a later call (760 before), not compared in one call yet.
+    // Compile-checked (no spills), not yet timed; causal one CTA per tile, as FP8 P V was first measured.
+    c["kConsumers"] = 2;
+    c["kBlockN"] = d == 64 ? 128 : d == 128 ? 128 : 64;
+    if (d == 256) c["kIntraWgOverlap"] = 0;
     if (problem.shape.causal) c["kPersistent"] = fa3::kOneCtaPerTile;
-    if (per_block(problem))
-      while (c["kBlockN"] > 64 && descale_block_rows(problem) % c["kBlockN"] != 0) c["kBlockN"] /= 2;
-    // kTransposeV stays 0 (the transpose launch, ~1% of the forward): the in-kernel transpose (1) ran
-    // 0.47-0.68x of it on the H200 (2026-12-02, its first version); its rewritten step is not timed yet.
-    // With 1, d256's 2 x 128 needs 289 KiB of shared memory (the staged V tiles): 2 x 64 with overlap fits.
   }
+  // Per-block scaling takes the largest key block dividing the descale block.
+  if (per_block(problem))
+    while (c["kBlockN"] > 64 && descale_block_rows(problem) % c["kBlockN"] != 0) c["kBlockN"] /= 2;
   return c;
 }
 

@@ -15,22 +15,25 @@ for dtype in fp8_e4m3 bf16; do
   fl_step "bench_$dtype" 300 "$fl_bin/fa-bench" --family fa3_sm90 --dtype "$dtype" --head-dim "$dims" \
     --seqlen "$seqlens" --causal both --runs 20 --csv "bench_$dtype.csv"
 done
-# The choices behind the defaults (fa3_sm90.cpp): larger key blocks without intra-warpgroup overlap.
+# The choices behind the defaults (fa3_sm90.cpp, the grid's winners since 2026-12-04) against FA3's 128 x 128
+# tile with ping-pong and O through P's buffer (the default before), and d256's smaller key block.
 fl_step ablation_d128 90 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 --head-dim 128 --seqlen 8192 \
-  --causal both --runs 20 --config kBlockN=256,kIntraWgOverlap=0 --csv ablation_d128.csv
+  --causal both --runs 20 --config kBlockN=128,kIntraWgOverlap=1,kPingPong=1,kSeparateO=0,kTransposeV=0 \
+  --csv ablation_d128.csv
 fl_step ablation_d256 90 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 --head-dim 256 --seqlen 8192 \
   --causal both --runs 20 --config kBlockN=64,kIntraWgOverlap=1 --csv ablation_d256.csv
 fl_step per_block 90 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 --head-dim 128 --seqlen 8192 \
   --causal no --runs 20 --fp8-scaling per_block --fp8-block-rows 128 --csv per_block.csv
-# Where V^T comes from (issue 15 item 2): the transpose launch (kTransposeV=0, the default), the producer
-# (kTransposeV=1), or nowhere in the timed path: V handed over pre-transposed (--fp8-v-layout transposed, the
-# forward alone). d256 in 2 x 64 with overlap for all three (its default 2 x 128 has no room for kTransposeV=1's
-# staged tiles). Then the device quantisation: quantise + transpose launch + forward against quantise into V^T
-# + forward.
+# Where V^T comes from (issue 15 item 2): the transpose launch (kTransposeV=0, the full masks' default), the
+# producer (kTransposeV=1, the causal default at d64 and d128), or nowhere in the timed path: V handed over
+# pre-transposed (--fp8-v-layout transposed, the forward alone). All three in 128-key blocks (d128 full's
+# default 2 x 256 has no room for kTransposeV=1's staged tiles), d256 in 2 x 64 with overlap (its 2 x 128
+# neither). Then the device quantisation: quantise + transpose launch + forward against quantise into V^T +
+# forward.
 for run in "rows 0" "rows 1" "transposed 0"; do
   read -r layout tv <<<"$run"
   fl_step "v_${layout}_tv$tv" 120 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 --head-dim 64,128 \
-    --seqlen 8192 --causal both --runs 20 --fp8-v-layout "$layout" --config "kTransposeV=$tv" \
+    --seqlen 8192 --causal both --runs 20 --fp8-v-layout "$layout" --config "kTransposeV=$tv,kBlockN=128" \
     --csv "v_${layout}_tv$tv.csv"
   fl_step "v_${layout}_tv${tv}_d256" 90 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 --head-dim 256 \
     --seqlen 8192 --causal both --runs 20 --fp8-v-layout "$layout" \
@@ -39,7 +42,7 @@ done
 for layout in rows transposed; do
   fl_step "v_${layout}_device" 120 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 --head-dim 128 \
     --seqlen 8192 --causal both --runs 20 --fp8-quantize device --fp8-v-layout "$layout" \
-    --csv "v_${layout}_device.csv"
+    --config kTransposeV=0 --csv "v_${layout}_device.csv"
 done
 fl_step error_study 240 "$fl_bin/fa-bench" --family fa3_sm90 --dtype fp8_e4m3 --head-dim 128 \
   --error-study error_study.csv

@@ -81,6 +81,7 @@ TEST_CASE("a pre-transposed V is refused where nothing reads V^T as given", "[de
   Fa3Sm90Family const f;
   auto p = pretransposed(128, false);
   auto c = f.default_config(p);
+  c["kBlockN"] = 128;    // room for the staged V tiles (the full mask's default 2 x 256 has none)
   c["kTransposeV"] = 1;  // would transpose it again
   REQUIRE(f.violates(c, p));
   CHECK(f.violates(c, p)->find("kTransposeV") != std::string::npos);
