@@ -18,12 +18,17 @@ FILES_AT is the folder the call's $OUT came back to (it holds fa-tune.sqlite and
 3. The call's raw results (grid.summary.txt, grid_best_configs.tsv, grid.tgz: every line's table, JSON and
    report; fa-tune.sqlite, ~100 KiB per 10 candidates) are copied to --raw/<date of the export>-grid-<time>/,
    to commit beside the seed file: a new checkout resumes the grid from the latest committed database
-   (copy it to --carry) when this machine's copy is gone.
+   (copy it to --carry) when this machine's copy is gone. The other raw folders' databases whose every
+   measurement this one holds (the calls it resumed from) are removed from the tree: each call's copy is
+   its predecessors plus ~0.1-0.4 MiB, and by 2026-12-04 eleven copies (15 MiB) kept the tree and the
+   test binaries (.carry/gpu) over the 64 MiB a device call carries. Git history keeps them; `git add -A`
+   the raw folder to commit the removals.
 Exit 2 with one line for a missing input or a header that is not the seed file's.
 """
 import argparse
 import os
 import shutil
+import sqlite3
 import sys
 import tempfile
 
@@ -59,6 +64,49 @@ def read_seed(path):
         if len(row) != len(header):
             fail(f"{path}: a row has {len(row)} fields, its header {len(header)}")
     return comments, header, rows
+
+
+# A measurement of `old` the newer database lacks: same GPU, NVRTC, kernel source, family, config and problem
+# (their ids are each database's own, so the GPU and the problem are compared by their columns).
+MISSING_MEASUREMENTS = """
+SELECT count(*) FROM old.measurements om
+JOIN old.gpus og ON og.gpu_id = om.gpu_id
+JOIN old.problems op ON op.problem_id = om.problem_id
+WHERE NOT EXISTS (
+  SELECT 1 FROM main.measurements m
+  JOIN main.gpus g ON g.gpu_id = m.gpu_id
+  JOIN main.problems p ON p.problem_id = m.problem_id
+  WHERE g.name = og.name AND g.cc_major = og.cc_major AND g.cc_minor = og.cc_minor
+    AND g.sm_count = og.sm_count AND g.driver_version = og.driver_version
+    AND m.nvrtc_version = om.nvrtc_version AND m.source_hash = om.source_hash AND m.family = om.family
+    AND m.config = om.config AND p.batch = op.batch AND p.heads_q = op.heads_q AND p.heads_kv = op.heads_kv
+    AND p.seqlen_q = op.seqlen_q AND p.seqlen_k = op.seqlen_k AND p.head_dim = op.head_dim
+    AND p.dtype = op.dtype AND p.causal = op.causal AND p.direction = op.direction)
+"""
+
+
+def holds_every_measurement(newer, older):
+    """Whether `newer` has a row for each of `older`'s measurements (False for anything unreadable)."""
+    try:
+        con = sqlite3.connect(f"file:{os.path.abspath(newer)}?mode=ro", uri=True)
+        try:
+            con.execute("ATTACH DATABASE ? AS old", (f"file:{os.path.abspath(older)}?mode=ro",))
+            return con.execute(MISSING_MEASUREMENTS).fetchone()[0] == 0
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+
+
+def remove_contained_databases(raw_root, newest):
+    """Removes the raw folders' databases other than `newest` whose every measurement it holds: their count."""
+    removed = 0
+    for folder in sorted(os.listdir(raw_root)):
+        path = os.path.join(raw_root, folder, "fa-tune.sqlite")
+        if os.path.isfile(path) and not os.path.samefile(path, newest) and holds_every_measurement(newest, path):
+            os.remove(path)
+            removed += 1
+    return removed
 
 
 def write_atomically(path, text):
@@ -130,11 +178,17 @@ def main():
         if os.path.isfile(os.path.join(args.files_at, name)):
             shutil.copyfile(os.path.join(args.files_at, name), os.path.join(raw, name))
             kept.append(name)
+    removed = 0
+    if "fa-tune.sqlite" in kept:
+        removed = remove_contained_databases(args.raw, os.path.join(raw, "fa-tune.sqlite"))
     faster = f", {kept_faster} kept: the shipped config is faster" if kept_faster else ""
     print(f"{args.seed}: {len(exported)} rows from the grid ({replaced} replaced, {added} new{faster}), "
           f"{len(merged)} in all")
     print(f"{args.carry}: {os.path.getsize(args.carry) // 1024} KiB (carry it in the next grid call)")
     print(f"{raw}: {', '.join(kept)} (commit with the seed file)")
+    if removed:
+        print(f"{args.raw}: {removed} older fa-tune.sqlite removed, every measurement of theirs is in this one "
+              f"(git history keeps them: git add -A {args.raw})")
 
 
 if __name__ == "__main__":

@@ -65,6 +65,19 @@ grep -q "1 rows from the grid (0 replaced, 1 new), 2 in all" "$work/ship.log" ||
 "$build_bin/fa-tune" --help >/dev/null  # the shipped seed still parses: fa-tune reads the same format
 grep -q "^# .*scripts/gpu.sh grid" "$work/seed.tsv" || fail "the provenance did not reach the seed file"
 
+# Older raw databases: one the next call's database holds whole (removed by ship 2), one with a measurement
+# it lacks (kept).
+mkdir -p "$work/raw/2000-01-01-grid-000000Z" "$work/raw/2000-01-02-grid-000000Z"
+cp "$raw/fa-tune.sqlite" "$work/raw/2000-01-01-grid-000000Z/fa-tune.sqlite"
+cp "$raw/fa-tune.sqlite" "$work/raw/2000-01-02-grid-000000Z/fa-tune.sqlite"
+python3 - "$work/raw/2000-01-02-grid-000000Z/fa-tune.sqlite" <<'PY'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+con.execute("UPDATE measurements SET config = config || ',kNeverMeasured=1' WHERE measurement_id = "
+            "(SELECT min(measurement_id) FROM measurements)")
+con.commit()
+PY
+
 call 2 "$problem --budget 30" 60
 [ "$(cat "$work/call2.rc")" = 0 ] || { cat "$work/call2.log"; fail "call 2 exit $(cat "$work/call2.rc")"; }
 grep -q "grid: resuming from $work/carried.sqlite" "$work/call2.log" || fail "call 2 did not resume"
@@ -73,6 +86,9 @@ grep -q "grid: resuming from $work/carried.sqlite" "$work/call2.log" || fail "ca
 python3 "$repo/experiments/tuner/ship_grid.py" "$work/out2" --seed "$work/seed.tsv" --raw "$work/raw" \
   --carry "$work/carried.sqlite" --allow-replay >"$work/ship.log" 2>&1 || fail "ship 2"
 grep -q "1 rows from the grid (1 replaced, 0 new), 2 in all" "$work/ship.log" || { cat "$work/ship.log"; fail "seed replace"; }
+[ -e "$work/raw/2000-01-01-grid-000000Z/fa-tune.sqlite" ] && fail "a raw database the newest holds whole was kept"
+[ -s "$work/raw/2000-01-02-grid-000000Z/fa-tune.sqlite" ] || fail "a raw database with a measurement of its own was removed"
+grep -q "older fa-tune.sqlite removed" "$work/ship.log" || { cat "$work/ship.log"; fail "the removal was not said"; }
 # A shipped row faster than the grid's, with another config (a tuned winner beside a fresh database's
 # default), stays; the same config re-measured slower replaces it (above: call 2's row replaced call 1's).
 python3 - "$work/seed.tsv" <<'PY'
