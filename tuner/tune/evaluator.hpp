@@ -45,7 +45,8 @@ class Evaluator {
   // A hint: `config` is likely to be evaluated soon; an evaluator may start compiling it now.
   virtual void prefetch(device::Config const& /*config*/, device::Problem const& /*problem*/) {}
   // A hint: the run will tune `problem` next; an evaluator may start what its verification needs (the GPU
-  // evaluator: a backward problem's float64 forward, ReferenceCache::forward_ahead).
+  // evaluator: a backward problem's float64 forward, ReferenceCache::forward_ahead, or a forward problem's
+  // verification set, ReferenceCache::normal_set_ahead).
   virtual void prepare(device::Problem const& /*problem*/) {}
   // After an evaluation with context_lost: make the GPU usable again (a fresh context or worker process).
   // True when the next candidate can run; false ends the run after the culprit.

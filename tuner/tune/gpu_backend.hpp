@@ -33,7 +33,8 @@ class GpuBackend final : public TuningBackend {
   Evaluator& evaluator_for(device::Family const& family) override;
   double reference_seconds() const override { return references_.seconds_spent(); }
   ForwardSources forward_sources() const override {
-    return {references_.forwards_ahead(), references_.forwards_kept(), references_.forwards_loaded()};
+    return {references_.forwards_ahead(), references_.forwards_kept(), references_.forwards_loaded(),
+            references_.sets_ahead()};
   }
 
  private:

@@ -119,7 +119,8 @@ void GpuEvaluator::prefetch(device::Config const& config, device::Problem const&
 }
 
 void GpuEvaluator::prepare(device::Problem const& problem) {
-  references_.forward_ahead(problem, kInputSeed);
+  references_.forward_ahead(problem, kInputSeed);                      // a backward's float64 forward
+  references_.normal_set_ahead(problem, kInputSeed, kTimedCheckRows);  // a forward's whole set
 }
 
 Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem const& problem) {

@@ -17,7 +17,8 @@
 namespace fl::tuner {
 
 namespace {
-// Lowest priority (nice 19) for the forward computed ahead: it takes only the cycles nothing else wants.
+// Lowest priority (nice 19) for the work done ahead (a backward's forward, a forward's set): it takes only
+// the cycles nothing else wants.
 constexpr int kAheadNice = 19;
 constexpr char kNormalInputs[] = "make_normal_inputs";  // normal_set's inputs, in its key
 
@@ -49,6 +50,23 @@ bool agrees(PreparedCheck const& check, device::HostOutputs const& forward) {
         return false;
   }
   return true;
+}
+
+// The inputs' 16-bit encodings, made once for every candidate's uploads (FP8 inputs are quantised instead).
+void encode_once(device::HostInputs& inputs, device::Problem const& problem) {
+  if (!common::is_fp8(problem.dtype))
+    inputs.encoded =
+        std::make_shared<device::EncodedInputs const>(device::encode_inputs(inputs, problem.dtype));
+}
+
+// An FP8 set's operands as the kernel reads them, quantised once (or why numerics refuses them).
+void quantise_once(VerificationSet& set, device::Problem const& problem) {
+  if (!common::is_fp8(problem.dtype)) return;
+  auto operands = fp8_operands_of(problem, set.check.inputs());
+  if (!operands)
+    set.fp8_refused = operands.error().one_line();
+  else if (operands.value())
+    set.fp8 = std::make_shared<device::Fp8Operands const>(std::move(*operands.value()));
 }
 
 }  // namespace
@@ -198,18 +216,14 @@ VerificationSet const& ReferenceCache::insert(std::string key, device::Problem c
                                               device::HostInputs inputs, std::uint64_t seed,
                                               std::size_t sample_rows, bool stored) {
   auto const start = std::chrono::steady_clock::now();
-  if (encode_once_ && !common::is_fp8(problem.dtype))  // FP8 inputs are quantised, not encoded
-    inputs.encoded =
-        std::make_shared<device::EncodedInputs const>(device::encode_inputs(inputs, problem.dtype));
+  if (encode_once_) encode_once(inputs, problem);
   auto set = build(key, problem, std::move(inputs), seed, sample_rows, stored);
-  if (encode_once_ && common::is_fp8(problem.dtype)) {
-    auto operands = fp8_operands_of(problem, set->check.inputs());
-    if (!operands)
-      set->fp8_refused = operands.error().one_line();
-    else if (operands.value())
-      set->fp8 = std::make_shared<device::Fp8Operands const>(std::move(*operands.value()));
-  }
+  if (encode_once_) quantise_once(*set, problem);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return emplace(std::move(key), std::move(set));
+}
+
+VerificationSet const& ReferenceCache::emplace(std::string key, std::unique_ptr<VerificationSet> set) {
   if (std::size_t const bytes = bytes_of(*set); bytes >= kLargeSetBytes) {
     large_.push_back({key, bytes});
     auto const held = [&] {
@@ -244,9 +258,54 @@ VerificationSet const& ReferenceCache::normal_set(device::Problem const& problem
   auto key = key_of(problem, kNormalInputs, seed, sample_rows);
   if (auto it = sets_.find(key); it != sets_.end()) return *it->second;
   auto const start = std::chrono::steady_clock::now();
+  if (auto it = std::ranges::find_if(set_ahead_, [&](SetAhead const& a) { return a.key == key; });
+      it != set_ahead_.end()) {
+    auto ahead = std::move(*it);
+    set_ahead_.erase(it);
+    try {
+      auto set = ahead.result.get();  // waits for the rest of its build, if any
+      ++sets_ahead_;
+      seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return emplace(std::move(key), std::move(set));
+    } catch (std::exception const& e) {  // e.g. out of memory: built here instead
+      std::fprintf(stderr, "fa-tune: the set built ahead failed (%s): built again\n", e.what());
+    }
+  }
   auto inputs = numerics::gpu::make_normal_inputs(problem, seed);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return insert(std::move(key), problem, std::move(inputs), seed, sample_rows, true);
+}
+
+void ReferenceCache::normal_set_ahead(device::Problem const& problem, std::uint64_t seed,
+                                      std::size_t sample_rows) {
+  if (problem.direction != device::Direction::forward) return;
+  auto key = key_of(problem, kNormalInputs, seed, sample_rows);
+  if (sets_.contains(key)) return;
+  if (std::ranges::any_of(set_ahead_, [&](SetAhead const& a) { return a.key == key; })) return;
+  if (set_ahead_.size() == kAheadSets) {
+    if (set_ahead_.front().result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+    set_ahead_.pop_front();  // built, and its problem passed without a verification
+  }
+  auto ended = std::make_shared<std::promise<void>>();
+  std::shared_future<void> before = set_ahead_.empty() ? std::shared_future<void>() : set_ahead_.back().ended;
+  std::shared_future<void> this_ended = ended->get_future().share();
+  bool const encode = encode_once_;
+  auto result = std::async(std::launch::async, [problem, seed, sample_rows, encode, ended, before] {
+    struct SignalEnd {  // whatever the outcome: the next set waits for it
+      std::shared_ptr<std::promise<void>> promise;
+      ~SignalEnd() { promise->set_value(); }
+    } const signal_end{ended};
+    if (before.valid()) before.wait();
+    // Linux: the nice value is the thread's, and the threads it starts inherit it.
+    (void)setpriority(PRIO_PROCESS, 0, kAheadNice);
+    auto inputs = numerics::gpu::make_normal_inputs(problem, seed);
+    if (encode) encode_once(inputs, problem);
+    auto set = std::make_unique<VerificationSet>(
+        VerificationSet{PreparedCheck(problem, std::move(inputs), sample_rows, seed), {}});
+    if (encode) quantise_once(*set, problem);
+    return set;
+  });
+  set_ahead_.push_back(SetAhead{std::move(key), std::move(result), std::move(this_ended)});
 }
 
 }  // namespace fl::tuner

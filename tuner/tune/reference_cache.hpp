@@ -90,12 +90,25 @@ class ReferenceCache {
   static constexpr std::size_t kAheadForwards = 2;
   void forward_ahead(device::Problem const& problem, std::uint64_t seed);
 
+  // Starts building a forward problem's normal_set (its inputs, their encodings or FP8 operands, the
+  // sampled float64 reference) on a thread of its own at the lowest CPU priority: fa-tune asks for the next
+  // problem's while this one runs, whose CPU is mostly idle while the GPU times. A grid line's first pass
+  // built each in place, 2.0-6.2 s a forward problem on the H200 (2026-12-04, the footers' "building its
+  // sets") while the GPU waited. normal_set takes it. Up to kAheadSets wait to be taken, built one after
+  // the other in the order asked (each takes every core it can get); asking for one more drops the oldest
+  // if it is built (its problem was passed without a verification), else the request. Backward problems:
+  // forward_ahead.
+  // 2: fa-tune asks for the next problem's set before this problem's first verification takes its own.
+  static constexpr std::size_t kAheadSets = 2;
+  void normal_set_ahead(device::Problem const& problem, std::uint64_t seed, std::size_t sample_rows);
+
   std::size_t size() const { return sets_.size(); }
   std::size_t large_sets_dropped() const { return large_dropped_; }  // over the memory share
   double seconds_spent() const { return seconds_; }  // building inputs and references, all sets
   std::size_t forwards_loaded() const { return forwards_loaded_; }  // from the store, and checked
   std::size_t forwards_kept() const { return forwards_kept_; }      // reused from this process
   std::size_t forwards_ahead() const { return forwards_ahead_; }    // computed ahead, and taken
+  std::size_t sets_ahead() const { return sets_ahead_; }            // normal_set_ahead's, taken
 
  private:
   // stored: the inputs are make_normal_inputs(problem, seed), whose backward forward the store may hold.
@@ -105,6 +118,8 @@ class ReferenceCache {
                                          device::HostInputs inputs, std::uint64_t seed,
                                          std::size_t sample_rows, bool stored);
   void keep(std::string const& key, numerics::gpu::ForwardWithStatistics const& forward);
+  // Keeps `set` under `key`, within the large sets' memory (see the class comment).
+  VerificationSet const& emplace(std::string key, std::unique_ptr<VerificationSet> set);
   std::map<std::string, std::unique_ptr<VerificationSet>> sets_;
   struct LargeSet {
     std::string key;
@@ -130,6 +145,13 @@ class ReferenceCache {
   };
   std::deque<Ahead> ahead_;  // oldest first; each starts when the one before it has ended
   std::size_t forwards_ahead_ = 0;
+  struct SetAhead {  // normal_set_ahead's
+    std::string key;
+    std::future<std::unique_ptr<VerificationSet>> result;
+    std::shared_future<void> ended;  // set when its thread ends, whatever the outcome
+  };
+  std::deque<SetAhead> set_ahead_;  // oldest first; each starts when the one before it has ended
+  std::size_t sets_ahead_ = 0;
   // The forward computed ahead for `forward_key`, if one was asked for (waits for it); else none.
   std::optional<numerics::gpu::ForwardWithStatistics> take_ahead(std::string const& forward_key);
 };

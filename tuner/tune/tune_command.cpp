@@ -199,9 +199,10 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
              !unit.tuning->answered(unit.fallback);
     };
     // The next problem's verification is started while this one runs (Evaluator::prepare: a backward
-    // problem's float64 forward, at the lowest CPU priority), passing over problems that will measure
-    // nothing: none of theirs is verified (on 2026-12-03 one whose whole space was stored held the cache's
-    // only forward computed ahead for the rest of a line, whose 11 forwards were then all computed in place).
+    // problem's float64 forward or a forward problem's set, at the lowest CPU priority), passing over
+    // problems that will measure nothing: none of theirs is verified (on 2026-12-03 one whose whole space was
+    // stored held the cache's only forward computed ahead for the rest of a line, whose 11 forwards were then
+    // all computed in place).
     auto const prepare_after = [&](std::size_t k, bool defaults_pass) {
       for (std::size_t j = k + 1; j < units.size(); ++j)
         if (measures_more(j, defaults_pass)) {

@@ -71,8 +71,8 @@ std::string versus_default(TuneRow const& r) {
   return "default " + r.default_verdict;
 }
 
-// "; backward forwards: 2 computed ahead, 1 kept in memory" (empty when every forward was computed when
-// needed, or there was none).
+// "; backward forwards: 2 computed ahead, 1 kept in memory; forward sets: 9 built ahead" (empty when
+// everything was computed when needed).
 std::string forward_sources_note(ForwardSources const& f) {
   std::string parts;
   auto add = [&](std::size_t n, char const* what) {
@@ -81,7 +81,9 @@ std::string forward_sources_note(ForwardSources const& f) {
   add(f.ahead, "computed ahead");
   add(f.kept, "kept in memory");
   add(f.stored, "read from the forward store");
-  return parts.empty() ? "" : "; backward forwards: " + parts;
+  std::string note = parts.empty() ? "" : "; backward forwards: " + parts;
+  if (f.sets_ahead) note += "; forward sets: " + std::to_string(f.sets_ahead) + " built ahead";
+  return note;
 }
 
 std::string margin_text(ProblemWinner const& w) {
@@ -164,6 +166,7 @@ std::string tuning_json(TuningReport const& report, std::string const& gpu_ident
       ",\n  \"forwards\": {\"ahead\": " + std::to_string(report.forwards.ahead) +
       ", \"kept\": " + std::to_string(report.forwards.kept) +
       ", \"stored\": " + std::to_string(report.forwards.stored) + "}" +
+      ",\n  \"sets_ahead\": " + std::to_string(report.forwards.sets_ahead) +
       ",\n  \"context_lost\": " + (report.context_lost ? quoted(*report.context_lost) : "null") +
       ",\n  \"stop_signal\": " + std::to_string(report.stop_signal) +
       ",\n  \"cross_check\": " + quoted(report.cross_check) + ",\n  \"results\": [\n";

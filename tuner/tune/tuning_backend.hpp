@@ -17,6 +17,8 @@ struct ForwardSources {
   std::size_t ahead = 0;   // computed ahead while the problem before searched (ReferenceCache::forward_ahead)
   std::size_t kept = 0;    // kept in memory from an earlier set of this run
   std::size_t stored = 0;  // read from --forward-store, and checked
+  // Forward problems' verification sets built ahead while the problem before ran (normal_set_ahead).
+  std::size_t sets_ahead = 0;
 };
 
 class TuningBackend {

@@ -82,3 +82,40 @@ TEST_CASE("large sets are kept while they fit the memory given, the first ones f
   CHECK(roomy.size() == 3);
   CHECK(roomy.large_sets_dropped() == 0);
 }
+
+TEST_CASE("a forward set built ahead is the set built in place, and a backward asks forward_ahead",
+          "[tuner][tune]") {
+  // fa-tune's next problem's set is built while this one runs (GpuEvaluator::prepare); normal_set takes it.
+  Problem const bf16 = headline_problem(256, 64, true, Precision::bf16, Direction::forward);
+  Problem fp8 = headline_problem(256, 64, false, Precision::fp8_e4m3, Direction::forward);
+  fp8.fp8.scaling = common::Fp8Scaling::per_block;
+  fp8.fp8.block_rows = 64;
+  ReferenceCache ahead(true), in_place(true);
+  ahead.normal_set_ahead(bf16, 3, 16);
+  ahead.normal_set_ahead(fp8, 3, 16);
+  ahead.normal_set_ahead(bf16, 3, 16);  // asked again: one build
+  for (auto const& p : {bf16, fp8}) {
+    INFO(describe(p));
+    auto const& a = ahead.normal_set(p, 3, 16);
+    auto const& b = in_place.normal_set(p, 3, 16);
+    CHECK(a.check.inputs().q == b.check.inputs().q);
+    CHECK(a.check.inputs().v == b.check.inputs().v);
+    CHECK(bool(a.check.inputs().encoded) == bool(b.check.inputs().encoded));
+    if (a.check.inputs().encoded) CHECK(a.check.inputs().encoded->k == b.check.inputs().encoded->k);
+    CHECK(a.check.reference().sample.query_rows == b.check.reference().sample.query_rows);
+    CHECK(a.check.reference().o == b.check.reference().o);
+    CHECK(a.check.reference().lse == b.check.reference().lse);
+    CHECK(bool(a.fp8) == bool(b.fp8));
+    if (a.fp8) CHECK(a.fp8->v == b.fp8->v);
+  }
+  CHECK(ahead.sets_ahead() == 2);
+  CHECK(in_place.sets_ahead() == 0);
+  ahead.normal_set_ahead(bf16, 3, 16);  // kept already: nothing to build
+  CHECK(&ahead.normal_set(bf16, 3, 16) == &ahead.normal_set(bf16, 3, 16));
+  CHECK(ahead.sets_ahead() == 2);
+  // A backward problem's set needs its forward, which forward_ahead computes: normal_set_ahead leaves it.
+  Problem const backward = headline_problem(256, 64, false, Precision::bf16, Direction::backward);
+  ahead.normal_set_ahead(backward, 3, 16);
+  (void)ahead.normal_set(backward, 3, 16);
+  CHECK(ahead.sets_ahead() == 2);
+}

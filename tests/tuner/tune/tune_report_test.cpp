@@ -171,4 +171,7 @@ TEST_CASE("the footer and --json say where the backward forwards came from", "[t
              Catch::Contains("backward forwards: 3 computed ahead, 2 read from the forward store"));
   CHECK_THAT(tuning_json(report, "NVIDIA H200 (test)"),
              Catch::Contains("\"forwards\": {\"ahead\": 3, \"kept\": 0, \"stored\": 2}"));
+  report.forwards.sets_ahead = 9;  // forward problems' sets built ahead
+  CHECK_THAT(render_tuning(report), Catch::Contains("; forward sets: 9 built ahead"));
+  CHECK_THAT(tuning_json(report, "NVIDIA H200 (test)"), Catch::Contains("\"sets_ahead\": 9"));
 }
