@@ -123,10 +123,11 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "strategy", po::value(&o.strategy)->default_value("exhaustive"), "exhaustive, random, anneal or bayes")(
       "budget", po::value(&budget),
       "at most N evaluations in all (1..1000000), split evenly over the problems (family x shape): each "
-      "problem's default "
-      "first, then each problem's search gets the evaluations left divided by the problems left. A problem "
-      "starts from every measurement this database holds for it, and they count: a rerun measures only what "
-      "its budget leaves (a resumed problem's default is measured past it when it was never measured)")(
+      "problem's default first, then the searches, in turn, each up to the same total of evaluations "
+      "(what a problem's space cannot take passes to the others). A problem starts from every measurement "
+      "this database holds for it, and they count, toward the run's budget and the problem's share: a rerun "
+      "measures only what its budget leaves, most where the fewest are stored (a resumed problem's "
+      "default is measured past it when it was never measured)")(
       "time-limit", common::positive_number_value("--time-limit", &time_limit, kMaxTimeLimitSeconds),
       "at most S seconds in all (up to 30 days), split the same way: defaults first, then each problem's "
       "search gets the time left divided by the problems left (the candidate in flight is finished); time "

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <span>
 
 #include "common/precision.hpp"
 #include "db/schema.hpp"
@@ -12,6 +13,7 @@
 #include "device/families/registry.hpp"
 #include "tuner/report/table.hpp"
 #include "tuner/strategy/family_space.hpp"
+#include "tuner/tune/budget_split.hpp"
 #include "tuner/tune/compile_only.hpp"
 #include "tuner/tune/cross_check.hpp"
 #include "tuner/tune/nearest_tuned.hpp"
@@ -61,7 +63,7 @@ std::string split_note(TuneOptions const& options, std::size_t units) {
     note += "--budget " + std::to_string(*options.budget) + " evaluations in all, split over " + n +
             " problems (about " +
             std::to_string((*options.budget + int(units) - 1) / std::max(1, int(units))) +
-            " each; a share left unspent passes to the problems after it)";
+            " each, counting the evaluations stored for it; what a problem cannot use passes to the others)";
   if (options.time_limit_s)
     note += std::string(note.empty() ? "" : "; ") + "--time-limit " + format_fixed(*options.time_limit_s, 0) +
             " s in all, split over " + n +
@@ -235,18 +237,26 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
       outcomes[k] = units[k].tuning->finish(limits);
       if (outcomes[k]->context_lost && !report.context_lost) report.context_lost = outcomes[k]->context_lost;
     };
-    // A problem's share: the time and evaluations left, divided by the problems left (itself included).
-    auto const share_limits = [&](Unit const& unit, std::size_t units_left) {
+    // A problem's share of what is left among `left_units` (itself first): the time divided by the problems
+    // left, and the evaluations levelled over them counting what each has spent (tune/budget_split.hpp), so
+    // that a problem resumed with many rows leaves new evaluations to the ones with few.
+    auto const share_limits = [&](std::span<std::size_t const> left_units) {
       TuneLimits limits = base;
-      limits.deadline = share_of(deadline, units_left);
-      if (auto const left = budget_left())
-        limits.budget = unit.tuning->spent() + int((std::size_t(*left) + units_left - 1) / units_left);
+      limits.deadline = share_of(deadline, left_units.size());
+      if (auto const left = budget_left()) {
+        std::vector<BudgetClaim> claims;
+        for (auto j : left_units)
+          claims.push_back({units[j].tuning->spent(), int(units[j].space->valid_points().size())});
+        limits.budget = budget_share(claims, *left);
+      }
       return limits;
     };
+    std::vector<std::size_t> in_order(units.size());
+    for (std::size_t k = 0; k < units.size(); ++k) in_order[k] = k;
     std::vector<std::size_t> cut;  // by their time share, in order
     for (std::size_t k = 0; k < units.size(); ++k) {
       auto& unit = units[k];
-      TuneLimits limits = share_limits(unit, units.size() - k);
+      TuneLimits limits = share_limits(std::span(in_order).subspan(k));
       if (run > 1) {
         limits.first = again[k];
         limits.budget = int(again[k].size());
@@ -275,7 +285,7 @@ TuningReport run_tuning(TuneOptions const& options, TuningBackend& backend,
       auto& unit = units[cut[i]];
       TuneLimits limits = base;
       if (deadline && Clock::now() < *deadline && !report.context_lost && !stopped()) {
-        limits = share_limits(unit, cut.size() - i);
+        limits = share_limits(std::span(cut).subspan(i));
         unit.tuning->search(limits);
       }
       finish(cut[i], limits);

@@ -2,7 +2,8 @@
 // it and --budget counts them, so a selection whose budget was spent measures nothing and verifies nothing
 // (no problem is prepared), though the grid's progress moved its warm starts; half a budget spent leaves
 // the other half; a resumed problem's new default is still measured; and a --noise-runs repeat measures
-// run 1's candidates again, the resumed ones included.
+// run 1's candidates again, the resumed ones included; and the stored rows count toward each problem's
+// share (tune/budget_split.hpp).
 #include <catch2/catch.hpp>
 
 #include "db/schema.hpp"
@@ -121,4 +122,21 @@ TEST_CASE("a noise repeat measures run 1's candidates again, the resumed ones in
     CHECK_FALSE(noise.winner_changed);
     CHECK(noise.first_winner_ms_in_repeat);
   }
+}
+
+TEST_CASE("a resumed problem's stored rows count toward its share: the new evaluations go to the others",
+          "[tuner][tune]") {
+  Fixture f;
+  auto const first = f.run({"--family", "fa2_sm80", "--seqlen", "1024", "--causal", "no", "--budget", "6"});
+  REQUIRE(first.rows.size() == 1);
+  REQUIRE(first.rows[0].evaluated == 6);
+  // 12 in all over n 1024 (6 stored) and n 4096 (none): both reach 6, so n 1024 measures nothing more.
+  // Split evenly, the 6 left would go half to n 1024.
+  auto const both =
+      f.run({"--family", "fa2_sm80", "--seqlen", "1024,4096", "--causal", "no", "--budget", "12"});
+  REQUIRE(both.rows.size() == 2);
+  CHECK(both.rows[0].resumed == 6);
+  CHECK(both.rows[0].evaluated == 0);
+  CHECK(both.rows[1].evaluated == 6);
+  CHECK_THAT(both.split_note, Catch::Contains("counting the evaluations stored for it"));
 }
