@@ -52,7 +52,7 @@ void compute_key_row(AttentionInputs const& in, std::size_t c, std::vector<doubl
 // Runs compute_query_block over `rows` (sorted) in parallel; targets_of(t) names where rows[t] goes.
 template <class Targets>
 void for_query_blocks(AttentionInputs const& in, std::vector<std::size_t> const& rows, int threads,
-                      Targets const& targets_of, std::atomic<bool> const* cancel = nullptr) {
+                      Targets const& targets_of, OutputSum o_sum, std::atomic<bool> const* cancel = nullptr) {
   auto const blocks = query_blocks(in.shape, rows);
   KeyTiles const tiles(in, rows, threads);
   common::parallel_for(blocks.size(), threads, [&](std::size_t begin, std::size_t end) {
@@ -61,7 +61,7 @@ void for_query_blocks(AttentionInputs const& in, std::vector<std::size_t> const&
       if (cancel && cancel->load(std::memory_order_relaxed)) throw ReferenceCancelled();
       auto const [first, last] = blocks[b];
       for (std::size_t t = first; t < last; ++t) targets[t - first] = targets_of(t);
-      compute_query_block(in, tiles, rows.data() + first, targets, last - first);
+      compute_query_block(in, tiles, rows.data() + first, targets, last - first, o_sum);
     }
   });
 }
@@ -123,10 +123,13 @@ SampledOutputs reference_sampled(AttentionInputs const& in, RowSample sample,
     ref.delta.assign(nq, 0.0);
     ref.dq.assign(nq * d, 0.0);
   }
-  for_query_blocks(in, rows, options.threads, [&](std::size_t t) {
-    return QueryRowTargets{ref.o.data() + t * d, backward ? ref.dq.data() + t * d : nullptr, &ref.lse[t],
-                           backward ? &ref.delta[t] : nullptr};
-  });
+  for_query_blocks(
+      in, rows, options.threads,
+      [&](std::size_t t) {
+        return QueryRowTargets{ref.o.data() + t * d, backward ? ref.dq.data() + t * d : nullptr, &ref.lse[t],
+                               backward ? &ref.delta[t] : nullptr};
+      },
+      options.o_sum);
   if (ref.sample.key_rows.empty()) return ref;
 
   if (options.known_statistics) {
@@ -155,9 +158,12 @@ SampledOutputs reference_sampled(AttentionInputs const& in, RowSample sample,
     std::vector<std::size_t> todo;
     for (std::size_t r = 0; r < needed.size(); ++r)
       if (needed[r]) todo.push_back(r);
-    for_query_blocks(in, todo, options.threads, [&](std::size_t t) {
-      return QueryRowTargets{nullptr, nullptr, &ref.all_lse[todo[t]], &ref.all_delta[todo[t]]};
-    });
+    for_query_blocks(
+        in, todo, options.threads,
+        [&](std::size_t t) {
+          return QueryRowTargets{nullptr, nullptr, &ref.all_lse[todo[t]], &ref.all_delta[todo[t]]};
+        },
+        options.o_sum);
   }
   std::size_t const nk = ref.sample.key_rows.size();
   ref.dk.assign(nk * d, 0.0);
@@ -185,7 +191,7 @@ ReferenceForward reference_forward_rows(AttentionInputs const& in, ReferenceOpti
         return QueryRowTargets{out.o.data() + r * d, nullptr, &out.statistics.lse[r],
                                in.has_backward() ? &out.statistics.delta[r] : nullptr};
       },
-      options.cancel);
+      options.o_sum, options.cancel);
   return out;
 }
 

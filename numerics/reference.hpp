@@ -33,6 +33,17 @@ struct RowStatistics {
   std::vector<double> delta;
 };
 
+// How O = sum_j P_ij V_j is summed over the keys, in key order either way.
+enum class OutputSum {
+  // TwoSum per element: the reference's O, relative error below 1e-12.
+  compensated,
+  // One rounding per addition: error below N_k * 2^-53 * max|V| (1.8e-12 max|V| at N_k = 16384), for an O
+  // that is only rounded to float and to a 16-bit or FP8 dtype (a backward kernel's forward input), where
+  // the two differ only for a value that close to a rounding boundary. A third less time per score: O's
+  // compensated sum is about half of a forward pass with D (numerics/README.md, "Costs").
+  plain,
+};
+
 struct ReferenceOptions {
   int threads = 0;  // 0: all hardware threads
   // Every query row's statistics, computed before (reference_forward_rows, e.g. for the forward a backward
@@ -42,6 +53,9 @@ struct ReferenceOptions {
   // reference_forward_rows: set (by another thread) stops the pass at its next block of rows, which then
   // throws ReferenceCancelled (fa-tune computes the next problem's forward ahead, and drops it at the end).
   std::atomic<bool> const* cancel = nullptr;
+  // O's sum (reference_forward_rows and the sampled rows' O of reference_sampled); LSE, D, dQ, dK and dV
+  // are the same bits either way.
+  OutputSum o_sum = OutputSum::compensated;
 };
 
 struct ReferenceCancelled : std::runtime_error {

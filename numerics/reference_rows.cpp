@@ -71,6 +71,88 @@ void transpose_head(double const* rows, std::size_t n, std::size_t d, double* ti
   std::memcpy(out, &sum, sizeof sum);
 }
 
+// O's sums for one element chunk of one row, in registers for the whole pass over the keys: V is a Lanes
+// (kTileKeys elements) or a double (the tail of a head dimension that is not a multiple of kTileKeys). Each
+// element does exactly what CompensatedVector::add_scaled / write_to do (or a plain sum), so the bits are
+// theirs; what changes is that the sums are not loaded and stored once per key.
+template <class V>
+[[gnu::always_inline]] inline void load(V& v, double const* x) {
+  std::memcpy(&v, x, sizeof v);
+}
+
+// Vectors are passed by reference, never by value: GCC warns (-Wpsabi) that a 64-byte vector's calling
+// convention depends on the clone's target.
+template <class V>
+struct PlainSum {
+  V sum{};
+  [[gnu::always_inline]] void add(V const& y) { sum += y; }
+  [[gnu::always_inline]] void store(double* out) const { std::memcpy(out, &sum, sizeof sum); }
+};
+
+template <class V>
+struct TwoSumSum {
+  V sum{}, compensation{};
+  [[gnu::always_inline]] void add(V const& y) {
+    V const t = sum + y;
+    V const y_part = t - sum;
+    compensation += (sum - (t - y_part)) + (y - y_part);
+    sum = t;
+  }
+  [[gnu::always_inline]] void store(double* out) const {
+    V const value = sum + compensation;
+    std::memcpy(out, &value, sizeof value);
+  }
+};
+
+// O of two rows (a, b; b may be a) over elements [e, e + sizeof(V) / 8): sum_j P_j V_j over each row's
+// visible keys, in key order. Two rows share each V load; two, not more, so that a TwoSum's two vectors per
+// row and its temporaries stay in AVX2's 16 registers.
+template <template <class> class Sum, class V>
+[[gnu::always_inline]] inline void sum_pair(double const* p_a, double const* p_b, int visible_a,
+                                            int visible_b, double const* values, std::size_t d, std::size_t e,
+                                            double* o_a, double* o_b) {
+  Sum<V> a, b;
+  V value;
+  int const both = std::min(visible_a, visible_b);
+  int j = 0;
+  for (; j < both; ++j) {
+    load(value, values + std::size_t(j) * d + e);
+    a.add(p_a[j] * value);
+    b.add(p_b[j] * value);
+  }
+  for (int k = j; k < visible_a; ++k) {
+    load(value, values + std::size_t(k) * d + e);
+    a.add(p_a[k] * value);
+  }
+  for (int k = j; k < visible_b; ++k) {
+    load(value, values + std::size_t(k) * d + e);
+    b.add(p_b[k] * value);
+  }
+  a.store(o_a + e);
+  b.store(o_b + e);
+}
+
+// O of every row of a block that wants it, two rows at a time, chunk by chunk of the head dimension.
+template <template <class> class Sum>
+[[gnu::always_inline]] inline void sum_outputs(double const* p, std::size_t stride, int const* visible,
+                                               QueryRowTargets const* targets, std::size_t count,
+                                               double const* values, std::size_t d) {
+  std::size_t wanted[kReferenceBlockRows];
+  std::size_t n = 0;
+  for (std::size_t t = 0; t < count; ++t)
+    if (targets[t].o && visible[t] > 0) wanted[n++] = t;
+  for (std::size_t i = 0; i < n; i += 2) {
+    std::size_t const a = wanted[i], b = wanted[std::min(i + 1, n - 1)];  // b = a: the last, alone
+    std::size_t e = 0;
+    for (; e + kTileKeys <= d; e += kTileKeys)
+      sum_pair<Sum, Lanes>(p + a * stride, p + b * stride, visible[a], visible[b], values, d, e, targets[a].o,
+                           targets[b].o);
+    for (; e < d; ++e)
+      sum_pair<Sum, double>(p + a * stride, p + b * stride, visible[a], visible[b], values, d, e,
+                            targets[a].o, targets[b].o);
+  }
+}
+
 }  // namespace
 
 KeyTiles::KeyTiles(AttentionInputs const& in, std::vector<std::size_t> const& rows, int threads) {
@@ -105,7 +187,7 @@ KeyTiles::KeyTiles(AttentionInputs const& in, std::vector<std::size_t> const& ro
 
 FL_VECTOR_CLONES void compute_query_block(AttentionInputs const& in, KeyTiles const& tiles,
                                           std::size_t const* rows, QueryRowTargets const* targets,
-                                          std::size_t count) {
+                                          std::size_t count, OutputSum o_sum) {
   common::AttentionShape const& s = in.shape;
   std::size_t const d = std::size_t(s.head_dim);
   double const scale = s.scale();
@@ -165,15 +247,11 @@ FL_VECTOR_CLONES void compute_query_block(AttentionInputs const& in, KeyTiles co
     if (targets[t].delta) *targets[t].delta = backward ? row_delta[t] : 0.0;
   }
 
-  // O = sum_j P_ij V_j, each V_j loaded once for the block.
-  std::vector<CompensatedVector> o;
-  o.reserve(count);
-  for (std::size_t t = 0; t < count; ++t) o.emplace_back(targets[t].o ? d : 0);
-  for (std::size_t j = 0; j < width; ++j)
-    for (std::size_t t = 0; t < count; ++t)
-      if (targets[t].o && j < std::size_t(visible[t])) o[t].add_scaled(p[t * stride + j], values + j * d);
-  for (std::size_t t = 0; t < count; ++t)
-    if (targets[t].o && visible[t] > 0) o[t].write_to({targets[t].o, d});
+  // O = sum_j P_ij V_j, each row's sums in registers over all its keys.
+  if (o_sum == OutputSum::plain)
+    sum_outputs<PlainSum>(p.data(), stride, visible, targets, count, values, d);
+  else
+    sum_outputs<TwoSumSum>(p.data(), stride, visible, targets, count, values, d);
   if (!want_dq) return;
 
   // dQ = scale sum_j P_ij (dP_ij - D_i) K_j, each K_j loaded once for the block.

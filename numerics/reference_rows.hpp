@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "numerics/attention_tensors.hpp"
+#include "numerics/reference.hpp"
 
 namespace fl::numerics {
 
@@ -51,9 +52,10 @@ struct QueryRowTargets {
 };
 
 // rows[0..count): flat query rows that read the same keys (first_key_row_for_query equal), count <=
-// kReferenceBlockRows, whose heads `tiles` holds; targets[t] receives row rows[t].
+// kReferenceBlockRows, whose heads `tiles` holds; targets[t] receives row rows[t], its O summed as o_sum
+// says.
 void compute_query_block(AttentionInputs const& in, KeyTiles const& tiles, std::size_t const* rows,
-                         QueryRowTargets const* targets, std::size_t count);
+                         QueryRowTargets const* targets, std::size_t count, OutputSum o_sum);
 
 // `rows` (sorted) cut into blocks [begin, end) of at most kReferenceBlockRows consecutive entries that read
 // the same keys.

@@ -93,7 +93,8 @@ bool family_applies(InputFamily family, bool causal) {
 namespace {
 
 ForwardWithStatistics forward_of(device::Problem const& problem, AttentionInputs const& inputs,
-                                 ReferenceOptions const& options = {}) {
+                                 ReferenceOptions options = {}) {
+  options.o_sum = kKernelInputOSum;
   ReferenceForward ref = reference_forward_rows(inputs, options);
   ForwardWithStatistics out;
   out.forward.o.resize(ref.o.size());

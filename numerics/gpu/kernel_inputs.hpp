@@ -28,9 +28,11 @@ bool family_applies(InputFamily family, bool causal);
 
 // O (rounded to the dtype, as a kernel writes it) and LSE of the float64 reference: the forward outputs
 // a backward kernel reads, so that the backward is judged on its own. Every row (numerics'
-// reference_forward_rows: blocks of rows over tiles of keys, all cores; ~40 ns per score and core at d = 64
-// on this machine).
+// reference_forward_rows: blocks of rows over tiles of keys, all cores), O summed plainly: it is only
+// rounded to float and to the dtype (numerics::OutputSum::plain; LSE and the statistics below are the
+// reference's bits either way).
 device::HostOutputs reference_forward(device::Problem const& problem, device::HostInputs const& in);
+inline constexpr OutputSum kKernelInputOSum = OutputSum::plain;
 
 // The same forward, bit for bit, and from the same pass (one more dot product per score) the float64 LSE
 // and D = rowsum(dO * O) of every query row (`in` must carry dO): a check of the backward given them

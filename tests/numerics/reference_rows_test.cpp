@@ -19,7 +19,7 @@ using fl::numerics::test::random_inputs;
 namespace {
 
 struct Row {
-  std::vector<double> o, dq;
+  std::vector<double> o, o_plain, dq;
   double lse = -INFINITY, delta = 0.0;
 };
 
@@ -31,6 +31,7 @@ Row row_alone(AttentionInputs const& in, std::size_t r) {
   std::size_t const d = std::size_t(s.head_dim);
   Row row;
   row.o.assign(d, 0.0);
+  row.o_plain.assign(d, 0.0);
   row.dq.assign(d, 0.0);
   int const n = visible_keys(s, query_row_index(s, r).pos);
   if (n == 0) return row;
@@ -50,6 +51,8 @@ Row row_alone(AttentionInputs const& in, std::size_t r) {
   CompensatedVector o(d);
   for (std::size_t j = 0; j < p.size(); ++j) o.add_scaled(p[j], values + j * d);
   o.write_to(row.o);
+  for (std::size_t j = 0; j < p.size(); ++j)  // OutputSum::plain: one rounding per addition, in key order
+    for (std::size_t e = 0; e < d; ++e) row.o_plain[e] += p[j] * values[j * d + e];
   CompensatedSum delta;
   for (std::size_t j = 0; j < p.size(); ++j) {
     dp[j] = dot(in.d_o.data() + r * d, values + j * d, d);
@@ -82,6 +85,9 @@ TEST_CASE("every row of the blocked reference is bit for bit the row computed al
     AttentionInputs const in = random_inputs(make_shape(c.b, c.hq, c.hkv, c.nq, c.nk, c.d, c.causal), 17);
     AttentionOutputs const full = reference_attention(in);
     ReferenceForward const forward = reference_forward_rows(in);
+    ReferenceOptions plain_options;
+    plain_options.o_sum = OutputSum::plain;
+    ReferenceForward const plain = reference_forward_rows(in, plain_options);
     std::size_t const d = std::size_t(c.d);
     for (std::size_t r = 0; r < query_rows(in.shape); ++r) {
       INFO("shape " << c.b << "x" << c.hq << "/" << c.hkv << " " << c.nq << "x" << c.nk << " d" << c.d
@@ -93,6 +99,9 @@ TEST_CASE("every row of the blocked reference is bit for bit the row computed al
       CHECK(row_of(forward.o, r, d) == alone.o);
       CHECK(forward.statistics.lse[r] == alone.lse);
       CHECK(forward.statistics.delta[r] == alone.delta);
+      CHECK(row_of(plain.o, r, d) == alone.o_plain);
+      CHECK(plain.statistics.lse[r] == alone.lse);
+      CHECK(plain.statistics.delta[r] == alone.delta);
     }
   }
 }
@@ -136,4 +145,27 @@ TEST_CASE("given every row's statistics, the sampled reference computes none and
   short_of_rows.lse.pop_back();
   given.known_statistics = &short_of_rows;
   CHECK_THROWS_AS(reference_sampled(in, sample, given), std::invalid_argument);
+}
+
+TEST_CASE("O summed plainly stays within N_k * 2^-53 * max|V| of the compensated O",
+          "[numerics][reference]") {
+  // Long rows (2000 keys), so that the plain sum's rounding errors have room to grow.
+  AttentionInputs const in = random_inputs(make_shape(1, 2, 2, 40, 2000, 64, false), 29);
+  ReferenceOptions plain_options;
+  plain_options.o_sum = OutputSum::plain;
+  ReferenceForward const compensated = reference_forward_rows(in);
+  ReferenceForward const plain = reference_forward_rows(in, plain_options);
+  double max_v = 0.0;
+  for (double v : in.v) max_v = std::max(max_v, std::fabs(v));
+  double const bound = 2000 * std::ldexp(1.0, -53) * max_v;
+  double worst = 0.0;
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < plain.o.size(); ++i) {
+    worst = std::max(worst, std::fabs(plain.o[i] - compensated.o[i]));
+    differ += plain.o[i] != compensated.o[i];
+  }
+  CHECK(worst <= bound);
+  CHECK(differ > 0);  // the two sums are not the same computation
+  // Rounded to float, as a backward kernel's forward input is, the two agree.
+  for (std::size_t i = 0; i < plain.o.size(); ++i) CHECK(float(plain.o[i]) == float(compensated.o[i]));
 }

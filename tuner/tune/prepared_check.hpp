@@ -30,6 +30,7 @@ class PreparedCheck {
 
   device::Problem const& problem() const { return problem_; }
   device::HostInputs const& inputs() const { return inputs_; }
+  numerics::AttentionInputs const& attention_inputs() const { return check_.inputs(); }  // in float64
   bool sampled() const { return check_.sampled(); }
   numerics::RowSample const& sample() const { return check_.sample(); }
   numerics::SampledOutputs const& reference() const { return check_.reference(); }  // on sample()
