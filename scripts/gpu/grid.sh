@@ -30,8 +30,18 @@
 # the offline test tests/scripts/grid_recipe_test.sh), GRID_FORWARDS (fa-tune --forward-store: each backward
 # problem's float64 forward and row statistics, ~75 MiB a headline shape, kept for the other backward
 # family's line, restarts and the next call on the same machine; default /tmp/flashlab-forwards, outside the
-# work folder so that it outlives the call, never brought back).
+# work folder so that it outlives the call, never brought back), GRID_GPU (a part of the GPU's name, e.g.
+# H200: on another GPU the call tunes nothing and exits 3, since the database keys every row by GPU and
+# that GPU's rows would start a grid of their own; a call for nvidia-h200 may be given an H100).
 gpu_line
+if [ -n "${GRID_GPU:-}" ]; then
+  gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1 | head -n 1)
+  case $gpu_name in
+    *"$GRID_GPU"*) ;;
+    *) note "grid: the GPU is '$gpu_name', not GRID_GPU=$GRID_GPU: nothing tuned (its rows would start a grid of their own)"
+       exit 3 ;;
+  esac
+fi
 list=${GRID_LIST:-experiments/tuner/grids/headline.txt}
 budget_s=${GRID_BUDGET_S:-480}
 split=${GRID_SPLIT:-ordered}

@@ -5,7 +5,7 @@
 # shipped; (2) the carried database with a budget of 30: the 10 are answered from it and 20 measured;
 # (3) a call with no time left: every line "not reached", the database still comes back whole; (4) the same
 # on two worker processes (GRID_GPUS); (5-7) the time split over two lines, ordered and even, and a bad
-# GRID_SPLIT refused.
+# GRID_SPLIT refused; (8) a GPU other than GRID_GPU refused.
 # Usage: tests/scripts/grid_recipe_test.sh BUILD_BIN FIXTURE_TSV
 set -uo pipefail
 build_bin=$(cd "${1:?BUILD_BIN}" && pwd)
@@ -30,7 +30,7 @@ call() {  # call N LIST_TEXT BUDGET_S: one device call's recipe, $OUT = $work/ou
   mkdir -p "$out"
   printf '# a comment line\n\n%s\n' "$2" >"$work/list$1.txt"
   (cd "$repo" && PATH="$work/path:$PATH" CARRY="$carry" OUT="$out" GRID_REPLAY="$fixture" GRID_GPUS="${GRID_GPUS:-}" \
-    GRID_SPLIT="${GRID_SPLIT:-ordered}" \
+    GRID_SPLIT="${GRID_SPLIT:-ordered}" GRID_GPU="${GRID_GPU:-}" \
     GRID_LIST="$work/list$1.txt" GRID_BUDGET_S="$3" GRID_DB="$work/carried.sqlite" \
     bash scripts/gpu.sh grid) >"$work/call$1.log" 2>&1
   echo $? >"$work/call$1.rc"
@@ -42,7 +42,7 @@ json_field() {  # json_field FILE KEY: results[0][KEY]
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0][sys.argv[2]])' "$1" "$2"
 }
 
-call 1 "$problem --budget 10" 60
+GRID_GPU=H200 call 1 "$problem --budget 10" 60
 [ "$(cat "$work/call1.rc")" = 0 ] || { cat "$work/call1.log"; fail "call 1 exit $(cat "$work/call1.rc")"; }
 grep -q "grid: no $work/carried.sqlite: a fresh database" "$work/call1.log" || fail "call 1 did not start fresh"
 for f in fa-tune.sqlite grid_best_configs.tsv; do [ -s "$work/out1/$f" ] || fail "call 1 brought no $f back"; done
@@ -134,4 +134,10 @@ grep -q "line 1 rc=0 in [0-9]* s (share 30 s)" "$work/call6.log" || { cat "$work
 GRID_SPLIT=fair call 7 "$problem --budget 5" 60
 [ "$(cat "$work/call7.rc")" = 2 ] && grep -q "GRID_SPLIT 'fair' is not ordered or even" "$work/call7.log" ||
   fail "call 7: a bad GRID_SPLIT was not refused with exit 2"
-echo "grid recipe: 7 calls, resumed, shipped, two workers, ordered and even splits: ok"
+# (8) GRID_GPU names another GPU than the one present (the fake says H200): exit 3, one line, nothing tuned.
+GRID_GPU=H100 call 8 "$problem --budget 5" 60
+[ "$(cat "$work/call8.rc")" = 3 ] || { cat "$work/call8.log"; fail "call 8: another GPU than GRID_GPU did not exit 3"; }
+grep -q "grid: the GPU is 'NVIDIA H200 (fake), 580.00', not GRID_GPU=H100: nothing tuned" "$work/call8.log" ||
+  { cat "$work/call8.log"; fail "call 8: no line saying why"; }
+[ -e "$work/out8/fa-tune.sqlite" ] && fail "call 8 tuned on the wrong GPU"
+echo "grid recipe: 8 calls, resumed, shipped, two workers, ordered and even splits, GRID_GPU: ok"
