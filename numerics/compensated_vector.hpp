@@ -9,6 +9,17 @@
 
 namespace fl::numerics {
 
+// sum += y with its rounding error added to `compensation` (Knuth's TwoSum, branch-free). T is a double or
+// a GCC vector of doubles (reference_rows.cpp keeps O's sums in such registers): the same operations per
+// element either way, so the same bits.
+template <class T>
+[[gnu::always_inline]] inline void two_sum_add(T& sum, T& compensation, T const& y) {
+  T const t = sum + y;
+  T const y_part = t - sum;
+  compensation += (sum - (t - y_part)) + (y - y_part);
+  sum = t;
+}
+
 class CompensatedVector {
  public:
   explicit CompensatedVector(std::size_t size) : sum_(size, 0.0), compensation_(size, 0.0) {}
@@ -18,13 +29,7 @@ class CompensatedVector {
     double* s = sum_.data();
     double* c = compensation_.data();
     std::size_t const n = sum_.size();
-    for (std::size_t d = 0; d < n; ++d) {
-      double const y = a * x[d];
-      double const t = s[d] + y;
-      double const y_part = t - s[d];
-      c[d] += (s[d] - (t - y_part)) + (y - y_part);
-      s[d] = t;
-    }
+    for (std::size_t d = 0; d < n; ++d) two_sum_add(s[d], c[d], a * x[d]);
   }
 
   void write_to(std::span<double> out, double factor = 1.0) const {

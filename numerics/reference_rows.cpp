@@ -92,12 +92,7 @@ struct PlainSum {
 template <class V>
 struct TwoSumSum {
   V sum{}, compensation{};
-  [[gnu::always_inline]] void add(V const& y) {
-    V const t = sum + y;
-    V const y_part = t - sum;
-    compensation += (sum - (t - y_part)) + (y - y_part);
-    sum = t;
-  }
+  [[gnu::always_inline]] void add(V const& y) { two_sum_add(sum, compensation, y); }
   [[gnu::always_inline]] void store(double* out) const {
     V const value = sum + compensation;
     std::memcpy(out, &value, sizeof value);
