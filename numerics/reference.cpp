@@ -108,7 +108,7 @@ SampledOutputs reference_sampled(AttentionInputs const& in, RowSample sample,
                                  ReferenceOptions const& options) {
   common::AttentionShape const& s = in.shape;
   std::size_t const d = std::size_t(s.head_dim);
-  bool const backward = in.has_backward();
+  bool const backward = in.has_backward() && !options.forward_only;
   sort_unique(sample.query_rows);
   sort_unique(sample.key_rows);
   if (!backward) sample.key_rows.clear();

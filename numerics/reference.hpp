@@ -56,6 +56,9 @@ struct ReferenceOptions {
   // O's sum (reference_forward_rows and the sampled rows' O of reference_sampled); LSE, D, dQ, dK and dV
   // are the same bits either way.
   OutputSum o_sum = OutputSum::compensated;
+  // reference_sampled: O and LSE only, as if the inputs carried no dO (no D, dQ, dK, dV), without copying
+  // the inputs to drop it (fa-tune checks a stored forward of a backward problem this way).
+  bool forward_only = false;
 };
 
 struct ReferenceCancelled : std::runtime_error {

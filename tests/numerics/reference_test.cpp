@@ -148,6 +148,27 @@ TEST_CASE("sampled reference equals the full reference on the sampled rows", "[n
     if (!std::isnan(part.all_lse[r])) CHECK(part.all_lse[r] == full.lse[r]);
 }
 
+TEST_CASE("a forward-only sample is the sample's O and LSE, bit for bit, and nothing of the backward",
+          "[numerics][reference]") {
+  AttentionInputs const in = random_inputs(make_shape(1, 2, 2, 48, 64, 16, true), 7);
+  REQUIRE(in.has_backward());
+  RowSample sample;
+  sample.query_rows = {1, 30, 47, 60, 95};
+  sample.key_rows = {2, 63, 100};
+  ReferenceOptions options{1};
+  SampledOutputs const both = reference_sampled(in, sample, options);
+  options.forward_only = true;
+  SampledOutputs const forward = reference_sampled(in, sample, options);
+  CHECK(forward.o == both.o);
+  CHECK(forward.lse == both.lse);
+  CHECK(forward.sample.key_rows.empty());
+  CHECK(forward.delta.empty());
+  CHECK(forward.dq.empty());
+  CHECK(forward.dk.empty());
+  CHECK(forward.dv.empty());
+  REQUIRE_FALSE(both.dq.empty());
+}
+
 TEST_CASE("reference is deterministic across thread counts", "[numerics][reference]") {
   AttentionInputs const in = random_inputs(make_shape(1, 2, 1, 100, 100, 16, true), 5);
   AttentionOutputs const one = reference_attention(in, {1});

@@ -40,12 +40,14 @@ std::string forward_key_of(std::string const& set_key) {
 // Whether a forward read from the store is the reference's on every sampled query row: O rounded to the
 // dtype and LSE in float, to the bit (its statistics were checked by numerics' reference already). The
 // sample's O is summed again as the kernel's forward sums it (numerics::gpu::kKernelInputOSum), the check's
-// own being the compensated reference: a few hundred rows, against the whole pass the file saves.
+// own being the compensated reference: a few hundred rows, against the whole pass the file saves. Forward
+// only: the check's inputs carry dO, but D and dQ of these rows are not what is compared.
 bool agrees(PreparedCheck const& check, device::HostOutputs const& forward) {
   numerics::RowSample rows;
   rows.query_rows = check.sample().query_rows;
   numerics::ReferenceOptions options;
   options.o_sum = numerics::gpu::kKernelInputOSum;
+  options.forward_only = true;
   auto const ref = numerics::reference_sampled(check.attention_inputs(), rows, options);
   std::size_t const d = std::size_t(check.problem().shape.head_dim);
   for (std::size_t t = 0; t < ref.sample.query_rows.size(); ++t) {
