@@ -92,6 +92,14 @@ bool family_applies(InputFamily family, bool causal) {
 
 namespace {
 
+// The forward a backward kernel reads sums O plainly: it is only rounded to float and the dtype.
+constexpr OutputSum kKernelInputOSum = OutputSum::plain;
+
+// An element of O as the kernel's forward input holds it.
+float kernel_o(common::Precision dtype, double o) {
+  return round_to(dtype, float(o));
+}
+
 ForwardWithStatistics forward_of(device::Problem const& problem, AttentionInputs const& inputs,
                                  ReferenceOptions options = {}) {
   options.o_sum = kKernelInputOSum;
@@ -101,7 +109,7 @@ ForwardWithStatistics forward_of(device::Problem const& problem, AttentionInputs
   common::parallel_for(ref.o.size(), common::elementwise_threads(ref.o.size(), options.threads),
                        [&](std::size_t begin, std::size_t end) {
                          for (std::size_t i = begin; i < end; ++i)
-                           out.forward.o[i] = round_to(problem.dtype, float(ref.o[i]));
+                           out.forward.o[i] = kernel_o(problem.dtype, ref.o[i]);
                        });
   out.forward.lse = to_float(ref.statistics.lse);
   out.statistics = std::make_shared<RowStatistics const>(std::move(ref.statistics));
@@ -114,6 +122,24 @@ device::HostOutputs reference_forward(device::Problem const& problem, device::Ho
   auto inputs = to_attention_inputs(problem, in);
   inputs.d_o.clear();  // O and LSE only
   return forward_of(problem, inputs).forward;
+}
+
+bool is_reference_forward_on(device::Problem const& problem, AttentionInputs const& inputs,
+                             std::vector<std::size_t> const& query_rows, device::HostOutputs const& forward) {
+  RowSample rows;
+  rows.query_rows = query_rows;
+  ReferenceOptions options;
+  options.o_sum = kKernelInputOSum;
+  options.forward_only = true;  // dO, if the inputs carry it, plays no part in O and LSE
+  SampledOutputs const ref = reference_sampled(inputs, std::move(rows), options);
+  std::size_t const d = std::size_t(problem.shape.head_dim);
+  for (std::size_t t = 0; t < ref.sample.query_rows.size(); ++t) {
+    std::size_t const r = ref.sample.query_rows[t];
+    if (forward.lse[r] != float(ref.lse[t])) return false;
+    for (std::size_t e = 0; e < d; ++e)
+      if (forward.o[r * d + e] != kernel_o(problem.dtype, ref.o[t * d + e])) return false;
+  }
+  return true;
 }
 
 ForwardWithStatistics reference_forward_with_statistics(device::Problem const& problem,

@@ -32,7 +32,11 @@ bool family_applies(InputFamily family, bool causal);
 // rounded to float and to the dtype (numerics::OutputSum::plain; LSE and the statistics below are the
 // reference's bits either way).
 device::HostOutputs reference_forward(device::Problem const& problem, device::HostInputs const& in);
-inline constexpr OutputSum kKernelInputOSum = OutputSum::plain;
+
+// Whether `forward` is reference_forward's O and LSE, to the bit, on the given (flat) query rows: only those
+// rows are computed again, so that a stored forward is checked for a few hundred rows' cost.
+bool is_reference_forward_on(device::Problem const& problem, AttentionInputs const& inputs,
+                             std::vector<std::size_t> const& query_rows, device::HostOutputs const& forward);
 
 // The same forward, bit for bit, and from the same pass (one more dot product per score) the float64 LSE
 // and D = rowsum(dO * O) of every query row (`in` must carry dO): a check of the backward given them

@@ -11,7 +11,6 @@
 
 #include "common/parallel_for.hpp"
 #include "numerics/gpu/kernel_inputs.hpp"
-#include "numerics/precision.hpp"
 #include "tuner/run/benchmark.hpp"
 
 namespace fl::tuner {
@@ -35,29 +34,6 @@ std::string key_of(device::Problem const& problem, std::string const& inputs, st
 
 std::string forward_key_of(std::string const& set_key) {
   return set_key.substr(0, set_key.rfind(kSampleTag));
-}
-
-// Whether a forward read from the store is the reference's on every sampled query row: O rounded to the
-// dtype and LSE in float, to the bit (its statistics were checked by numerics' reference already). The
-// sample's O is summed again as the kernel's forward sums it (numerics::gpu::kKernelInputOSum), the check's
-// own being the compensated reference: a few hundred rows, against the whole pass the file saves. Forward
-// only: the check's inputs carry dO, but D and dQ of these rows are not what is compared.
-bool agrees(PreparedCheck const& check, device::HostOutputs const& forward) {
-  numerics::RowSample rows;
-  rows.query_rows = check.sample().query_rows;
-  numerics::ReferenceOptions options;
-  options.o_sum = numerics::gpu::kKernelInputOSum;
-  options.forward_only = true;
-  auto const ref = numerics::reference_sampled(check.attention_inputs(), rows, options);
-  std::size_t const d = std::size_t(check.problem().shape.head_dim);
-  for (std::size_t t = 0; t < ref.sample.query_rows.size(); ++t) {
-    std::size_t const r = ref.sample.query_rows[t];
-    if (forward.lse[r] != float(ref.lse[t])) return false;
-    for (std::size_t e = 0; e < d; ++e)
-      if (forward.o[r * d + e] != numerics::round_to(check.problem().dtype, float(ref.o[t * d + e])))
-        return false;
-  }
-  return true;
 }
 
 // The inputs' 16-bit encodings, made once for every candidate's uploads (FP8 inputs are quantised instead).
@@ -95,11 +71,14 @@ std::unique_ptr<VerificationSet> ReferenceCache::build(std::string const& key, d
   bool const use_store = store_ && stored;
   if (use_store)
     if (auto forward = store_->load(problem, seed)) {
-      try {  // the inputs are kept for a recomputation: a stored file is checked before it is used
+      // The inputs are kept for a recomputation: a stored file is checked before it is used, O and LSE on
+      // the check's sampled query rows (its statistics are checked by numerics' reference, which throws).
+      try {
         auto set = std::make_unique<VerificationSet>(
             VerificationSet{PreparedCheck(problem, inputs, sample_rows, seed, forward->statistics),
                             std::move(forward->forward)});
-        if (agrees(set->check, set->forward)) {
+        if (numerics::gpu::is_reference_forward_on(problem, set->check.attention_inputs(),
+                                                   set->check.sample().query_rows, set->forward)) {
           ++forwards_loaded_;
           keep(forward_key, {set->forward, forward->statistics});
           return set;

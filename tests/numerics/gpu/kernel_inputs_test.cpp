@@ -7,7 +7,9 @@
 
 #include "device/run/device_problem.hpp"
 #include "numerics/gpu/kernel_inputs.hpp"
+#include "numerics/gpu/kernel_tensors.hpp"
 #include "numerics/input_families.hpp"
+#include "tests/numerics/test_inputs.hpp"
 
 using namespace fl;
 using namespace fl::device;
@@ -69,4 +71,27 @@ TEST_CASE("inputs made for one precision are tagged with it, and a problem of an
   REQUIRE_FALSE(refused);
   CHECK(refused.error().stage == "input");
   CHECK_THAT(refused.error().message, Catch::Contains("exact in fp16") && Catch::Contains("stores bf16"));
+}
+
+TEST_CASE("a forward is recognised as the reference's on sampled rows, and one changed element is not",
+          "[numerics][kernel_inputs]") {
+  Problem const problem(numerics::test::make_shape(1, 2, 2, 96, 96, 32, true), Precision::fp16,
+                        Direction::backward);
+  auto const inputs = numerics::gpu::make_normal_inputs(problem, 3);
+  auto const attention = numerics::gpu::to_attention_inputs(problem, inputs);
+  REQUIRE(attention.has_backward());  // dO present: the check reads only O and LSE
+  std::vector<std::size_t> const rows = {0, 50, 95, 130, 191};
+  std::size_t const d = 32;
+  auto const reference = numerics::gpu::reference_forward(problem, inputs);
+  CHECK(numerics::gpu::is_reference_forward_on(problem, attention, rows, reference));
+
+  auto forward = reference;
+  forward.o[130 * d + 7] = -forward.o[130 * d + 7] + 1.0f;  // a sampled row's O
+  CHECK_FALSE(numerics::gpu::is_reference_forward_on(problem, attention, rows, forward));
+  forward = reference;
+  forward.lse[50] += 1.0f;  // a sampled row's LSE
+  CHECK_FALSE(numerics::gpu::is_reference_forward_on(problem, attention, rows, forward));
+  forward = reference;
+  forward.o[60 * d] += 1.0f;  // a row outside the sample is not looked at, by design
+  CHECK(numerics::gpu::is_reference_forward_on(problem, attention, rows, forward));
 }
