@@ -230,11 +230,33 @@ int run(int argc, char const* const argv[], std::string& lost_after) {
                  device.error().message.c_str(), outputs.front().first, outputs.front().second.c_str());
     return common::kExitNoGpu;
   }
+  if (device && !options.measured_on.empty()) {
+    std::fprintf(stderr,
+                 "fa-tune: --measured-on chooses the rows a machine without a GPU answers from; this one has "
+                 "%s, which tunes (drop --measured-on)\n",
+                 device->name.c_str());
+    return common::kExitBadInput;
+  }
   if (!device) {
     // No GPU: answer from the shipped best configs (and whatever this database measured before).
     auto const shipped =
         tuner::report_shipped_configs(arch, kernels_dir.value(), db_path, tuner::selected_problems(options),
-                                      tuner::default_tuning_families(options));
+                                      tuner::default_tuning_families(options), options.measured_on);
+    if (!shipped.measured_on_matched) {
+      std::fprintf(stderr, "fa-tune: --measured-on '%s' matches none of the GPUs known for %s: %s\n",
+                   options.measured_on.c_str(), std::string(runtime::arch_name(arch)).c_str(),
+                   tuner::describe_gpus(shipped).c_str());
+      return common::kExitBadInput;
+    }
+    if (shipped.gpus.size() > 1) {
+      std::string const choice =
+          options.measured_on.empty()
+              ? "a problem tuned on several answers with the fastest (--measured-on NAME keeps one)"
+              : "answering from those whose name contains '" + options.measured_on + "'";
+      std::printf("Best configs known for %s come from %zu GPUs: %s; %s\n",
+                  std::string(runtime::arch_name(arch)).c_str(), shipped.gpus.size(),
+                  tuner::describe_gpus(shipped).c_str(), choice.c_str());
+    }
     std::printf(
         "Best configs known for %s: %d (%d shipped seeds loaded now); the %d that answer the problems asked, "
         "compile-checked here:\n%s",

@@ -92,6 +92,25 @@ TEST_CASE("fa-tune without a GPU answers a problem nobody tuned with the nearest
                  Catch::Contains("(0 tuned, 1 from the nearest tuned shape, 0 family defaults)"));
 }
 
+TEST_CASE("fa-tune without a GPU: --measured-on naming no GPU known is one line, exit 2", "[tuner][cli]") {
+  if (!fl::test::gpu_unavailable_reason()) return;  // with a GPU --measured-on is refused: nothing to list
+  Scratch scratch;
+  auto const outcome =
+      fl::test::run_tool(fl::test::sibling_binary("fa-tune").string() + " --db " +
+                         (scratch.dir / "db.sqlite").string() + " --family fa2_sm80 --measured-on A100");
+  INFO(outcome.out << outcome.err);
+  CHECK(outcome.exit_code == 2);
+  CHECK(outcome.error_lines() == 1);
+  CHECK_THAT(outcome.err, Catch::Contains("--measured-on 'A100' matches none of the GPUs known for sm_90a: "
+                                          "NVIDIA H200 ("));
+  CHECK(outcome.out.empty());
+  auto const h200 = fl::test::run_tool(fl::test::sibling_binary("fa-tune").string() + " --db " +
+                                       (scratch.dir / "db.sqlite").string() +
+                                       " --family fa2_sm80 --causal no --measured-on h200");
+  CHECK(h200.exit_code == 0);
+  CHECK_THAT(h200.out, Catch::Contains("(1 tuned, 0 from the nearest tuned shape, 0 family defaults)"));
+}
+
 TEST_CASE("fa-tune on an unusable database: exit 2, one line naming it", "[tuner][cli][db]") {
   Scratch scratch;
   fs::create_directories(scratch.dir / "folder.sqlite");

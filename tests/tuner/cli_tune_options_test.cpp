@@ -175,3 +175,18 @@ TEST_CASE("fa-tune options: a number beyond int, trailing junk, a repeat or an e
        {"--db", "--replay", "--merge", "--json", "--report", "--family", "--kernels-dir"})
     CHECK_THROWS_WITH(parse({option, ""}), Catch::Contains(std::string(option) + " '' is empty"));
 }
+
+TEST_CASE("fa-tune options: --measured-on picks a GPU's rows for the answers without a GPU, and only there",
+          "[tuner][cli]") {
+  CHECK(parse({"--measured-on", "H100"}).measured_on == "H100");
+  CHECK(parse({}).measured_on.empty());
+  CHECK(parse({"--help"}).help_text.find("--measured-on") != std::string::npos);
+  for (std::vector<char const*> const& other : {std::vector<char const*>{"--compile-only"},
+                                                {"--replay", "r.tsv"},
+                                                {"--merge", "m.sqlite"},
+                                                {"--gpus", "0"}}) {
+    auto args = other;
+    args.insert(args.end(), {"--measured-on", "H100"});
+    CHECK_THROWS_WITH(parse(args), Catch::Contains("--measured-on chooses the rows a machine without a GPU"));
+  }
+}

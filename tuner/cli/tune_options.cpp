@@ -142,6 +142,10 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "a "
       "strategy and budget, draw --report plots, test the command without a GPU")(
       "db", po::value(&o.db_path), "SQLite database (default: $XDG_CACHE_HOME/flashlab/flashlab.sqlite)")(
+      "measured-on", po::value(&o.measured_on),
+      "without a GPU: answer only from the best configs measured on a GPU whose name contains NAME, in any "
+      "case (e.g. H100); default: every GPU of --arch the database knows, a problem tuned on several "
+      "answered by the fastest row")(
       "forward-store", po::value(&o.forward_store),
       "keep each backward problem's float64 forward and row statistics in this folder (~75 MiB a headline "
       "shape), so that another run (a restart, the other backward family, a later call) reads them instead "
@@ -267,6 +271,13 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       if (!output->empty())
         throw UsageError(
             "--merge writes only the database; run fa-tune again for --json, --report or an export");
+  }
+  if (vm.count("measured-on")) {
+    if (o.measured_on.empty()) throw UsageError("--measured-on needs a part of a GPU name, e.g. H200");
+    if (o.compile_only || !o.replay_path.empty() || !o.merge_path.empty() || vm.count("gpus"))
+      throw UsageError(
+          "--measured-on chooses the rows a machine without a GPU answers from; it does not combine with "
+          "--compile-only, --replay, --merge or --gpus");
   }
   std::optional<int> const worker =
       vm.count("gpu-worker") ? std::optional(parse_whole_number(worker_gpu, "gpu-worker", 0, kMaxGpus - 1))

@@ -44,6 +44,7 @@ struct TuneOptions {
   std::string export_best_path;          // empty: none; else the best configs measured here, as seed TSV
   std::string export_measurements_path;  // empty: none; else every candidate of run 1, TSV (test fixtures)
   int noise_runs = 1;                    // >= 2: repeat the run, re-measuring everything, and report noise
+  std::string measured_on;   // without a GPU: answer from rows of GPUs whose name contains this (empty: all)
   bool warm_start = false;   // evaluate the best configs stored or shipped at the nearest shapes first
   std::string command_line;  // as typed, stored with each tuning run (filled by the command's main)
   std::string kernels_dir;   // empty: found by runtime/

@@ -1,6 +1,8 @@
 #include "tuner/tune/shipped_configs.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 
 #include "common/precision.hpp"
 #include "db/schema.hpp"
@@ -33,9 +35,15 @@ std::string measured_on(db::GpuKey const& gpu) {
   return text;
 }
 
-}  // namespace
+// --measured-on H100 keeps "NVIDIA H100 80GB HBM3": a part of the name, in any case.
+bool name_contains(std::string const& name, std::string const& part) {
+  auto const lower = [](unsigned char c) { return char(std::tolower(c)); };
+  std::string a(name.size(), ' '), b(part.size(), ' ');
+  std::transform(name.begin(), name.end(), a.begin(), lower);
+  std::transform(part.begin(), part.end(), b.begin(), lower);
+  return a.find(b) != std::string::npos;
+}
 
-namespace {
 std::string answer_text(TunedAnswer const& answer) {
   switch (answer.kind) {
     case AnswerKind::tuned:
@@ -56,13 +64,21 @@ std::string answer_text(TunedAnswer const& answer) {
 ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
                                      std::filesystem::path const& db_path,
                                      std::vector<device::Problem> const& problems,
-                                     std::vector<std::string> const& families) {
+                                     std::vector<std::string> const& families,
+                                     std::string const& gpu_name_part) {
   ShippedReport report;
   auto database = db::open_database(db_path);
   report.seeds_loaded = db::load_seed_configs(database, db::parse_seed_configs(db::shipped_seed_configs()));
   std::vector<db::BestConfig> known;
-  for (auto const& best : db::best_configs(database))
-    if (runs_on(arch, best.gpu) && !best.gpu.name.starts_with(kReplayGpuPrefix)) known.push_back(best);
+  std::map<std::string, int> per_gpu;
+  for (auto const& best : db::best_configs(database)) {
+    if (!runs_on(arch, best.gpu) || best.gpu.name.starts_with(kReplayGpuPrefix)) continue;
+    ++per_gpu[best.gpu.name];
+    if (name_contains(best.gpu.name, gpu_name_part)) known.push_back(best);
+  }
+  report.gpus.assign(per_gpu.begin(), per_gpu.end());
+  report.measured_on_matched = gpu_name_part.empty() || !known.empty();
+  if (!report.measured_on_matched) return report;
   report.configs = int(known.size());
 
   // The answers first: the rows they use are the ones listed and compile-checked. Checking every known row
@@ -111,6 +127,13 @@ ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::
   }
   report.table = table.render();
   return report;
+}
+
+std::string describe_gpus(ShippedReport const& report) {
+  std::string text;
+  for (auto const& [name, rows] : report.gpus)
+    text += (text.empty() ? "" : ", ") + name + " (" + std::to_string(rows) + ")";
+  return text.empty() ? "none" : text;
 }
 
 }  // namespace fl::tuner

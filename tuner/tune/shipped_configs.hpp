@@ -5,8 +5,12 @@
 // the target (the shipped seeds, loaded into SQLite on first use, and anything this database measured).
 // The known rows those answers use are listed with their provenance (GPU, driver, date, source) and
 // compile-checked with NVRTC for the target here and now; the others are only counted.
+// The database may hold rows of several GPUs of the target (the seeds' card, a user's own tuning on another):
+// `gpu_name_part` (--measured-on) keeps the rows of the GPUs whose name contains it, case-insensitively; empty
+// keeps all, and a problem tuned on several then answers with the fastest row (nearest_tuned's tie-break).
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device/problem.hpp"
@@ -22,11 +26,18 @@ struct ShippedReport {
   int listed = 0;   // of them, the rows the answers use (listed and compile-checked)
   int compile_failures = 0;
   int seeds_loaded = 0;
+  // Best configs known for the target per GPU name, before `gpu_name_part` chose among them, by name.
+  std::vector<std::pair<std::string, int>> gpus;
+  bool measured_on_matched = true;  // false: `gpu_name_part` named none of `gpus` (nothing answered)
 };
 
 ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::path const& kernels_dir,
                                      std::filesystem::path const& db_path,
                                      std::vector<device::Problem> const& problems,
-                                     std::vector<std::string> const& families);
+                                     std::vector<std::string> const& families,
+                                     std::string const& gpu_name_part = {});
+
+// "NVIDIA H200 (261), NVIDIA H100 80GB HBM3 (40)": the GPUs of a report, for its notices.
+std::string describe_gpus(ShippedReport const& report);
 
 }  // namespace fl::tuner

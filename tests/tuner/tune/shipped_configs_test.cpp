@@ -61,3 +61,62 @@ TEST_CASE("without a GPU only the best configs that answer the problems asked ar
   CHECK(rows_naming(report.table, "  yes") == 2);
   CHECK(report.compile_failures == 0);
 }
+
+TEST_CASE("without a GPU, --measured-on answers from one GPU's rows where the database holds several",
+          "[tuner][tune]") {
+  test::TempKernelsDir dir;
+  auto const db_path = dir.path() / "two_gpus.sqlite";
+  auto const family = find_family("fa2_sm80");
+  auto const problem = headline_problem(2048, 64, true, common::Precision::fp16, Direction::forward);
+  // The same problem tuned on two cards, to two configs; the H200's row is the faster.
+  struct Row {
+    db::GpuKey gpu;
+    char const* config;
+    double tflops;
+  };
+  Row const rows[] = {{{"NVIDIA H200", 9, 0, 132, "580.159.04", 13000},
+                       "kBlockM=128,kBlockN=64,kEpilogueSmem=1,kNWarps=4,kQInRegs=0,kStages=1,kWarpsN=1",
+                       300.0},
+                      {{"NVIDIA H100 80GB HBM3", 9, 0, 132, "580.95.05", 13000},
+                       "kBlockM=64,kBlockN=64,kEpilogueSmem=1,kNWarps=4,kQInRegs=0,kStages=1,kWarpsN=1",
+                       250.0}};
+  {
+    auto database = db::open_database(db_path);
+    for (auto const& row : rows) {
+      auto const config = parse_config(row.config);
+      REQUIRE(config);
+      REQUIRE_FALSE(family->violates(*config, problem));
+      db::store_best_config(
+          database, db::BestConfig{row.gpu, problem_key(problem), "fa2_sm80", row.config, 1.0, row.tflops,
+                                   "measured", "13.0", "", "2026-12-06T00:00:00Z"});
+    }
+  }
+  auto const kernels = runtime::resolve_kernels_dir(std::nullopt).value();
+  auto const ask = [&](std::string const& measured_on) {
+    return report_shipped_configs(runtime::TargetArch::sm_90a, kernels, db_path, {problem}, {"fa2_sm80"},
+                                  measured_on);
+  };
+
+  auto const both = ask("");
+  INFO(both.table << both.answers);
+  REQUIRE(both.gpus.size() == 2);  // the shipped seeds are H200 rows too
+  CHECK(both.gpus[0].first == "NVIDIA H100 80GB HBM3");
+  CHECK(both.gpus[0].second == 1);
+  CHECK_THAT(describe_gpus(both), Catch::Contains("NVIDIA H100 80GB HBM3 (1), NVIDIA H200 ("));
+  CHECK(both.tuned == 1);
+  CHECK_THAT(both.answers, Catch::Contains(rows[0].config) && Catch::Contains("on NVIDIA H200"));
+
+  auto const h100 = ask("h100");  // any case, a part of the name
+  INFO(h100.table << h100.answers);
+  CHECK(h100.measured_on_matched);
+  CHECK(h100.configs == 1);
+  CHECK(h100.tuned == 1);
+  CHECK_THAT(h100.answers, Catch::Contains(rows[1].config) && Catch::Contains("on NVIDIA H100 80GB HBM3"));
+  CHECK_THAT(h100.table, Catch::Contains("NVIDIA H100 80GB HBM3 driver 580.95.05"));
+  CHECK(h100.table.find("NVIDIA H200") == std::string::npos);
+
+  auto const none = ask("A100");
+  CHECK_FALSE(none.measured_on_matched);
+  CHECK(none.answers.empty());
+  CHECK(none.gpus.size() == 2);  // what the refusal names
+}
