@@ -3,7 +3,8 @@
 # (GRID_REPLAY), over three device calls as the lead makes them, with experiments/tuner/ship_grid.py between
 # them: (1) a fresh database, a budget of 10; the database and the winner come back, are carried and
 # shipped; (2) the carried database with a budget of 30: the 10 are answered from it and 20 measured;
-# (3) a call with no time left: every line "not reached", the database still comes back whole; (4) the same
+# (3) a call with no time left: every line "not reached", the database still comes back whole, and another
+# card's export ships beside the seed's rows, not over them; (4) the same
 # on two worker processes (GRID_GPUS); (5-7) the time split over two lines, ordered and even, and a bad
 # GRID_SPLIT refused; (8) a GPU other than GRID_GPU refused.
 # Usage: tests/scripts/grid_recipe_test.sh BUILD_BIN FIXTURE_TSV
@@ -118,6 +119,22 @@ grep -q "30 measurements imported" "$work/call3.log" || { cat "$work/call3.log";
 python3 "$repo/experiments/tuner/ship_grid.py" "$work/out3" --seed "$work/seed.tsv" --raw "$work/raw" \
   --carry "$work/carried.sqlite" --allow-replay >"$work/ship.log" 2>&1 || { cat "$work/ship.log"; fail "ship 3"; }
 grep -q "0 rows from the grid (0 replaced, 0 new), 2 in all" "$work/ship.log" || { cat "$work/ship.log"; fail "ship 3 counts"; }
+# A grid of another card (an H100's, GRID_GPU=H100) ships beside the H200's rows, never over them: the seed
+# keys rows by GPU, as the database does (fa-tune --measured-on then picks one card's answers).
+mkdir -p "$work/other_card"
+cp "$work/carried.sqlite" "$work/other_card/fa-tune.sqlite"
+python3 - "$work/out2/grid_best_configs.tsv" "$work/other_card/grid_best_configs.tsv" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+out = [l if l.startswith("#") or not l.startswith("replay of ") else "NVIDIA H100 (fake)" + l[l.index("\t"):]
+       for l in lines]
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+PY
+python3 "$repo/experiments/tuner/ship_grid.py" "$work/other_card" --seed "$work/seed.tsv" --raw "$work/raw" \
+  --carry "$work/carried_other.sqlite" >"$work/ship.log" 2>&1 || { cat "$work/ship.log"; fail "ship other card"; }
+grep -q "1 rows from the grid (0 replaced, 1 new), 3 in all" "$work/ship.log" ||
+  { cat "$work/ship.log"; fail "another card's row replaced the H200's"; }
+grep -q "kShippedByHand=1" "$work/seed.tsv" || fail "another card's row removed a shipped row"
 # (4) the same grid on two workers (GRID_GPUS, as on a multi-GPU kind): the coordinator exports the winner.
 GRID_GPUS=0,1 call 4 "$problem --budget 40" 60
 [ "$(cat "$work/call4.rc")" = 0 ] || { cat "$work/call4.log" "$work/out4/unpacked/grid/line1.txt"; fail "call 4 exit $(cat "$work/call4.rc")"; }
