@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""card_transfer's table: does the seed config of one card hold on the card the run was made on?
+
+    summarize.py WORK [SEED_GPU]               table.md from WORK's tune.tsv, default.csv, shipped_*.csv
+                                              (SEED_GPU: the card the seeds were tuned on, NVIDIA H200)
+    summarize.py --seed-config SEEDS GPU FAMILY DTYPE HEAD_DIM CAUSAL N
+                                              the seed row's config for that headline forward (run.sh uses it;
+                                              prints nothing when the seed file has none)
+
+Per problem (head dim, mask): this card's default as fa-tune and fa-bench timed it (the two protocols, same
+call), its best of the tuning budget, and the seed card's config timed here; seed / best says how much of
+this card's best of BUDGET the shipped config gives (1.00: the seed is as good as this card's search found).
+"""
+import csv
+import glob
+import os
+import re
+import sys
+
+TOKENS = 16384  # the headline shapes: b = 16384 / n, h = 2048 / d
+HEAD_DIM_WIDTH = 2048
+
+
+def seed_config(seeds, gpu, family, dtype, head_dim, causal, n):
+    with open(seeds, encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f if line.strip() and not line.startswith("#")]
+    header, rows = rows[0], rows[1:]
+    col = {name: i for i, name in enumerate(header)}
+    want = {"gpu": gpu, "family": family, "dtype": dtype, "head_dim": str(head_dim),
+            "causal": "1" if causal == "yes" else "0", "direction": "fwd", "seqlen_q": str(n), "seqlen_k": str(n),
+            "batch": str(TOKENS // int(n)), "heads_q": str(HEAD_DIM_WIDTH // int(head_dim))}
+    for row in rows:
+        if all(row[col[k]] == v for k, v in want.items()):
+            return row[col["config"]]
+    return ""
+
+
+def problem_of_tune(text):
+    """'b4 h16/16 n4096x4096 d128 bf16 full fwd' -> (128, 'full')."""
+    m = re.search(r" d(\d+) \S+ (full|causal) fwd", text)
+    return (int(m.group(1)), m.group(2)) if m else None
+
+
+def read_bench(path):
+    out = {}
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if row["check"].startswith("pass") or row["check"].startswith("checked earlier"):
+                out[(int(row["head_dim"]), row["mask"])] = (row["config"], float(row["tflops"]))
+    return out
+
+
+def main():
+    if len(sys.argv) == 9 and sys.argv[1] == "--seed-config":
+        print(seed_config(*sys.argv[2:]))
+        return
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    work, seed_gpu = sys.argv[1], (sys.argv[2] if len(sys.argv) == 3 else "NVIDIA H200")
+    gpu_line, tuned = "", {}
+    with open(os.path.join(work, "tune.tsv"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    gpu_line = next((l[2:] for l in lines if l.startswith("# GPU ")), "GPU unknown")
+    header = next(l for l in lines if l.startswith("family\t")).split("\t")
+    col = {name: i for i, name in enumerate(header)}
+    for line in lines[lines.index("\t".join(header)) + 1:]:
+        row = line.split("\t")
+        key = problem_of_tune(row[col["problem"]])
+        if key is None or row[col["verdict"]] != "ok" or not row[col["tflops"]]:
+            continue
+        tuned.setdefault(key, []).append((row[col["config"]], float(row[col["tflops"]])))
+    default = read_bench(os.path.join(work, "default.csv"))
+    shipped = {}
+    for path in sorted(glob.glob(os.path.join(work, "shipped_*.csv"))):
+        shipped.update(read_bench(path))
+
+    print(f"# card_transfer: {seed_gpu}'s seed configs on {gpu_line}\n")
+    print("| problem | default, fa-tune | default, fa-bench | best of search | evaluated | seed config here "
+          "| seed / best | seed / default | best config here |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    ratios = []
+
+    def fmt(x, digits=1):
+        return f"{x:.{digits}f}" if x is not None else "-"
+
+    for key in sorted(set(tuned) | set(shipped)):
+        d, mask = key
+        rows = tuned.get(key, [])
+        bench_default = default.get(key)
+        tune_default = next((t for c, t in rows if bench_default and c == bench_default[0]), None)
+        best = max(rows, key=lambda r: r[1]) if rows else None
+        seed = shipped.get(key)
+        # The better of this card's search and the seed config: the seed may beat a search of BUDGET.
+        ceiling = max(t for t in (best and best[1], seed and seed[1]) if t) if (best or seed) else None
+        ratio = seed[1] / ceiling if seed else None
+        if ratio:
+            ratios.append(ratio)
+        cells = [f"d{d} {mask}", fmt(tune_default), fmt(bench_default and bench_default[1]),
+                 fmt(best and best[1]), str(len(rows)), fmt(seed and seed[1]), fmt(ratio, 3),
+                 fmt(seed[1] / bench_default[1] if seed and bench_default else None, 3),
+                 f"`{best[0]}`" if best else "-"]
+        print("| " + " | ".join(cells) + " |")
+    if ratios:
+        print(f"\nseed / best (the better of this card's search and the seed config, both timed here): "
+              f"min {min(ratios):.3f}, mean {sum(ratios) / len(ratios):.3f} over {len(ratios)} problems")
+
+
+if __name__ == "__main__":
+    main()
