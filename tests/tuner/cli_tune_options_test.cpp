@@ -181,6 +181,7 @@ TEST_CASE("fa-tune options: --measured-on picks a GPU's rows for the answers wit
   CHECK(parse({"--measured-on", "H100"}).measured_on == "H100");
   CHECK(parse({}).measured_on.empty());
   CHECK(parse({"--help"}).help_text.find("--measured-on") != std::string::npos);
+  CHECK_THROWS_WITH(parse({"--measured-on", ""}), Catch::Contains("--measured-on '' is empty"));
   for (std::vector<char const*> const& other : {std::vector<char const*>{"--compile-only"},
                                                 {"--replay", "r.tsv"},
                                                 {"--merge", "m.sqlite"},

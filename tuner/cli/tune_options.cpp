@@ -272,8 +272,7 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
         throw UsageError(
             "--merge writes only the database; run fa-tune again for --json, --report or an export");
   }
-  if (vm.count("measured-on")) {
-    if (o.measured_on.empty()) throw UsageError("--measured-on needs a part of a GPU name, e.g. H200");
+  if (vm.count("measured-on")) {  // not empty: parse_strictly refuses an empty value of any option
     if (o.compile_only || !o.replay_path.empty() || !o.merge_path.empty() || vm.count("gpus"))
       throw UsageError(
           "--measured-on chooses the rows a machine without a GPU answers from; it does not combine with "

@@ -37,7 +37,7 @@ ShippedReport report_shipped_configs(runtime::TargetArch arch, std::filesystem::
                                      std::vector<std::string> const& families,
                                      std::string const& gpu_name_part = {});
 
-// "NVIDIA H200 (261), NVIDIA H100 80GB HBM3 (40)": the GPUs of a report, for its notices.
+// "NVIDIA H100 80GB HBM3 (40), NVIDIA H200 (261)": the GPUs of a report by name, for its notices.
 std::string describe_gpus(ShippedReport const& report);
 
 }  // namespace fl::tuner
