@@ -6,7 +6,7 @@
 // The known rows those answers use are listed with their provenance (GPU, driver, date, source) and
 // compile-checked with NVRTC for the target here and now; the others are only counted.
 // The database may hold rows of several GPUs of the target (the seeds' card, a user's own tuning on another):
-// `gpu_name_part` (--measured-on) keeps the rows of the GPUs whose name contains it, case-insensitively; empty
+// `gpu_name_part` (--measured-on) keeps the rows of the GPUs whose name contains it, in any case; empty
 // keeps all, and a problem tuned on several then answers with the fastest row (nearest_tuned's tie-break).
 #include <filesystem>
 #include <string>
