@@ -57,7 +57,7 @@ def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     work, seed_gpu = sys.argv[1], (sys.argv[2] if len(sys.argv) == 3 else "NVIDIA H200")
-    gpu_line, tuned = "", {}
+    tuned = {}
     with open(os.path.join(work, "tune.tsv"), encoding="utf-8") as f:
         lines = f.read().splitlines()
     gpu_line = next((l[2:] for l in lines if l.startswith("# GPU ")), "GPU unknown")
@@ -90,9 +90,8 @@ def main():
         tune_default = next((t for c, t in rows if bench_default and c == bench_default[0]), None)
         best = max(rows, key=lambda r: r[1]) if rows else None
         seed = shipped.get(key)
-        # The better of this card's search and the seed config: the seed may beat a search of BUDGET.
-        ceiling = max(t for t in (best and best[1], seed and seed[1]) if t) if (best or seed) else None
-        ratio = seed[1] / ceiling if seed else None
+        # Against the better of this card's search and the seed config: the seed may beat a search of BUDGET.
+        ratio = seed[1] / max(seed[1], best[1] if best else 0.0) if seed else None
         if ratio:
             ratios.append(ratio)
         cells = [f"d{d} {mask}", fmt(tune_default), fmt(bench_default and bench_default[1]),
