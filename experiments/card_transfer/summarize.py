@@ -3,9 +3,9 @@
 
     summarize.py WORK [SEED_GPU]               table.md from WORK's tune.tsv, default.csv, shipped_*.csv
                                               (SEED_GPU: the card the seeds were tuned on, NVIDIA H200)
-    summarize.py --seed-config SEEDS GPU FAMILY DTYPE HEAD_DIM CAUSAL N
-                                              the seed row's config for that headline forward (run.sh uses it;
-                                              prints nothing when the seed file has none)
+    summarize.py --seed-config SEEDS GPU FAMILY DTYPE DIRECTION HEAD_DIM CAUSAL N
+                                              the seed row's config for that headline problem (run.sh uses
+                                              it; prints nothing when the seed file has none)
 
 Per problem (head dim, mask): this card's default as fa-tune and fa-bench timed it (the two protocols, same
 call), its best of the tuning budget, and the seed card's config timed here; seed / best says how much of
@@ -21,13 +21,13 @@ TOKENS = 16384  # the headline shapes: b = 16384 / n, h = 2048 / d
 HEAD_DIM_WIDTH = 2048
 
 
-def seed_config(seeds, gpu, family, dtype, head_dim, causal, n):
+def seed_config(seeds, gpu, family, dtype, direction, head_dim, causal, n):
     with open(seeds, encoding="utf-8") as f:
         rows = [line.rstrip("\n").split("\t") for line in f if line.strip() and not line.startswith("#")]
     header, rows = rows[0], rows[1:]
     col = {name: i for i, name in enumerate(header)}
     want = {"gpu": gpu, "family": family, "dtype": dtype, "head_dim": str(head_dim),
-            "causal": "1" if causal == "yes" else "0", "direction": "fwd", "seqlen_q": str(n), "seqlen_k": str(n),
+            "causal": "1" if causal == "yes" else "0", "direction": direction, "seqlen_q": str(n), "seqlen_k": str(n),
             "batch": str(TOKENS // int(n)), "heads_q": str(HEAD_DIM_WIDTH // int(head_dim))}
     for row in rows:
         if all(row[col[k]] == v for k, v in want.items()):
@@ -36,8 +36,8 @@ def seed_config(seeds, gpu, family, dtype, head_dim, causal, n):
 
 
 def problem_of_tune(text):
-    """'b4 h16/16 n4096x4096 d128 bf16 full fwd' -> (128, 'full')."""
-    m = re.search(r" d(\d+) \S+ (full|causal) fwd", text)
+    """'b4 h16/16 n4096x4096 d128 bf16 full fwd' -> (128, 'full') (either direction: one a run)."""
+    m = re.search(r" d(\d+) \S+ (full|causal) (?:fwd|bwd)", text)
     return (int(m.group(1)), m.group(2)) if m else None
 
 
@@ -51,13 +51,13 @@ def read_bench(path):
 
 
 def main():
-    if len(sys.argv) == 9 and sys.argv[1] == "--seed-config":
+    if len(sys.argv) == 10 and sys.argv[1] == "--seed-config":
         print(seed_config(*sys.argv[2:]))
         return
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     work, seed_gpu = sys.argv[1], (sys.argv[2] if len(sys.argv) == 3 else "NVIDIA H200")
-    tuned = {}
+    tuned, problems = {}, set()
     with open(os.path.join(work, "tune.tsv"), encoding="utf-8") as f:
         lines = f.read().splitlines()
     gpu_line = next((l[2:] for l in lines if l.startswith("# GPU ")), "GPU unknown")
@@ -69,12 +69,13 @@ def main():
         if key is None or row[col["verdict"]] != "ok" or not row[col["tflops"]]:
             continue
         tuned.setdefault(key, []).append((row[col["config"]], float(row[col["tflops"]])))
+        problems.add(" ".join([row[col["family"]]] + row[col["problem"]].split()[-3::2]))  # family dtype direction
     default = read_bench(os.path.join(work, "default.csv"))
     shipped = {}
     for path in sorted(glob.glob(os.path.join(work, "shipped_*.csv"))):
         shipped.update(read_bench(path))
 
-    print(f"# card_transfer: {seed_gpu}'s seed configs on {gpu_line}\n")
+    print(f"# card_transfer: {seed_gpu}'s seed configs of {', '.join(sorted(problems)) or '-'} on {gpu_line}\n")
     print("| problem | default, fa-tune | default, fa-bench | best of search | evaluated | seed config here "
           "| seed / best | seed / default | best config here |")
     print("|---|---|---|---|---|---|---|---|---|")
