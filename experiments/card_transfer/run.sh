@@ -2,9 +2,9 @@
 # card_transfer: do the best configs tuned on one card hold on another? The shipped seeds
 # (db/seed/best_configs.tsv) were tuned on the H200; a user on an H100 gets them. On the present GPU, for
 # FAMILY DTYPE at n SEQLEN (headline b = 16384/n, h = 2048/d), each head dim, full and causal (a family
-# named *_bwd is timed backward, fa-bench's forward first, as fa-tune times it):
+# named *_bwd is tuned and timed backward):
 #   tune      fa-tune on a fresh database: bayes, BUDGET evaluations a problem (the family default first),
-#             so this card's best of BUDGET (not its optimum: the space holds 388 configs at d64);
+#             so this card's best of BUDGET (not its optimum: fa3_sm90's forward space holds 388 configs at d64);
 #   shipped   fa-bench with SEED_GPU's seed config of each problem, on this card;
 #   default   fa-bench with the family defaults: fa-bench's and fa-tune's timings of the same config in the
 #             same call, the check that the two protocols agree.
