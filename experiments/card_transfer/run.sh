@@ -15,8 +15,9 @@
 # SEQLEN (4096), TUNE_LIMIT_S (170). Another family or dtype than the first run's works in a folder (and a
 # tarball) of its own, card_transfer-FAMILY-DTYPE, so that its steps never resume the first run's.
 set -uo pipefail
-FL_COMMAND="$0${FAMILY:+ FAMILY=$FAMILY}${DTYPE:+ DTYPE=$DTYPE}${BUDGET:+ BUDGET=$BUDGET}${SEED_GPU:+ SEED_GPU=$SEED_GPU}\
-${HEAD_DIMS:+ HEAD_DIMS=$HEAD_DIMS}${SEQLEN:+ SEQLEN=$SEQLEN}${TUNE_LIMIT_S:+ TUNE_LIMIT_S=$TUNE_LIMIT_S}"
+FL_COMMAND="$0${FAMILY:+ FAMILY=$FAMILY}${DTYPE:+ DTYPE=$DTYPE}${BUDGET:+ BUDGET=$BUDGET}\
+${SEED_GPU:+ SEED_GPU=$SEED_GPU}${HEAD_DIMS:+ HEAD_DIMS=$HEAD_DIMS}${SEQLEN:+ SEQLEN=$SEQLEN}\
+${TUNE_LIMIT_S:+ TUNE_LIMIT_S=$TUNE_LIMIT_S}"
 source "$(dirname "$0")/../lib.sh"
 family=${FAMILY:-fa3_sm90}
 dtype=${DTYPE:-bf16}
