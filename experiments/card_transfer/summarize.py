@@ -27,7 +27,8 @@ def seed_config(seeds, gpu, family, dtype, direction, head_dim, causal, n):
     header, rows = rows[0], rows[1:]
     col = {name: i for i, name in enumerate(header)}
     want = {"gpu": gpu, "family": family, "dtype": dtype, "head_dim": str(head_dim),
-            "causal": "1" if causal == "yes" else "0", "direction": direction, "seqlen_q": str(n), "seqlen_k": str(n),
+            "causal": "1" if causal == "yes" else "0", "direction": direction, "seqlen_q": str(n),
+            "seqlen_k": str(n),
             "batch": str(TOKENS // int(n)), "heads_q": str(HEAD_DIM_WIDTH // int(head_dim))}
     for row in rows:
         if all(row[col[k]] == v for k, v in want.items()):
@@ -36,9 +37,9 @@ def seed_config(seeds, gpu, family, dtype, direction, head_dim, causal, n):
 
 
 def problem_of_tune(text):
-    """'b4 h16/16 n4096x4096 d128 bf16 full fwd' -> (128, 'full') (either direction: one a run)."""
-    m = re.search(r" d(\d+) \S+ (full|causal) (?:fwd|bwd)", text)
-    return (int(m.group(1)), m.group(2)) if m else None
+    """'b4 h16/16 n4096x4096 d128 bf16 full fwd' -> (128, 'full', 'bf16 fwd'): the key, and what was timed."""
+    m = re.search(r" d(\d+) (\S+) (full|causal) (fwd|bwd)", text)
+    return (int(m.group(1)), m.group(3), f"{m.group(2)} {m.group(4)}") if m else None
 
 
 def read_bench(path):
@@ -66,17 +67,19 @@ def main():
     col = {name: i for i, name in enumerate(header)}
     for line in lines[lines.index("\t".join(header)) + 1:]:
         row = line.split("\t")
-        key = problem_of_tune(row[col["problem"]])
-        if key is None or row[col["verdict"]] != "ok" or not row[col["tflops"]]:
+        problem = problem_of_tune(row[col["problem"]])
+        if problem is None or row[col["verdict"]] != "ok" or not row[col["tflops"]]:
             continue
-        tuned.setdefault(key, []).append((row[col["config"]], float(row[col["tflops"]])))
-        problems.add(" ".join([row[col["family"]]] + row[col["problem"]].split()[-3::2]))  # family dtype direction
+        d, mask, timed = problem
+        tuned.setdefault((d, mask), []).append((row[col["config"]], float(row[col["tflops"]])))
+        problems.add(f"{row[col['family']]} {timed}")
     default = read_bench(os.path.join(work, "default.csv"))
     shipped = {}
     for path in sorted(glob.glob(os.path.join(work, "shipped_*.csv"))):
         shipped.update(read_bench(path))
 
-    print(f"# card_transfer: {seed_gpu}'s seed configs of {', '.join(sorted(problems)) or '-'} on {gpu_line}\n")
+    problems_timed = ", ".join(sorted(problems)) or "-"
+    print(f"# card_transfer: {seed_gpu}'s seed configs of {problems_timed} on {gpu_line}\n")
     print("| problem | default, fa-tune | default, fa-bench | best of search | evaluated | seed config here "
           "| seed / best | seed / default | best config here |")
     print("|---|---|---|---|---|---|---|---|---|")
