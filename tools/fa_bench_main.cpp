@@ -159,8 +159,8 @@ int main(int argc, char** argv) {
           if (check_log && check && check->pass) check_log->record(key, check->summary);
           return check;
         };
-        // One table row of problem p (timing filled in later), its check text given.
-        auto const row_for = [&](Problem const& p, std::string check_text) {
+        // One table row of problem p (timing filled in later), its check's text and verdict given.
+        auto const row_for = [&](Problem const& p, std::string check_text, bool passed) {
           BenchRow row;
           row.family = opt.family;
           row.config = to_string(config);
@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
           row.seqlen_k = p.shape.seqlen_k;
           row.head_dim = d;
           row.check = std::move(check_text);
+          row.passed = passed;
           row.registers = regs;
           row.spill_bytes = spills;
           row.device_bytes = device::DeviceProblem::bytes_needed(p, family->scratch(config, p));
@@ -200,7 +201,8 @@ int main(int argc, char** argv) {
             auto const ran = fp8 ? device::run_once(*family, config, p, program.value(), inputs, nullptr,
                                                     fp8->has_value() ? &**fp8 : nullptr)
                                  : runtime::Result<device::HostOutputs>(fp8.error());
-            BenchRow const row = row_for(p, ran ? "launched once, not checked" : ran.error().one_line());
+            BenchRow const row =
+                row_for(p, ran ? "launched once, not checked" : ran.error().one_line(), ran.ok());
             std::printf("  %-40s launched once  %8.1f MiB  %s\n", describe(p).c_str(),
                         double(row.device_bytes) / (1024.0 * 1024.0), row.check.c_str());
             rows.push_back(row);
@@ -235,7 +237,7 @@ int main(int argc, char** argv) {
             check = check_once(p, {kCheckRows, kCheckSeed}, timed_inputs);
           bool const pass = check && check->pass;
           all_pass = all_pass && pass;
-          BenchRow row = row_for(p, check ? check->summary : check.error().one_line());
+          BenchRow row = row_for(p, check ? check->summary : check.error().one_line(), pass);
           if (!opt.check_only) {
             // A backward reads O and LSE: written on each input set by fa2_sm80's forward, as in training.
             std::function<runtime::Status(device::DeviceProblem&)> prepare;

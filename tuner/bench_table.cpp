@@ -10,9 +10,23 @@ std::string number(double x) {
   std::snprintf(buf, sizeof buf, "%.6g", x);
   return buf;
 }
+std::string csv_quoted(std::string const& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
 std::string json_string(std::string const& s) {
   std::string out = "\"";
   for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20) {  // JSON forbids raw control characters in a string
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(c));
+      out += buf;
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
@@ -24,15 +38,16 @@ std::string to_csv(std::vector<BenchRow> const& rows) {
   std::string out =
       "family,config,dtype,mask,direction,batch,heads,seqlen,head_dim,median_ms,p20_ms,p80_ms,min_ms,max_ms,"
       "runs,"
-      "tflops,registers,spill_bytes,device_bytes,check,heads_kv,seqlen_k\n";
+      "tflops,registers,spill_bytes,device_bytes,check,heads_kv,seqlen_k,passed\n";
   for (auto const& r : rows) {
-    out += r.family + ",\"" + r.config + "\"," + r.dtype + "," + r.mask + "," + r.direction + "," +
+    out += r.family + "," + csv_quoted(r.config) + "," + r.dtype + "," + r.mask + "," + r.direction + "," +
            std::to_string(r.batch) + "," + std::to_string(r.heads) + "," + std::to_string(r.seqlen) + "," +
            std::to_string(r.head_dim) + "," + number(r.stats.median_ms) + "," + number(r.stats.p20_ms) + "," +
            number(r.stats.p80_ms) + "," + number(r.stats.min_ms) + "," + number(r.stats.max_ms) + "," +
            std::to_string(r.stats.runs) + "," + number(r.tflops) + "," + std::to_string(r.registers) + "," +
-           std::to_string(r.spill_bytes) + "," + std::to_string(r.device_bytes) + ",\"" + r.check + "\"," +
-           std::to_string(r.heads_kv) + "," + std::to_string(r.seqlen_k) + "\n";
+           std::to_string(r.spill_bytes) + "," + std::to_string(r.device_bytes) + "," + csv_quoted(r.check) +
+           "," + std::to_string(r.heads_kv) + "," + std::to_string(r.seqlen_k) + "," +
+           (r.passed ? "true" : "false") + "\n";
   }
   return out;
 }
@@ -54,7 +69,7 @@ std::string to_json(std::vector<BenchRow> const& rows, std::string const& device
            ", \"spill_bytes\": " + std::to_string(r.spill_bytes) +
            ", \"device_bytes\": " + std::to_string(r.device_bytes) + ", \"check\": " + json_string(r.check) +
            ", \"heads_kv\": " + std::to_string(r.heads_kv) + ", \"seqlen_k\": " + std::to_string(r.seqlen_k) +
-           "}" + (i + 1 < rows.size() ? ",\n" : "\n");
+           ", \"passed\": " + (r.passed ? "true" : "false") + "}" + (i + 1 < rows.size() ? ",\n" : "\n");
   }
   return out + "  ]\n}\n";
 }

@@ -1,5 +1,7 @@
 #pragma once
-// fa-bench's result rows and their CSV / JSON forms (written to a temporary name, then renamed).
+// fa-bench's result rows and their CSV / JSON forms (written to a temporary name, then renamed). The CSV
+// quotes config and check as RFC 4180 does (an inner " doubled); new columns go last, so that readers of
+// older files that index by name keep working.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,7 +16,8 @@ struct BenchRow {
   int heads_kv = 0, seqlen_k = 0;                      // GQA and decode shapes (CSV: the last columns)
   TimingStats stats;
   double tflops = 0;
-  std::string check;  // "pass" or the failure summary
+  std::string check;    // the check's summary ("pass ...", "checked earlier ...") or the failure's
+  bool passed = false;  // the check's verdict, so that readers never match the summary's words
   int registers = 0;
   std::size_t spill_bytes = 0;
   // Device memory one problem allocates (Q, K, V, O, LSE, dO/dQ/dK/dV/D, scratch): naive's n^2 S and P

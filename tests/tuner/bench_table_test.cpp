@@ -1,0 +1,45 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tuner/bench_table.hpp"
+
+using fl::tuner::BenchRow;
+
+namespace {
+BenchRow row(std::string check, bool passed) {
+  BenchRow r;
+  r.family = "fa3_sm90";
+  r.config = "kBlockM=128,kBlockN=128";
+  r.dtype = "bf16";
+  r.mask = "full";
+  r.direction = "fwd";
+  r.check = std::move(check);
+  r.passed = passed;
+  return r;
+}
+std::string last_line(std::string const& text) {  // text ends with '\n'
+  auto const start = text.rfind('\n', text.size() - 2) + 1;
+  return text.substr(start, text.size() - 1 - start);
+}
+}  // namespace
+
+TEST_CASE("fa-bench's CSV carries the verdict as its last column", "[tuner][bench_table]") {
+  auto const csv = fl::tuner::to_csv({row("pass max_abs 1e-3", true), row("FAIL: unrescaled O", false)});
+  CHECK(csv.substr(0, csv.find('\n')).ends_with(",heads_kv,seqlen_k,passed"));
+  CHECK(csv.find("\"pass max_abs 1e-3\",0,0,true\n") != std::string::npos);
+  CHECK(last_line(csv).ends_with("\"FAIL: unrescaled O\",0,0,false"));
+}
+
+TEST_CASE("fa-bench's CSV doubles a quote inside a quoted field", "[tuner][bench_table]") {
+  auto const csv = fl::tuner::to_csv({row("compile failed: \"kBlockN\" too large", false)});
+  CHECK(last_line(csv).find(",\"compile failed: \"\"kBlockN\"\" too large\",") != std::string::npos);
+}
+
+TEST_CASE("fa-bench's JSON carries the verdict and escapes control characters", "[tuner][bench_table]") {
+  auto const json = fl::tuner::to_json({row("line one\nline \"two\"", true)}, "H200", "2026-12-07");
+  CHECK(json.find("\"check\": \"line one\\u000aline \\\"two\\\"\"") != std::string::npos);
+  CHECK(json.find("\"passed\": true}") != std::string::npos);
+  CHECK(json.find('\n', json.find("\"check\"")) > json.find("\"passed\""));  // no raw newline in the row
+}
