@@ -11,11 +11,13 @@ Per problem (head dim, mask): this card's default as fa-tune and fa-bench timed 
 call), its best of the tuning budget, and the seed card's config timed here; seed / best says how much of
 this card's best of BUDGET the shipped config gives (1.00: the seed is as good as this card's search found).
 """
-import csv
 import glob
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_csv import speed_rows  # noqa: E402  (experiments/bench_csv.py)
 
 TOKENS = 16384  # the headline shapes: b = 16384 / n, h = 2048 / d
 HEAD_DIM_WIDTH = 2048
@@ -43,13 +45,7 @@ def problem_of_tune(text):
 
 
 def read_bench(path):
-    out = {}
-    with open(path, newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            # fa-bench's passing verdicts; a backward above its checked n passes on its edge problems' checks.
-            if row["check"].startswith(("pass", "checked earlier", "not checked at this n")):
-                out[(int(row["head_dim"]), row["mask"])] = (row["config"], float(row["tflops"]))
-    return out
+    return {(int(row["head_dim"]), row["mask"]): (row["config"], float(row["tflops"])) for row in speed_rows(path)}
 
 
 def main():

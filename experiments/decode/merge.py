@@ -10,19 +10,17 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_csv import csv_rows  # noqa: E402  (experiments/bench_csv.py)
+
 FIELDS = ["backend", "batch", "heads", "heads_kv", "head_dim", "nq", "nk", "median_ms", "p20_ms", "p80_ms",
           "kv_gbps", "tflops", "check"]
-
-
-def rows_of(path):
-    with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
 def ours(path):
     """fa-bench rows in decode.py's form (seqlen is n_q, seqlen_k is n_k)."""
     out = []
-    for r in rows_of(path):
+    for r in csv_rows(path):
         b, hkv, nk, d = int(r["batch"]), int(r["heads_kv"]), int(r["seqlen_k"]), int(r["head_dim"])
         med = float(r["median_ms"])
         kv_bytes = 2 * b * hkv * nk * d * 2
@@ -51,7 +49,7 @@ def main():
     written = 0
     for peers in sorted(glob.glob(os.path.join(run, "peers_*.csv"))):
         tag = re.match(r"peers_(.*)\.csv", os.path.basename(peers)).group(1)
-        rows = rows_of(peers)
+        rows = csv_rows(peers)
         for bench in sorted(glob.glob(os.path.join(run, f"bench_*_{tag}_*.csv"))):
             rows += ours(bench)
         write(os.path.join(out, f"decode_{tag}.csv"), rows)
@@ -60,7 +58,7 @@ def main():
     sweep = []
     for path in glob.glob(os.path.join(run, "sweep_splits*.csv")):
         for r in ours(path):
-            r["splits"] = re.search(r"kSplits=(\d+)", rows_of(path)[0]["config"]).group(1)
+            r["splits"] = re.search(r"kSplits=(\d+)", csv_rows(path)[0]["config"]).group(1)
             sweep.append(r)
     if sweep:
         sweep.sort(key=lambda r: int(r["splits"]))

@@ -4,32 +4,29 @@ each of our problems allocates, inputs included) and peers.py's peak extra memor
 inputs). Prints Markdown with the slope of log(memory) against log(n) between the two largest n each
 implementation reached (2: n^2, 1: linear) and, with --dat, writes memory_fwd.dat and memory_fwdbwd.dat
 (GiB) for lines.gp. Usage: summarize.py RUN_DIR [--dat]"""
-import csv
 import glob
 import math
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_csv import csv_rows  # noqa: E402  (experiments/bench_csv.py)
+
 GIB = 2.0 ** 30
 PEER_NAMES = {"flash": "torch FA2", "cudnn": "cuDNN", "math": "torch math"}
-
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
 def load(run_dir):
     series = {"fwd": {}, "fwdbwd": {}}
     for path in glob.glob(os.path.join(run_dir, "alloc_*.csv")):
-        for r in rows(path):
+        for r in csv_rows(path):
             if not r.get("device_bytes"):
                 continue
             kind = "fwdbwd" if r["direction"] == "bwd" else "fwd"
             name = r["family"].replace("_bwd", "") + (" (allocated)")
             series[kind].setdefault(name, {})[int(r["seqlen"])] = float(r["device_bytes"])
     for path in glob.glob(os.path.join(run_dir, "peers*.csv")):
-        for r in rows(path):
+        for r in csv_rows(path):
             name = PEER_NAMES.get(r["backend"], r["backend"]) + " (extra)"
             for kind, col in (("fwd", "extra_fwd_bytes"), ("fwdbwd", "extra_fwdbwd_bytes")):
                 if r.get(col):

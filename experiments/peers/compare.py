@@ -1,25 +1,23 @@
 #!/usr/bin/env python3
 """Joins fa-bench CSVs with peers.py CSVs of the same run: our TFLOP/s, FA2's, cuDNN's, and the ratios.
 Usage: compare.py RESULTS_DIR  (reads bench_*.csv and peers*.csv there; prints a Markdown table)"""
-import csv
 import glob
+import os
 import sys
 
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_csv import csv_rows, speed_rows  # noqa: E402  (experiments/bench_csv.py)
 
 
 d = sys.argv[1]
 peers = {}
 for p in glob.glob(f"{d}/peers*.csv"):
-    for r in rows(p):
+    for r in csv_rows(p):
         peers[(r["backend"], r["dtype"], int(r["head_dim"]), int(r["seqlen"]), r["mask"], r["direction"])] = float(r["tflops"])
 print("| family | dtype | d | mask | n | ours TFLOP/s | FA2 (torch) | ours/FA2 | cuDNN | ours/cuDNN |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for b in sorted(glob.glob(f"{d}/bench_*.csv")):
-    for r in rows(b):
+    for r in speed_rows(b):
         key = (r["dtype"], int(r["head_dim"]), int(r["seqlen"]), r["mask"], r["direction"])
         ours = float(r["tflops"])
         fa2, cud = peers.get(("flash",) + key), peers.get(("cudnn",) + key)

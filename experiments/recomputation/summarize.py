@@ -3,26 +3,23 @@
 time, forward time and the backward's memory per implementation against n (non-causal rows). Prints
 Markdown; with --dat writes recompute_bwd_ms.dat and recompute_memory.dat (GiB) for lines.gp.
 Usage: summarize.py RUN_DIR [--dat]"""
-import csv
 import glob
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_csv import csv_rows, speed_rows  # noqa: E402  (experiments/bench_csv.py)
+
 GIB = 2.0 ** 30
 PEER_NAMES = {"flash": "torch FA2 (recomputes P)", "cudnn": "cuDNN (recomputes P)", "math": "torch math (stores P)"}
-
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
 def main():
     run_dir = sys.argv[1]
     bwd_ms, fwd_ms, memory = {}, {}, {}
     for path in glob.glob(os.path.join(run_dir, "bench_*.csv")):
-        for r in rows(path):
-            if r.get("mask") != "full" or not r.get("median_ms"):
+        for r in speed_rows(path):
+            if r.get("mask") != "full":
                 continue
             n = int(r["seqlen"])
             name = r["family"].replace("_bwd", "") + " (recomputes P)"
@@ -33,7 +30,7 @@ def main():
             else:
                 fwd_ms.setdefault(name, {})[n] = float(r["median_ms"])
     for path in glob.glob(os.path.join(run_dir, "peers*.csv")):
-        for r in rows(path):
+        for r in csv_rows(path):
             if r["mask"] != "full":
                 continue
             n, name = int(r["seqlen"]), PEER_NAMES.get(r["backend"], r["backend"])

@@ -3,18 +3,15 @@
 Prints Markdown (TFLOP/s per implementation against n, and the lesson's ratios) and, with --dat, writes
 speed_<direction>_d<d>_<mask>.dat into RUN_DIR for lines.gp. More directories after RUN_DIR (the same
 run's CSVs kept elsewhere) are read too. Usage: summarize.py RUN_DIR [MORE_DIRS...] [--dat]"""
-import csv
 import glob
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_csv import csv_rows, speed_rows  # noqa: E402  (experiments/bench_csv.py)
+
 DTYPE = os.environ.get("DTYPE", "bf16")  # the run's element type (run.sh's DTYPE); other rows are skipped
 PEER_NAMES = {"flash": "torch FA2", "cudnn": "cuDNN", "math": "torch math"}
-
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
 def load(run_dirs):
@@ -23,14 +20,14 @@ def load(run_dirs):
     bench = sorted(p for d in run_dirs for p in glob.glob(os.path.join(d, "bench_*.csv")))
     peers = sorted(p for d in run_dirs for p in glob.glob(os.path.join(d, "peers*.csv")))
     for path in bench:
-        for r in rows(path):
-            if "tflops" not in r or not r["tflops"] or r["dtype"] != DTYPE:
+        for r in speed_rows(path):
+            if r["dtype"] != DTYPE:
                 continue
             key = (r["direction"], int(r["head_dim"]), r["mask"])
             fam = r["family"].replace("_bwd", "")
             table.setdefault(key, {}).setdefault(fam, {})[int(r["seqlen"])] = float(r["tflops"])
     for path in peers:
-        for r in rows(path):
+        for r in csv_rows(path):
             if r["dtype"] != DTYPE:
                 continue
             key = (r["direction"], int(r["head_dim"]), r["mask"])

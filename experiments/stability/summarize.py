@@ -5,17 +5,14 @@ Prints Markdown: RMSE of O per n for standard attention and the tiled algorithm 
 tiled / standard (Golden et al. report ~10x for Flash Attention in bf16). With --dat writes, per family and
 precision, vs_n_<family>_<precision>_<output>.dat and vs_block_n_<family>_<precision>.dat (n = 4096), and
 gpu_<dtype>.dat. Usage: summarize.py RESULTS_DIR [--dat]"""
-import csv
 import glob
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_csv import csv_rows  # noqa: E402  (experiments/bench_csv.py)
+
 BLOCK_N_AT = 4096
-
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
 def write_dat(path, header, lines):
@@ -45,7 +42,7 @@ def main():
     data = []
     for path in [os.path.join(run_dir, "results.csv")] + sorted(glob.glob(os.path.join(run_dir, "gpu_*.csv"))):
         if os.path.exists(path):
-            data += rows(path)
+            data += csv_rows(path)
     if data:
         groups = sorted({(r["family"], r["precision"], r["output"]) for r in data})
         for fam, prec, out in groups:
@@ -92,7 +89,7 @@ def main():
                 write_dat(os.path.join(run_dir, f"vs_block_n_{fam}_{prec}.dat"), header, lines)
     path = os.path.join(run_dir, "gpu.csv")
     if os.path.exists(path):
-        data = rows(path)
+        data = csv_rows(path)
         for dtype in sorted({r["dtype"] for r in data}):
             sel = [r for r in data if r["dtype"] == dtype]
             names = sorted({r["backend"] for r in sel})
