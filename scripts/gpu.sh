@@ -60,10 +60,12 @@ mkdir -p "$OUT"
 
 # note TEXT: one line of the current recipe's summary (stdout and $dir/summary.txt).
 note() { echo "$*" | tee -a "$dir/summary.txt"; }
-# gpu_line: which GPU, driver, clocks and temperature, into the summary.
+# gpu_line: which GPU, driver, clocks and temperature, into the summary; gpu_name: the first GPU's name.
 gpu_line() {
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader 2>&1 |
-    tee -a "$dir/summary.txt"
+  local line query=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu
+  line=$(nvidia-smi --query-gpu="$query" --format=csv,noheader 2>&1)
+  echo "$line" | tee -a "$dir/summary.txt"
+  gpu_name=$(echo "$line" | head -n 1 | cut -d, -f1)
   date -u +%FT%TZ >>"$dir/summary.txt"
 }
 # last_line FILE: the last non-empty line of a log (Catch2's compact reporter ends with its totals).

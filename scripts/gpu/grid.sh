@@ -35,7 +35,6 @@
 # that GPU's rows would start a grid of their own; a call for nvidia-h200 may be given an H100).
 gpu_line
 if [ -n "${GRID_GPU:-}" ]; then
-  gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1 | head -n 1)
   case $gpu_name in
     *"$GRID_GPU"*) ;;
     *) note "grid: the GPU is '$gpu_name', not GRID_GPU=$GRID_GPU: nothing tuned (its rows would start a grid of their own)"
