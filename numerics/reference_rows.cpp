@@ -99,6 +99,17 @@ struct TwoSumSum {
   }
 };
 
+// sum += sum_k P_k V_k over keys [from, to), in key order: one row's keys past the pair's shared ones.
+template <template <class> class Sum, class V>
+[[gnu::always_inline]] inline void add_products(Sum<V>& sum, double const* p, int from, int to,
+                                                double const* values, std::size_t d, std::size_t e) {
+  V value;
+  for (int k = from; k < to; ++k) {
+    load(value, values + std::size_t(k) * d + e);
+    sum.add(p[k] * value);
+  }
+}
+
 // O of two rows (a, b; b may be a) over elements [e, e + sizeof(V) / 8): sum_j P_j V_j over each row's
 // visible keys, in key order. Two rows share each V load; two, not more, so that a TwoSum's two vectors per
 // row and its temporaries stay in AVX2's 16 registers.
@@ -109,20 +120,13 @@ template <template <class> class Sum, class V>
   Sum<V> a, b;
   V value;
   int const both = std::min(visible_a, visible_b);
-  int j = 0;
-  for (; j < both; ++j) {
+  for (int j = 0; j < both; ++j) {
     load(value, values + std::size_t(j) * d + e);
     a.add(p_a[j] * value);
     b.add(p_b[j] * value);
   }
-  for (int k = j; k < visible_a; ++k) {
-    load(value, values + std::size_t(k) * d + e);
-    a.add(p_a[k] * value);
-  }
-  for (int k = j; k < visible_b; ++k) {
-    load(value, values + std::size_t(k) * d + e);
-    b.add(p_b[k] * value);
-  }
+  add_products(a, p_a, both, visible_a, values, d, e);  // at most one of these two adds a key
+  add_products(b, p_b, both, visible_b, values, d, e);
   a.store(o_a + e);
   b.store(o_b + e);
 }
