@@ -1,5 +1,6 @@
 #include "device/problem.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace fl::device {
@@ -7,8 +8,6 @@ namespace fl::device {
 namespace {
 constexpr double kForwardFlopsPerMac = 4.0;   // two GEMMs (QK^T and PV), 2 FLOPs per multiply-add each
 constexpr double kBackwardOverForward = 2.5;  // five GEMMs against two
-constexpr int kHeadlineTokens = 16384;        // b * n of the papers' benchmark shapes
-constexpr int kHeadlineWidth = 2048;          // h * d
 }  // namespace
 
 double attention_flops(Problem const& problem) {
@@ -20,11 +19,19 @@ double attention_flops(Problem const& problem) {
   return flops;
 }
 
+int headline_batch(int seqlen, std::int64_t tokens) {
+  return static_cast<int>(std::max<std::int64_t>(1, tokens / seqlen));
+}
+
+int headline_heads(int head_dim) {
+  return std::max(1, kHeadlineWidth / head_dim);
+}
+
 Problem headline_problem(int seqlen, int head_dim, bool causal, common::Precision dtype,
                          Direction direction) {
   Problem p;
-  p.shape.batch = kHeadlineTokens / seqlen;
-  p.shape.heads_q = p.shape.heads_kv = kHeadlineWidth / head_dim;
+  p.shape.batch = headline_batch(seqlen);
+  p.shape.heads_q = p.shape.heads_kv = headline_heads(head_dim);
   p.shape.seqlen_q = p.shape.seqlen_k = seqlen;
   p.shape.head_dim = head_dim;
   p.shape.causal = causal;

@@ -55,7 +55,14 @@ struct Problem {
 // backward 2.5 times the forward.
 double attention_flops(Problem const& problem);
 
-// The papers' headline shape for sequence length n and head dim d: b = 16384 / n, h = 2048 / d.
+// The papers' headline shapes hold b * n = 16384 tokens and h * d = 2048 of width at every n and d, so that
+// each point of a speed-against-n plot moves the same bytes of Q. Past n = 16384 the batch stays 1.
+inline constexpr std::int64_t kHeadlineTokens = 16384;
+inline constexpr int kHeadlineWidth = 2048;
+int headline_batch(int seqlen, std::int64_t tokens = kHeadlineTokens);  // max(1, tokens / n)
+int headline_heads(int head_dim);                                       // max(1, 2048 / d)
+
+// The headline shape for sequence length n and head dim d: b = headline_batch(n), h = headline_heads(d).
 Problem headline_problem(int seqlen, int head_dim, bool causal, common::Precision dtype, Direction direction);
 
 // "b4 h16/16 n4096x4096 d128 bf16 causal fwd": one line for tables and logs.

@@ -16,6 +16,14 @@ TEST_CASE("FLOPs follow the FlashAttention convention", "[device]") {
   CHECK(attention_flops(p) == Approx(2.5 * 2.0 * 4 * 16 * 4096.0 * 4096.0 * 128));
 }
 
+TEST_CASE("past n = 16384 the headline batch stays 1, never 0", "[device]") {
+  auto const p = headline_problem(32768, 128, false, Precision::bf16, Direction::forward);
+  CHECK(p.shape.batch == 1);
+  CHECK(p.shape.heads_q == 16);
+  CHECK(headline_batch(1024, 4096) == 4);  // fa-tune --tokens 4096
+  CHECK(headline_batch(8192, 4096) == 1);
+}
+
 TEST_CASE("problems describe themselves in one line", "[device]") {
   auto const p = headline_problem(1024, 64, true, Precision::fp16, Direction::forward);
   CHECK(describe(p) == "b16 h32/32 n1024x1024 d64 fp16 causal fwd");

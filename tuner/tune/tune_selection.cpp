@@ -1,17 +1,10 @@
 // What fa-tune's run tunes (tune_command.hpp): the selected problems, the families, their (problem, family)
 // pairs in table order, and whether --arch fits the present GPU.
-#include <algorithm>
-
 #include "device/families/registry.hpp"
 #include "tuner/tune/compile_only.hpp"
 #include "tuner/tune/tune_command.hpp"
 
 namespace fl::tuner {
-
-namespace {
-constexpr std::int64_t kHeadlineTokens = 16384;  // b = tokens / n
-constexpr int kHeadlineWidth = 2048;             // h = width / d
-}  // namespace
 
 std::vector<device::Problem> selected_problems(TuneOptions const& options) {
   std::vector<device::Problem> problems;
@@ -24,8 +17,8 @@ std::vector<device::Problem> selected_problems(TuneOptions const& options) {
         s.batch = *options.batch;
         s.heads_q = s.heads_kv = *options.heads;
       } else {
-        s.batch = static_cast<int>(std::max<std::int64_t>(1, options.tokens.value_or(kHeadlineTokens) / n));
-        s.heads_q = s.heads_kv = std::max(1, kHeadlineWidth / s.head_dim);
+        s.batch = device::headline_batch(n, options.tokens.value_or(device::kHeadlineTokens));
+        s.heads_q = s.heads_kv = device::headline_heads(s.head_dim);
       }
       problems.push_back(p);
     }
