@@ -18,9 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from bench_csv import speed_rows  # noqa: E402  (experiments/bench_csv.py)
-
-TOKENS = 16384  # the headline shapes: b = 16384 / n, h = 2048 / d
-HEAD_DIM_WIDTH = 2048
+from headline import headline_shape  # noqa: E402  (experiments/headline.py)
 
 
 def seed_config(seeds, gpu, family, dtype, direction, head_dim, causal, n):
@@ -28,10 +26,10 @@ def seed_config(seeds, gpu, family, dtype, direction, head_dim, causal, n):
         rows = [line.rstrip("\n").split("\t") for line in f if line.strip() and not line.startswith("#")]
     header, rows = rows[0], rows[1:]
     col = {name: i for i, name in enumerate(header)}
+    batch, heads = headline_shape(int(n), int(head_dim))
     want = {"gpu": gpu, "family": family, "dtype": dtype, "head_dim": str(head_dim),
             "causal": "1" if causal == "yes" else "0", "direction": direction, "seqlen_q": str(n),
-            "seqlen_k": str(n),
-            "batch": str(TOKENS // int(n)), "heads_q": str(HEAD_DIM_WIDTH // int(head_dim))}
+            "seqlen_k": str(n), "batch": str(batch), "heads_q": str(heads)}
     for row in rows:
         if all(row[col[k]] == v for k, v in want.items()):
             return row[col["config"]]

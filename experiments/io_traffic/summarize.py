@@ -10,9 +10,11 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import model  # noqa: E402
+from headline import headline_shape  # noqa: E402  (experiments/headline.py)
 
-HEAD_DIM, HEADS_TOKENS, HEAD_COUNT = 128, 16384, 16
+HEAD_DIM = 128  # the headline shapes at d 128 (b = 16384 / n, h = 16)
 
 
 def rows(path):
@@ -71,8 +73,9 @@ def main():
             if (fam, n) not in measured:
                 continue
             read, write, kernels = measured[(fam, n)]
-            mr, mw = model.traffic(fam, HEADS_TOKENS // n, HEAD_COUNT, n, HEAD_DIM)
-            flops = 4.0 * (HEADS_TOKENS // n) * HEAD_COUNT * n * n * HEAD_DIM
+            b, h = headline_shape(n, HEAD_DIM)
+            mr, mw = model.traffic(fam, b, h, n, HEAD_DIM)
+            flops = 4.0 * b * h * n * n * HEAD_DIM
             intensity = flops / (read + write) if read + write else float("nan")
             ms, tflops = timing.get((fam, n), (float("nan"), float("nan")))
             roofline.append((fam, n, intensity, tflops))
@@ -92,7 +95,7 @@ def main():
                     got = measured.get((fam, n))
                     vals.append(f"{(got[0] + got[1]) / 1e9:.5f}" if got else "NaN")
                 for fam in families:
-                    mr, mw = model.traffic(fam, HEADS_TOKENS // n, HEAD_COUNT, n, HEAD_DIM)
+                    mr, mw = model.traffic(fam, *headline_shape(n, HEAD_DIM), n, HEAD_DIM)
                     vals.append(f"{(mr + mw) / 1e9:.5f}")
                 f.write(f"{n} " + " ".join(vals) + "\n")
         with open(os.path.join(run_dir, "roofline.dat"), "w") as f:

@@ -23,6 +23,9 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from headline import headline_shape  # noqa: E402  (experiments/headline.py)
+
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -100,7 +103,8 @@ def main():
         dtype = DTYPES[dname]
         for d in map(int, a.head_dim.split(",")):
             for n in map(int, a.seqlen.split(",")):
-                b, h = a.batch or max(1, 16384 // n), a.heads or 2048 // d
+                b, h = headline_shape(n, d)
+                b, h = a.batch or b, a.heads or h
                 gen = torch.Generator(device="cuda").manual_seed(n * 1000 + d)
                 sets = []
                 for _ in range(a.input_sets):

@@ -16,11 +16,12 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from headline import is_headline  # noqa: E402  (experiments/headline.py)
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SEQLENS = [1024, 2048, 4096, 8192, 16384]
 HEAD_DIMS = [64, 128, 256]
-# The grid's headline shapes: batch x n and heads x d are these constants (device/problem.hpp).
-TOKENS, WIDTH = 16384, 2048
 PEER_NAMES = {"cudnn": "cuDNN", "flash": "FA2"}
 # The H200's peers of 2026-12-02 (bf16 and fp16, forward and backward, every head dim and mask, n 1024-16384).
 DEFAULT_PEERS = [
@@ -56,7 +57,7 @@ def read_seed(path, gpu):
             tflops = float(row["tflops"])
         except (KeyError, ValueError):
             fail(f"{path}: a row that is not numbers where numbers belong: {line[:80]}")
-        if row["gpu"] != gpu or b * n != TOKENS or h * d != WIDTH:
+        if row["gpu"] != gpu or not is_headline(b, h, n, d):
             continue
         mask = "causal" if row["causal"] == "1" else "full"
         series = f"{row['family']}:{row['dtype']}"
@@ -77,8 +78,8 @@ def add_peers(grid, paths):
                 n, tflops = int(r["seqlen"]), float(r["tflops"])
             except (KeyError, ValueError):
                 fail(f"{path}: not experiments/peers's CSV (backend, dtype, head_dim, seqlen, mask, ...)")
-            if r.get("batch") and r.get("heads") and (int(r["batch"]) * n != TOKENS or
-                                                       int(r["heads"]) * key[1] != WIDTH):
+            batch, heads = r.get("batch"), r.get("heads")
+            if batch and heads and not is_headline(int(batch), int(heads), n, key[1]):
                 continue  # not a headline shape
             if key in grid and n in SEQLENS:
                 name = f"{PEER_NAMES.get(r['backend'], r['backend'])}:{r['dtype']}"
