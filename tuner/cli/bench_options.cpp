@@ -80,7 +80,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "runs", common::count_value(kRuns, &runs)->default_value("30"),
       "timed runs per shape (20..100000); median, p20, p80 reported")(
       "warmup", common::count_value(kWarmup, &warmup)->default_value("5"), "untimed runs first (0..10000)")(
-      "csv", po::value<std::string>(), "write the table as CSV to this file")(
+      "csv", po::value<std::string>(), "write the table as CSV to this file (passed: the check's verdict)")(
       "json", po::value<std::string>(), "write the table as JSON to this file")(
       "check-only", "verify every shape, time nothing")(
       "launch-once",
