@@ -43,7 +43,8 @@ def problem_of_tune(text):
 
 
 def read_bench(path):
-    return {(int(row["head_dim"]), row["mask"]): (row["config"], float(row["tflops"])) for row in speed_rows(path)}
+    """{(head dim, mask): (config, TFLOP/s)} of the rows that passed and were timed."""
+    return {(int(r["head_dim"]), r["mask"]): (r["config"], float(r["tflops"])) for r in speed_rows(path)}
 
 
 def main():

@@ -24,10 +24,11 @@ def write(folder, name, lines):
 class BenchCsvTest(unittest.TestCase):
     def test_the_verdict_column_decides_over_the_check_text(self):
         with tempfile.TemporaryDirectory() as folder:
-            path = write(folder, "new.csv", [COLUMNS + ",passed",
-                                             'fa3_sm90,128,4096,full,1.5,600,"pass; O worst/bound 0.3",true',
-                                             'fa3_sm90,128,4096,causal,1.0,450,"pass-through mutant caught",false',
-                                             'fa3_sm90,64,4096,full,0,0,"pass; timing: launch failed",true'])
+            path = write(folder, "new.csv", [
+                COLUMNS + ",passed",
+                'fa3_sm90,128,4096,full,1.5,600,"pass; O worst/bound 0.3",true',
+                'fa3_sm90,128,4096,causal,1.0,450,"pass-through mutant caught",false',
+                'fa3_sm90,64,4096,full,0,0,"pass; timing: launch failed",true'])
             rows = csv_rows(path)
             self.assertEqual([passed(r) for r in rows], [True, False, True])
             stderr = io.StringIO()
@@ -39,11 +40,12 @@ class BenchCsvTest(unittest.TestCase):
 
     def test_older_files_are_read_by_the_check_text(self):
         with tempfile.TemporaryDirectory() as folder:
-            path = write(folder, "old.csv", [COLUMNS,
-                                             'fa2_sm80,128,4096,full,1,300,"pass; O worst/bound 0.2"',
-                                             'fa2_sm80,128,8192,full,1,300,"checked earlier (log): pass"',
-                                             'fa2_sm80_bwd,128,16384,full,1,200,"not checked at this n (edge)"',
-                                             'fa2_sm80,64,4096,full,1,300,"FAIL: O unrescaled"'])
+            path = write(folder, "old.csv", [
+                COLUMNS,
+                'fa2_sm80,128,4096,full,1,300,"pass; O worst/bound 0.2"',
+                'fa2_sm80,128,8192,full,1,300,"checked earlier (log): pass"',
+                'fa2_sm80_bwd,128,16384,full,1,200,"not checked at this n (edge)"',
+                'fa2_sm80,64,4096,full,1,300,"FAIL: O unrescaled"'])
             self.assertEqual([passed(r) for r in csv_rows(path)], [True, True, True, False])
 
 
