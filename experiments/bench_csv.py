@@ -28,10 +28,11 @@ def passed(row):
 def speed_rows(path):
     """fa-bench's rows in path whose speed may be shown: the check passed and the timing ran (a timing error
     leaves 0 ms). The others are named on stderr, not dropped in silence."""
-    rows = csv_rows(path)
-    kept = [r for r in rows if passed(r) and float(r.get("median_ms") or 0) > 0]
-    for r in rows:
-        if r not in kept:
+    kept = []
+    for r in csv_rows(path):
+        if passed(r) and float(r.get("median_ms") or 0) > 0:
+            kept.append(r)
+        else:
             print(f"{path}: left out {r.get('family')} d{r.get('head_dim')} n{r.get('seqlen')} "
                   f"{r.get('mask')}: {r.get('check')}", file=sys.stderr)
     return kept

@@ -57,8 +57,9 @@ def main():
         print(f"decode_{tag}.csv: {len(rows)} rows")
     sweep = []
     for path in glob.glob(os.path.join(run, "sweep_splits*.csv")):
+        splits = re.search(r"kSplits=(\d+)", csv_rows(path)[0]["config"]).group(1)  # one config a file
         for r in ours(path):
-            r["splits"] = re.search(r"kSplits=(\d+)", csv_rows(path)[0]["config"]).group(1)
+            r["splits"] = splits
             sweep.append(r)
     if sweep:
         sweep.sort(key=lambda r: int(r["splits"]))

@@ -12,14 +12,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import model  # noqa: E402
+from bench_csv import csv_rows, speed_rows  # noqa: E402  (experiments/bench_csv.py)
 from headline import headline_shape  # noqa: E402  (experiments/headline.py)
 
 HEAD_DIM = 128  # the headline shapes at d 128 (b = 16384 / n, h = 16)
-
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
 def ncu_bytes(path):
@@ -49,17 +45,16 @@ def main():
             measured[(m.group(1), int(m.group(2)))] = got
     # An older run's table (traffic.csv of 2026-11-29) stands in when there are no ncu logs.
     for path in glob.glob(os.path.join(run_dir, "traffic.csv")):
-        for r in rows(path):
+        for r in csv_rows(path):
             measured.setdefault((r["family"], int(r["seqlen"])),
                                 (float(r["dram_read_bytes"]), float(r["dram_write_bytes"]), int(r["kernels"])))
     timing = {}
     for path in glob.glob(os.path.join(run_dir, "time_*.csv")):
-        for r in rows(path):
-            if r.get("median_ms"):
-                timing[(r["family"], int(r["seqlen"]))] = (float(r["median_ms"]), float(r["tflops"]))
+        for r in speed_rows(path):
+            timing[(r["family"], int(r["seqlen"]))] = (float(r["median_ms"]), float(r["tflops"]))
     ceilings = {}
     for path in glob.glob(os.path.join(run_dir, "ceilings.csv")):
-        for r in rows(path):
+        for r in csv_rows(path):
             ceilings[r["ceiling"]] = float(r["value"])
     if not measured:
         sys.exit(f"summarize.py: no ncu logs or traffic.csv in {run_dir}")

@@ -10,13 +10,13 @@ per n, NaN where a series has no point), both written to temporary names and ren
 Usage: plot_grid.py [--seed TSV] [--peers CSV ...] [--gpu NAME] [--out DIR]
 """
 import argparse
-import csv
 import os
 import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench_csv import csv_rows  # noqa: E402  (experiments/bench_csv.py)
 from headline import is_headline  # noqa: E402  (experiments/headline.py)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -68,11 +68,10 @@ def read_seed(path, gpu):
 def add_peers(grid, paths):
     for path in paths:
         try:
-            with open(path, encoding="utf-8") as f:
-                lines = [l for l in f if not l.startswith("#")]
+            rows = csv_rows(path)
         except OSError as e:
             fail(f"cannot read the peers file {path}: {e.strerror}")
-        for r in csv.DictReader(lines):
+        for r in rows:
             try:
                 key = (r["direction"], int(r["head_dim"]), r["mask"])
                 n, tflops = int(r["seqlen"]), float(r["tflops"])
