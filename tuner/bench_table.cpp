@@ -32,22 +32,57 @@ std::string json_string(std::string const& s) {
   }
   return out + "\"";
 }
+// One row's fields in the CSV's column order, each named once for both forms. A word (family, dtype, ...)
+// goes bare into the CSV; a text (config, check) may hold commas, so the CSV quotes it; both are JSON
+// strings. Numbers and true/false go bare into both.
+enum class Kind { number, word, text };
+struct Field {
+  char const* name;
+  std::string value;
+  Kind kind;
+};
+
+std::vector<Field> fields(BenchRow const& r) {
+  auto integer = [](auto x) { return std::to_string(x); };
+  return {
+      {"family", r.family, Kind::word},
+      {"config", r.config, Kind::text},
+      {"dtype", r.dtype, Kind::word},
+      {"mask", r.mask, Kind::word},
+      {"direction", r.direction, Kind::word},
+      {"batch", integer(r.batch), Kind::number},
+      {"heads", integer(r.heads), Kind::number},
+      {"seqlen", integer(r.seqlen), Kind::number},
+      {"head_dim", integer(r.head_dim), Kind::number},
+      {"median_ms", number(r.stats.median_ms), Kind::number},
+      {"p20_ms", number(r.stats.p20_ms), Kind::number},
+      {"p80_ms", number(r.stats.p80_ms), Kind::number},
+      {"min_ms", number(r.stats.min_ms), Kind::number},
+      {"max_ms", number(r.stats.max_ms), Kind::number},
+      {"runs", integer(r.stats.runs), Kind::number},
+      {"tflops", number(r.tflops), Kind::number},
+      {"registers", integer(r.registers), Kind::number},
+      {"spill_bytes", integer(r.spill_bytes), Kind::number},
+      {"device_bytes", integer(r.device_bytes), Kind::number},
+      {"check", r.check, Kind::text},
+      {"heads_kv", integer(r.heads_kv), Kind::number},
+      {"seqlen_k", integer(r.seqlen_k), Kind::number},
+      {"passed", r.passed ? "true" : "false", Kind::number},
+  };
+}
 }  // namespace
 
 std::string to_csv(std::vector<BenchRow> const& rows) {
-  std::string out =
-      "family,config,dtype,mask,direction,batch,heads,seqlen,head_dim,median_ms,p20_ms,p80_ms,min_ms,max_ms,"
-      "runs,"
-      "tflops,registers,spill_bytes,device_bytes,check,heads_kv,seqlen_k,passed\n";
+  std::string out;
+  for (auto const& f : fields(BenchRow{})) out += std::string(out.empty() ? "" : ",") + f.name;
+  out += "\n";
   for (auto const& r : rows) {
-    out += r.family + "," + csv_quoted(r.config) + "," + r.dtype + "," + r.mask + "," + r.direction + "," +
-           std::to_string(r.batch) + "," + std::to_string(r.heads) + "," + std::to_string(r.seqlen) + "," +
-           std::to_string(r.head_dim) + "," + number(r.stats.median_ms) + "," + number(r.stats.p20_ms) + "," +
-           number(r.stats.p80_ms) + "," + number(r.stats.min_ms) + "," + number(r.stats.max_ms) + "," +
-           std::to_string(r.stats.runs) + "," + number(r.tflops) + "," + std::to_string(r.registers) + "," +
-           std::to_string(r.spill_bytes) + "," + std::to_string(r.device_bytes) + "," + csv_quoted(r.check) +
-           "," + std::to_string(r.heads_kv) + "," + std::to_string(r.seqlen_k) + "," +
-           (r.passed ? "true" : "false") + "\n";
+    std::string line;
+    for (auto const& f : fields(r)) {
+      if (!line.empty()) line += ",";
+      line += f.kind == Kind::text ? csv_quoted(f.value) : f.value;
+    }
+    out += line + "\n";
   }
   return out;
 }
@@ -57,19 +92,12 @@ std::string to_json(std::vector<BenchRow> const& rows, std::string const& device
       "{\n  \"device\": " + json_string(device) + ",\n  \"date\": " + json_string(date) +
       ",\n  \"flops_convention\": \"fwd 4*b*h*n_q*n_k*d, /2 causal; bwd 2.5x\",\n  \"rows\": [\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    auto const& r = rows[i];
-    out += "    {\"family\": " + json_string(r.family) + ", \"config\": " + json_string(r.config) +
-           ", \"dtype\": " + json_string(r.dtype) + ", \"mask\": " + json_string(r.mask) +
-           ", \"direction\": " + json_string(r.direction) + ", \"batch\": " + std::to_string(r.batch) +
-           ", \"heads\": " + std::to_string(r.heads) + ", \"seqlen\": " + std::to_string(r.seqlen) +
-           ", \"head_dim\": " + std::to_string(r.head_dim) + ", \"median_ms\": " + number(r.stats.median_ms) +
-           ", \"p20_ms\": " + number(r.stats.p20_ms) + ", \"p80_ms\": " + number(r.stats.p80_ms) +
-           ", \"runs\": " + std::to_string(r.stats.runs) + ", \"tflops\": " + number(r.tflops) +
-           ", \"registers\": " + std::to_string(r.registers) +
-           ", \"spill_bytes\": " + std::to_string(r.spill_bytes) +
-           ", \"device_bytes\": " + std::to_string(r.device_bytes) + ", \"check\": " + json_string(r.check) +
-           ", \"heads_kv\": " + std::to_string(r.heads_kv) + ", \"seqlen_k\": " + std::to_string(r.seqlen_k) +
-           ", \"passed\": " + (r.passed ? "true" : "false") + "}" + (i + 1 < rows.size() ? ",\n" : "\n");
+    std::string object;
+    for (auto const& f : fields(rows[i])) {
+      object += object.empty() ? "{" : ", ";
+      object += json_string(f.name) + ": " + (f.kind == Kind::number ? f.value : json_string(f.value));
+    }
+    out += "    " + object + "}" + (i + 1 < rows.size() ? ",\n" : "\n");
   }
   return out + "  ]\n}\n";
 }

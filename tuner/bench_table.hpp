@@ -1,7 +1,8 @@
 #pragma once
 // fa-bench's result rows and their CSV / JSON forms (written to a temporary name, then renamed). The CSV
 // quotes config and check as RFC 4180 does (an inner " doubled); new columns go last, so that readers of
-// older files that index by name keep working.
+// older files that index by name keep working. The JSON has the same fields in the same order (one list,
+// bench_table.cpp's fields()).
 #include <filesystem>
 #include <string>
 #include <vector>

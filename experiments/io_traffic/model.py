@@ -44,7 +44,13 @@ def flash_no_reuse_read(b, h, n, d, block_m=FA2_BLOCK_M):
 
 
 if __name__ == "__main__":
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from headline import headline_shape  # experiments/headline.py
+
     for fam in ("naive", "fa1", "fa2_sm80"):
         for n in (1024, 4096, 16384):
-            r, w = traffic(fam, 16384 // n, 16, n, 128)
+            r, w = traffic(fam, *headline_shape(n, 128), n, 128)
             print(f"{fam:9s} n={n:6d} read {r / 1e9:8.3f} GB write {w / 1e9:8.3f} GB")

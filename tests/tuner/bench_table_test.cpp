@@ -43,3 +43,18 @@ TEST_CASE("fa-bench's JSON carries the verdict and escapes control characters", 
   CHECK(json.find("\"passed\": true}") != std::string::npos);
   CHECK(json.find('\n', json.find("\"check\"")) > json.find("\"passed\""));  // no raw newline in the row
 }
+
+TEST_CASE("fa-bench's JSON names every CSV column, in the CSV's order", "[tuner][bench_table]") {
+  auto const csv = fl::tuner::to_csv({row("pass", true)});
+  auto const json = fl::tuner::to_json({row("pass", true)}, "H200", "2026-12-07");
+  std::string const header = csv.substr(0, csv.find('\n')) + ",";
+  std::size_t at = 0;
+  for (std::size_t start = 0, comma; (comma = header.find(',', start)) != std::string::npos;
+       start = comma + 1) {
+    auto const name = "\"" + header.substr(start, comma - start) + "\": ";
+    auto const found = json.find(name, at);
+    INFO(name);
+    REQUIRE(found != std::string::npos);
+    at = found;
+  }
+}
