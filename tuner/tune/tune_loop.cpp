@@ -176,6 +176,9 @@ class ProblemTuning::Run {
       if (!progress_prefix_.empty())
         progress_->set_label(progress_prefix_ + ": candidate " + std::to_string(spent()) + "/" +
                              std::to_string(space_size_) + ", run");
+      // This problem's best, never the last best of another: fa-tune measures every problem's default
+      // before any searches, so the line moves between problems.
+      progress_->set_best(best_text_);
       progress_->advance();
     }
     return cost;
@@ -189,8 +192,8 @@ class ProblemTuning::Run {
   // `row`, the answer for `config` (key_.config its text, cost_ where its time went), in the outcome.
   std::optional<double> counted(device::Config const& config, db::Measurement const& row) {
     auto const result = count_answer(outcome_, key_.config, config, row, cost_);
-    if (result.new_best && progress_)
-      progress_->set_best(key_.config + " " + std::to_string(int(outcome_.best_tflops)) + " TFLOP/s");
+    if (result.new_best)
+      best_text_ = key_.config + " " + std::to_string(int(outcome_.best_tflops)) + " TFLOP/s";
     return result.cost;
   }
 
@@ -255,6 +258,7 @@ class ProblemTuning::Run {
   std::string progress_prefix_;
 
  private:
+  std::string best_text_;  // the progress line's "best:" while this problem is measured
   double wall_s_ = 0.0;
   bool remeasuring_ = false;  // the candidate being measured belongs to a --noise-runs repeat
   db::MeasurementKey key_;
