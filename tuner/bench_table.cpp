@@ -32,6 +32,7 @@ std::string json_string(std::string const& s) {
   }
   return out + "\"";
 }
+
 // One row's fields in the CSV's column order, each named once for both forms. A word (family, dtype, ...)
 // goes bare into the CSV; a text (config, check) may hold commas, so the CSV quotes it; both are JSON
 // strings. Numbers and true/false go bare into both.
