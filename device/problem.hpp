@@ -60,7 +60,7 @@ double attention_flops(Problem const& problem);
 inline constexpr std::int64_t kHeadlineTokens = 16384;
 inline constexpr int kHeadlineWidth = 2048;
 int headline_batch(int seqlen, std::int64_t tokens = kHeadlineTokens);  // max(1, tokens / n)
-int headline_heads(int head_dim);                                       // max(1, 2048 / d)
+int headline_heads(int head_dim);                                       // max(1, kHeadlineWidth / d)
 
 // The headline shape for sequence length n and head dim d: b = headline_batch(n), h = headline_heads(d).
 Problem headline_problem(int seqlen, int head_dim, bool causal, common::Precision dtype, Direction direction);

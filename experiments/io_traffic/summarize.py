@@ -15,7 +15,7 @@ import model  # noqa: E402
 from bench_csv import csv_rows, speed_rows  # noqa: E402  (experiments/bench_csv.py)
 from headline import headline_shape  # noqa: E402  (experiments/headline.py)
 
-HEAD_DIM = 128  # the headline shapes at d 128 (experiments/headline.py: b = 16384 / n, h = 16)
+HEAD_DIM = 128  # the headline shapes (experiments/headline.py) at d 128
 
 
 def ncu_bytes(path):
