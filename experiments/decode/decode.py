@@ -17,6 +17,7 @@ from torch.nn.attention import sdpa_kernel
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
 from peers import BACKENDS, time_call, write_rows  # noqa: E402  (the one timing protocol)
+from headline import attention_flops  # noqa: E402  (experiments/headline.py, on the path peers set)
 
 
 def main():
@@ -44,7 +45,7 @@ def main():
             qs = [torch.randn(b, h, nq, d, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2)]
             sets = [(qs[i], kv[i][0], kv[i][1]) for i in range(2)]
             kv_bytes = 2 * b * hkv * nk * d * 2
-            flops = 4.0 * b * h * nq * nk * d
+            flops = attention_flops(b, h, nq, nk, d)
             for name in a.backends.split(","):
                 backend = BACKENDS[name]
 

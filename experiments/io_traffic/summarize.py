@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import model  # noqa: E402
 from bench_csv import csv_rows, speed_rows  # noqa: E402  (experiments/bench_csv.py)
-from headline import headline_shape  # noqa: E402  (experiments/headline.py)
+from headline import attention_flops, headline_shape  # noqa: E402  (experiments/headline.py)
 
 HEAD_DIM = 128  # the headline shapes (experiments/headline.py) at d 128
 
@@ -70,7 +70,7 @@ def main():
             read, write, kernels = measured[(fam, n)]
             b, h = headline_shape(n, HEAD_DIM)
             mr, mw = model.traffic(fam, b, h, n, HEAD_DIM)
-            flops = 4.0 * b * h * n * n * HEAD_DIM
+            flops = attention_flops(b, h, n, n, HEAD_DIM)
             intensity = flops / (read + write) if read + write else float("nan")
             ms, tflops = timing.get((fam, n), (float("nan"), float("nan")))
             roofline.append((fam, n, intensity, tflops))

@@ -24,7 +24,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from headline import headline_shape  # noqa: E402  (experiments/headline.py)
+from headline import attention_flops, headline_shape  # noqa: E402  (experiments/headline.py)
 
 import torch
 import torch.nn.functional as F
@@ -111,7 +111,8 @@ def main():
                     q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=dtype, generator=gen) for _ in range(3))
                     sets.append((q, k, v, torch.randn_like(q)))
                 for causal in (False, True):
-                    flops = 4.0 * b * h * n * n * d / (2 if causal else 1)
+                    flops = attention_flops(b, h, n, n, d, causal)
+                    bwd_flops = attention_flops(b, h, n, n, d, causal, backward=True)
                     for bname, backend in backends.items():
                         def fwd(s):
                             with sdpa_kernel(backend):
@@ -167,7 +168,7 @@ def main():
                             mem = extra_memory(lambda: fwd_bwd(sets[0])) if a.memory else ""
                             rows[-1]["extra_fwdbwd_bytes"] = mem
                             rows.append(dict(backend=bname, dtype=dname, head_dim=d, seqlen=n, mask="causal" if causal else "full",
-                                             direction="bwd", median_ms=med, p20_ms=p20, p80_ms=p80, tflops=2.5 * flops / med / 1e9,
+                                             direction="bwd", median_ms=med, p20_ms=p20, p80_ms=p80, tflops=bwd_flops / med / 1e9,
                                              batch=b, heads=h, extra_fwd_bytes="", extra_fwdbwd_bytes=mem))
                         except RuntimeError as e:
                             print(f"{bname} {dname} d{d} n{n} bwd: {str(e).splitlines()[0]}", file=sys.stderr)
