@@ -5,7 +5,7 @@
                --format=csv,noheader -lms 100
   reasons.csv  (optional) nvidia-smi --query-gpu=timestamp,clocks_event_reasons.active ... the same way
 and prints a Markdown table, a row per command: the SM clock and the power over the samples where the GPU
-was busy, and how many of those the power cap held. Then the same over every window of a label's last word
+was busy, and how many of the window's reasons samples had the power cap set. Then the same over every window of a label's last word
 (e.g. the dtype of "1 fp16"). Usage: power_windows.py DIR"""
 import datetime
 import os
