@@ -16,8 +16,9 @@ import torch.nn.functional as F
 from torch.nn.attention import sdpa_kernel
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from peers import BACKENDS, time_call, write_rows  # noqa: E402  (the one timing protocol)
-from headline import attention_flops  # noqa: E402  (experiments/headline.py, on the path peers set)
+from headline import attention_flops  # noqa: E402  (experiments/headline.py)
 
 
 def main():

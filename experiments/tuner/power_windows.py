@@ -5,8 +5,8 @@
                --format=csv,noheader -lms 100
   reasons.csv  (optional) nvidia-smi --query-gpu=timestamp,clocks_event_reasons.active ... the same way
 and prints a Markdown table, a row per command: the SM clock and the power over the samples where the GPU
-was busy, and how many of the window's reasons samples had the power cap set. Then the same over every window of a label's last word
-(e.g. the dtype of "1 fp16"). Usage: power_windows.py DIR"""
+was busy, and how many of the window's reasons samples had the power cap set. Then the same over every
+window of a label's last word (e.g. the dtype of "1 fp16"). Usage: power_windows.py DIR"""
 import datetime
 import os
 import statistics
@@ -35,31 +35,28 @@ def read_windows(path):
     return [(label, w["start"], w["end"]) for label, w in windows.items() if "start" in w and "end" in w]
 
 
-def read_samples(path):
-    samples = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            fields = [x.strip() for x in line.split(",")]
-            try:
-                megahertz, watts = float(fields[1].split()[0]), float(fields[3].split()[0])
-                samples.append((parse_time(fields[0]), megahertz, watts, float(fields[4])))
-            except (IndexError, ValueError):
-                continue  # a header or an error line of nvidia-smi
-    return samples
-
-
-def read_reasons(path):
-    if not os.path.exists(path):
-        return []
+def read_timed(path, convert):
+    """[(time, convert(the other fields))] of nvidia-smi's CSV lines at path; a header or an error line of
+    nvidia-smi is passed over."""
     out = []
     with open(path, encoding="utf-8") as f:
         for line in f:
             fields = [x.strip() for x in line.split(",")]
             try:
-                out.append((parse_time(fields[0]), int(fields[1], 16)))
+                out.append((parse_time(fields[0]), *convert(fields[1:])))
             except (IndexError, ValueError):
                 continue
     return out
+
+
+def read_samples(path):
+    """(time, SM MHz, W, degrees C) of each sample."""
+    return read_timed(path, lambda f: (float(f[0].split()[0]), float(f[2].split()[0]), float(f[3])))
+
+
+def read_reasons(path):
+    """(time, clock event reasons bits) of each sample; none without the file."""
+    return read_timed(path, lambda f: (int(f[0], 16),)) if os.path.exists(path) else []
 
 
 def summarize(samples, reasons, start, end):

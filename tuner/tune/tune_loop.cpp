@@ -178,7 +178,9 @@ class ProblemTuning::Run {
                              std::to_string(space_size_) + ", run");
       // This problem's best, never the last best of another: fa-tune measures every problem's default
       // before any searches, so the line moves between problems.
-      progress_->set_best(best_text_);
+      progress_->set_best(outcome_.best ? device::to_string(*outcome_.best) + " " +
+                                              std::to_string(int(outcome_.best_tflops)) + " TFLOP/s"
+                                        : "");
       progress_->advance();
     }
     return cost;
@@ -191,10 +193,7 @@ class ProblemTuning::Run {
 
   // `row`, the answer for `config` (key_.config its text, cost_ where its time went), in the outcome.
   std::optional<double> counted(device::Config const& config, db::Measurement const& row) {
-    auto const result = count_answer(outcome_, key_.config, config, row, cost_);
-    if (result.new_best)
-      best_text_ = key_.config + " " + std::to_string(int(outcome_.best_tflops)) + " TFLOP/s";
-    return result.cost;
+    return count_answer(outcome_, key_.config, config, row, cost_);
   }
 
   Evaluation evaluate(device::Config const& config) {
@@ -258,7 +257,6 @@ class ProblemTuning::Run {
   std::string progress_prefix_;
 
  private:
-  std::string best_text_;  // the progress line's "best:" while this problem is measured
   double wall_s_ = 0.0;
   bool remeasuring_ = false;  // the candidate being measured belongs to a --noise-runs repeat
   db::MeasurementKey key_;

@@ -29,16 +29,17 @@ std::string_view name(SearchEnd end) {
   return "?";
 }
 
-Counted count_answer(TuneOutcome& outcome, std::string const& text, device::Config const& config,
-                     db::Measurement const& row, CandidateCost const& cost) {
+std::optional<double> count_answer(TuneOutcome& outcome, std::string const& text,
+                                   device::Config const& config, db::Measurement const& row,
+                                   CandidateCost const& cost) {
   outcome.rows.emplace_back(text, row);
   outcome.costs.push_back(cost);
-  Counted counted{cost_of(row)};
-  if (!counted.cost) {
+  auto const median_ms = cost_of(row);
+  if (!median_ms) {
     ++outcome.rejected;
-    return counted;
+    return median_ms;
   }
-  if (outcome.best_stats && *counted.cost >= outcome.best_stats->median_ms) return counted;
+  if (outcome.best_stats && *median_ms >= outcome.best_stats->median_ms) return median_ms;
   outcome.best = config;
   outcome.best_stats = TimingStats{.median_ms = *row.median_ms,
                                    .p20_ms = row.p20_ms.value_or(*row.median_ms),
@@ -47,8 +48,7 @@ Counted count_answer(TuneOutcome& outcome, std::string const& text, device::Conf
                                    .max_ms = row.max_ms.value_or(*row.median_ms),
                                    .runs = row.runs.value_or(0)};
   outcome.best_tflops = row.tflops.value_or(0.0);
-  counted.new_best = true;
-  return counted;
+  return median_ms;
 }
 
 }  // namespace fl::tuner

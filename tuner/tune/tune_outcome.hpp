@@ -56,12 +56,10 @@ struct TuneOutcome {
 };
 
 // The answer `row` for `config` (stored as `text`; `cost`: where its time went) in `outcome`: its row and
-// cost, a rejection (anything but ok), the best so far. The evaluated and resumed counts are the caller's.
-struct Counted {
-  std::optional<double> cost;  // its median ms; nullopt: rejected
-  bool new_best = false;
-};
-Counted count_answer(TuneOutcome& outcome, std::string const& text, device::Config const& config,
-                     db::Measurement const& row, CandidateCost const& cost);
+// cost, a rejection (anything but ok), the best so far. Returns its cost, the median ms (nullopt: rejected).
+// The evaluated and resumed counts are the caller's.
+std::optional<double> count_answer(TuneOutcome& outcome, std::string const& text,
+                                   device::Config const& config, db::Measurement const& row,
+                                   CandidateCost const& cost);
 
 }  // namespace fl::tuner
