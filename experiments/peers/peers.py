@@ -12,12 +12,14 @@ Usage: peers.py --out results.csv [--dtype bf16,fp16] [--head-dim 64,128] [--seq
                 [--backends flash,cudnn,math] [--batch B --heads H] [--memory | --memory-only]
 --memory adds the peak device memory a call allocates beyond its inputs (torch.cuda.max_memory_allocated
 after reset_peak_memory_stats, minus what was allocated before): extra_fwd_bytes for the forward and
-extra_fwdbwd_bytes for forward + backward of one input set. --memory-only measures that alone (one call, then
-the measured one; no timed runs: the time columns stay empty), for experiments/memory_vs_n. A backend that fails (out of memory, no kernel
-for the shape) is reported on stderr and left out; the other rows still come.
+extra_fwdbwd_bytes for forward + backward of one input set. --memory-only measures that alone (one call,
+then the measured one; no timed runs: the time columns stay empty), for experiments/memory_vs_n. A backend
+that fails (out of memory, no kernel for the shape) is reported on stderr and left out; the other rows still
+come.
 """
 import argparse
 import csv
+import dataclasses
 import datetime
 import os
 import statistics
@@ -54,12 +56,38 @@ def time_call(fn, sets, warmup=5, runs=30):
     return statistics.median(ms), quantile(ms, 0.2), quantile(ms, 0.8)
 
 
+UNTIMED = ("", "", "")  # median, p20, p80 of a row measured for its memory only
+
+
+@dataclasses.dataclass
+class Problem:
+    """One shape of one dtype and mask, as a row of the CSV names it."""
+
+    dtype_name: str
+    head_dim: int
+    seqlen: int
+    batch: int
+    heads: int
+    causal: bool
+
+    def flops(self, backward=False):
+        n = self.seqlen
+        return attention_flops(self.batch, self.heads, n, n, self.head_dim, self.causal, backward=backward)
+
+    def row(self, backend, direction, timing, tflops, fwd_bytes="", fwdbwd_bytes=""):
+        median, p20, p80 = timing
+        return dict(backend=backend, dtype=self.dtype_name, head_dim=self.head_dim, seqlen=self.seqlen,
+                    mask="causal" if self.causal else "full", direction=direction, median_ms=median,
+                    p20_ms=p20, p80_ms=p80, tflops=tflops, batch=self.batch, heads=self.heads,
+                    extra_fwd_bytes=fwd_bytes, extra_fwdbwd_bytes=fwdbwd_bytes)
+
+
 def write_rows(path, rows):
-    """rows (dicts with the same keys) as CSV under a '# GPU torch cuDNN date' line: temporary name, renamed."""
+    """rows (dicts, same keys) as CSV under a '# GPU torch cuDNN date' line; temporary name, renamed."""
     tmp = path + ".tmp"
     with open(tmp, "w", newline="") as f:
-        f.write(f"# {torch.cuda.get_device_name()} torch {torch.__version__} cudnn {torch.backends.cudnn.version()} "
-                f"{datetime.date.today().isoformat()}\n")
+        f.write(f"# {torch.cuda.get_device_name()} torch {torch.__version__} "
+                f"cudnn {torch.backends.cudnn.version()} {datetime.date.today().isoformat()}\n")
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
@@ -77,7 +105,82 @@ def extra_memory(fn):
     return torch.cuda.max_memory_allocated() - before
 
 
-def main():
+def attend(backend, q, k, v, causal):
+    with sdpa_kernel(backend):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+
+def with_grad(input_set):
+    """Fresh leaf copies of q, k, v that record the graph the backward runs through."""
+    return tuple(t.detach().clone().requires_grad_() for t in input_set[:3])
+
+
+def forward_and_backward(backend, input_set, causal):
+    q, k, v = with_grad(input_set)
+    out = attend(backend, q, k, v, causal)
+    torch.autograd.grad(out, (q, k, v), input_set[3])
+
+
+def forward_row(problem, name, backend, sets, args):
+    def forward(s):
+        return attend(backend, s[0], s[1], s[2], problem.causal)
+    if args.memory_only:
+        # One call first, so that one-time allocations (plans, workspaces) are not counted, as the timed
+        # path's warm-ups ensure.
+        forward(sets[0])
+        timing, tflops = UNTIMED, ""
+    else:
+        timing = time_call(forward, sets)
+        tflops = problem.flops() / timing[0] / 1e9
+    memory = extra_memory(lambda: forward(sets[0])) if args.memory else ""
+    return problem.row(name, "fwd", timing, tflops, fwd_bytes=memory)
+
+
+def backward_row(problem, name, backend, sets, args):
+    """The backward's row; its forward + backward memory also belongs in the forward's row."""
+    if args.memory_only:
+        forward_and_backward(backend, sets[0], problem.causal)  # one-time allocations first
+        memory = extra_memory(lambda: forward_and_backward(backend, sets[0], problem.causal))
+        return problem.row(name, "bwd", UNTIMED, "", fwdbwd_bytes=memory)
+    # One graph per input set, built before the timing: only the backward is timed.
+    graphs = []
+    for s in sets:
+        q, k, v = with_grad(s)
+        graphs.append((attend(backend, q, k, v, problem.causal), s[3], (q, k, v)))
+    timing = time_call(lambda g: torch.autograd.grad(g[0], g[2], g[1], retain_graph=True), graphs)
+    del graphs
+    memory = ""
+    if args.memory:
+        memory = extra_memory(lambda: forward_and_backward(backend, sets[0], problem.causal))
+    tflops = problem.flops(backward=True) / timing[0] / 1e9
+    return problem.row(name, "bwd", timing, tflops, fwdbwd_bytes=memory)
+
+
+def attempt(problem, name, direction, measure):
+    """measure(), or None when the backend fails on this shape: reported on stderr, its memory released."""
+    try:
+        return measure()
+    except RuntimeError as e:
+        message = str(e).splitlines()[0]
+    # Out of the except block: the traceback, and the tensors its frames hold, are gone by now.
+    print(f"{name} {problem.dtype_name} d{problem.head_dim} n{problem.seqlen} {direction}: {message}",
+          file=sys.stderr)
+    torch.cuda.empty_cache()
+    return None
+
+
+def input_sets(problem, dtype, count):
+    """count sets of q, k, v and dO, each drawn from a generator seeded by the shape."""
+    b, h, n, d = problem.batch, problem.heads, problem.seqlen, problem.head_dim
+    gen = torch.Generator(device="cuda").manual_seed(n * 1000 + d)
+    sets = []
+    for _ in range(count):
+        q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=dtype, generator=gen) for _ in range(3))
+        sets.append((q, k, v, torch.randn_like(q)))
+    return sets
+
+
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
     ap.add_argument("--dtype", default="bf16")
@@ -88,102 +191,59 @@ def main():
     ap.add_argument("--batch", type=int, help="batch size instead of the headline 16384 / n (with --heads)")
     ap.add_argument("--heads", type=int, help="heads instead of the headline 2048 / d")
     ap.add_argument("--memory", action="store_true", help="also measure the peak extra device memory")
-    ap.add_argument("--memory-only", action="store_true", help="measure the peak extra device memory, not the time")
-    ap.add_argument("--input-sets", type=int, default=3, help="input sets rotated (fewer when memory is short)")
-    a = ap.parse_args()
-    a.memory = a.memory or a.memory_only
-    untimed = ("", "", "")
-    backends = {}
-    for name in a.backends.split(","):
+    ap.add_argument("--memory-only", action="store_true",
+                    help="measure the peak extra device memory, not the time")
+    ap.add_argument("--input-sets", type=int, default=3,
+                    help="input sets rotated (fewer when memory is short)")
+    args = ap.parse_args()
+    args.memory = args.memory or args.memory_only
+    args.backend_names = list(dict.fromkeys(args.backends.split(",")))  # in order, each once
+    for name in args.backend_names:
         if name not in BACKENDS:
             sys.exit(f"peers.py: --backends {name}: use flash, cudnn or math")
-        backends[name] = BACKENDS[name]
+    return args
+
+
+def measure_all(args):
     rows = []
-    for dname in a.dtype.split(","):
-        dtype = DTYPES[dname]
-        for d in map(int, a.head_dim.split(",")):
-            for n in map(int, a.seqlen.split(",")):
+    for dtype_name in args.dtype.split(","):
+        for d in map(int, args.head_dim.split(",")):
+            for n in map(int, args.seqlen.split(",")):
                 b, h = headline_shape(n, d)
-                b, h = a.batch or b, a.heads or h
-                gen = torch.Generator(device="cuda").manual_seed(n * 1000 + d)
-                sets = []
-                for _ in range(a.input_sets):
-                    q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=dtype, generator=gen) for _ in range(3))
-                    sets.append((q, k, v, torch.randn_like(q)))
+                shape = Problem(dtype_name, d, n, args.batch or b, args.heads or h, causal=False)
+                sets = input_sets(shape, DTYPES[dtype_name], args.input_sets)
                 for causal in (False, True):
-                    flops = attention_flops(b, h, n, n, d, causal)
-                    bwd_flops = attention_flops(b, h, n, n, d, causal, backward=True)
-                    for bname, backend in backends.items():
-                        def fwd(s):
-                            with sdpa_kernel(backend):
-                                return F.scaled_dot_product_attention(s[0], s[1], s[2], is_causal=causal)
-                        try:
-                            if a.memory_only:
-                                # One call first, so that one-time allocations (plans, workspaces) are not counted,
-                                # as the timed path's warm-ups ensure.
-                                fwd(sets[0])
-                                med, p20, p80 = untimed
-                            else:
-                                med, p20, p80 = time_call(fwd, sets)
-                            mem = extra_memory(lambda: fwd(sets[0])) if a.memory else ""
-                            rows.append(dict(backend=bname, dtype=dname, head_dim=d, seqlen=n, mask="causal" if causal else "full",
-                                             direction="fwd", median_ms=med, p20_ms=p20, p80_ms=p80,
-                                             tflops="" if a.memory_only else flops / med / 1e9,
-                                             batch=b, heads=h, extra_fwd_bytes=mem, extra_fwdbwd_bytes=""))
-                        except RuntimeError as e:
-                            print(f"{bname} {dname} d{d} n{n} fwd: {str(e).splitlines()[0]}", file=sys.stderr)
-                            torch.cuda.empty_cache()
-                            continue
-                        if not a.bwd:
-                            continue
-                        def fwd_bwd(s):
-                            qg, kg, vg = (t.detach().clone().requires_grad_() for t in s[:3])
-                            with sdpa_kernel(backend):
-                                out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
-                            torch.autograd.grad(out, (qg, kg, vg), s[3])
-                        if a.memory_only:
-                            try:
-                                fwd_bwd(sets[0])
-                                mem = extra_memory(lambda: fwd_bwd(sets[0]))
-                            except RuntimeError as e:
-                                print(f"{bname} {dname} d{d} n{n} bwd: {str(e).splitlines()[0]}", file=sys.stderr)
-                                torch.cuda.empty_cache()
-                                continue
-                            rows[-1]["extra_fwdbwd_bytes"] = mem
-                            rows.append(dict(backend=bname, dtype=dname, head_dim=d, seqlen=n, mask="causal" if causal else "full",
-                                             direction="bwd", median_ms="", p20_ms="", p80_ms="", tflops="",
-                                             batch=b, heads=h, extra_fwd_bytes="", extra_fwdbwd_bytes=mem))
-                            continue
-                        try:
-                            grads = []
-                            for s in sets:
-                                qg, kg, vg = (t.detach().clone().requires_grad_() for t in s[:3])
-                                with sdpa_kernel(backend):
-                                    out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
-                                grads.append((out, s[3], qg, kg, vg))
-                            def bwd(g):
-                                torch.autograd.grad(g[0], (g[2], g[3], g[4]), g[1], retain_graph=True)
-                            med, p20, p80 = time_call(bwd, grads)
-                            del grads
-                            mem = extra_memory(lambda: fwd_bwd(sets[0])) if a.memory else ""
-                            rows[-1]["extra_fwdbwd_bytes"] = mem
-                            rows.append(dict(backend=bname, dtype=dname, head_dim=d, seqlen=n, mask="causal" if causal else "full",
-                                             direction="bwd", median_ms=med, p20_ms=p20, p80_ms=p80, tflops=bwd_flops / med / 1e9,
-                                             batch=b, heads=h, extra_fwd_bytes="", extra_fwdbwd_bytes=mem))
-                        except RuntimeError as e:
-                            print(f"{bname} {dname} d{d} n{n} bwd: {str(e).splitlines()[0]}", file=sys.stderr)
-                            grads = None
-                            torch.cuda.empty_cache()
+                    problem = dataclasses.replace(shape, causal=causal)
+                    for name in args.backend_names:
+                        rows += measure_backend(problem, name, BACKENDS[name], sets, args)
                 del sets
                 torch.cuda.empty_cache()
+    return rows
+
+
+def measure_backend(problem, name, backend, sets, args):
+    """The forward's row and, with --bwd, the backward's; none where the forward fails."""
+    forward = attempt(problem, name, "fwd", lambda: forward_row(problem, name, backend, sets, args))
+    if forward is None or not args.bwd:
+        return [forward] if forward else []
+    backward = attempt(problem, name, "bwd", lambda: backward_row(problem, name, backend, sets, args))
+    if backward is None:
+        return [forward]
+    forward["extra_fwdbwd_bytes"] = backward["extra_fwdbwd_bytes"]
+    return [forward, backward]
+
+
+def main():
+    args = parse_args()
+    rows = measure_all(args)
     if not rows:
         sys.exit("peers.py: no backend ran on any shape")
-    write_rows(a.out, rows)
+    write_rows(args.out, rows)
     for r in rows:
         timed = f"{r['median_ms']:8.3f} ms {r['tflops']:6.1f} TFLOP/s" if r["median_ms"] != "" else "untimed"
-        memory = f" extra {r['extra_fwd_bytes'] or r['extra_fwdbwd_bytes']} B" if a.memory else ""
-        print(f"{r['backend']:6s} {r['dtype']} d{r['head_dim']:<4d} n{r['seqlen']:<6d} {r['mask']:6s} {r['direction']} "
-              f"{timed}{memory}")
+        memory = f" extra {r['extra_fwd_bytes'] or r['extra_fwdbwd_bytes']} B" if args.memory else ""
+        print(f"{r['backend']:6s} {r['dtype']} d{r['head_dim']:<4d} n{r['seqlen']:<6d} {r['mask']:6s} "
+              f"{r['direction']} {timed}{memory}")
 
 
 if __name__ == "__main__":
