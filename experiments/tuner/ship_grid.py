@@ -99,11 +99,13 @@ def holds_every_measurement(newer, older):
 
 
 def remove_contained_databases(raw_root, newest):
-    """Removes the raw folders' databases other than `newest` whose every measurement it holds: their count."""
+    """Removes every raw database but `newest` whose measurements `newest` all holds; returns their count."""
     removed = 0
     for folder in sorted(os.listdir(raw_root)):
         path = os.path.join(raw_root, folder, "fa-tune.sqlite")
-        if os.path.isfile(path) and not os.path.samefile(path, newest) and holds_every_measurement(newest, path):
+        if not os.path.isfile(path) or os.path.samefile(path, newest):
+            continue
+        if holds_every_measurement(newest, path):
             os.remove(path)
             removed += 1
     return removed
@@ -135,7 +137,9 @@ def main():
 
     shipped_comments, header, shipped = read_seed(args.seed)
     # A call whose lines all went unreached exports nothing: its database is still carried on.
-    export_comments, export_header, exported = read_seed(export) if os.path.isfile(export) else ([], header, [])
+    export_comments, export_header, exported = ([], header, [])
+    if os.path.isfile(export):
+        export_comments, export_header, exported = read_seed(export)
     if export_header != header:
         fail(f"{export}: its header is not {args.seed}'s (another seed format): not merged")
     key_index = [header.index(c) for c in KEY_COLUMNS]
@@ -187,8 +191,8 @@ def main():
     print(f"{args.carry}: {os.path.getsize(args.carry) // 1024} KiB (carry it in the next grid call)")
     print(f"{raw}: {', '.join(kept)} (commit with the seed file)")
     if removed:
-        print(f"{args.raw}: {removed} older fa-tune.sqlite removed, every measurement of theirs is in this one "
-              f"(git history keeps them: git add -A {args.raw})")
+        print(f"{args.raw}: {removed} older fa-tune.sqlite removed, every measurement of theirs is in this "
+              f"one (git history keeps them: git add -A {args.raw})")
 
 
 if __name__ == "__main__":

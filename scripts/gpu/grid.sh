@@ -37,7 +37,8 @@ gpu_line
 if [ -n "${GRID_GPU:-}" ]; then
   case $gpu_name in
     *"$GRID_GPU"*) ;;
-    *) note "grid: the GPU is '$gpu_name', not GRID_GPU=$GRID_GPU: nothing tuned (its rows would start a grid of their own)"
+    *) note "grid: the GPU is '$gpu_name', not GRID_GPU=$GRID_GPU: nothing tuned" \
+         "(its rows would start a grid of their own)"
        exit 3 ;;
   esac
 fi
@@ -47,7 +48,9 @@ split=${GRID_SPLIT:-ordered}
 db_in=${GRID_DB:-.carry/tune/fa-tune.sqlite}
 grace_s=90
 [ -f "$list" ] || { note "grid: GRID_LIST $list is not a file"; exit 2; }
-case $budget_s in '' | *[!0-9]*) note "grid: GRID_BUDGET_S '$budget_s' is not a whole number of seconds"; exit 2 ;; esac
+case $budget_s in
+  '' | *[!0-9]*) note "grid: GRID_BUDGET_S '$budget_s' is not a whole number of seconds"; exit 2 ;;
+esac
 case $split in ordered | even) ;; *) note "grid: GRID_SPLIT '$split' is not ordered or even"; exit 2 ;; esac
 work=$(mktemp -d /tmp/flashlab-grid.XXXXXX)  # one per call: tests run recipes side by side
 trap 'rm -rf "$work"' EXIT
@@ -80,7 +83,8 @@ for i in "${!lines[@]}"; do
   fi
   read -r -a selection <<<"${lines[$i]}"
   line_start=$(date +%s)
-  timeout -k 30 $((share + grace_s)) "$bin/fa-tune" --arch sm90 "${selection[@]}" "${replay[@]}" "${gpus[@]}" \
+  timeout -k 30 $((share + grace_s)) \
+    "$bin/fa-tune" --arch sm90 "${selection[@]}" "${replay[@]}" "${gpus[@]}" \
     --time-limit "$share" --db "$db" --forward-store "$forwards" \
     --json "$dir/line$k.json" --report "$dir/report_line$k" \
     --export-best "$work/best_configs.tsv" >"$dir/line$k.txt" 2>"$dir/line$k.err"
@@ -98,15 +102,19 @@ size_kib=$(du -k "$OUT/fa-tune.sqlite" 2>/dev/null | cut -f1)
 note "grid: $OUT/fa-tune.sqlite ${size_kib:-?} KiB (carried back in as $db_in; a call carries 64 MiB in all)"
 # .carry/grid is 11 MiB and the tree ~19 (2026-12-04; each call's raw/ folder adds ~2 with its database copy):
 # past ~8 MiB the database crowds the carry (split it by family, or move old raw/ databases out, then).
-[ "${size_kib:-0}" -gt 8192 ] && note "grid: WARNING: the database is over 8 MiB; with .carry/grid and the tree it nears the 64 MiB a call carries"
+[ "${size_kib:-0}" -gt 8192 ] &&
+  note "grid: WARNING: the database is over 8 MiB; with .carry/grid and the tree it nears the 64 MiB" \
+    "a call carries"
 if [ -f "$work/best_configs.tsv" ]; then
   {
-    echo "# $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
-      head -n 1), scripts/gpu.sh grid (GRID_LIST=$list GRID_BUDGET_S=$budget_s), one fa-tune --arch sm90 per line:"
+    gpu_and_driver=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+    echo "# $(date -u +%FT%TZ), $gpu_and_driver, scripts/gpu.sh grid" \
+      "(GRID_LIST=$list GRID_BUDGET_S=$budget_s), one fa-tune --arch sm90 per line:"
     for line in "${lines[@]}"; do echo "#   $line"; done
     cat "$work/best_configs.tsv"
   } >"$OUT/grid_best_configs.tsv"
-  note "grid: $(grep -vc -e '^#' -e '^gpu' "$OUT/grid_best_configs.tsv") best configs in $OUT/grid_best_configs.tsv"
+  exported=$(grep -vc -e '^#' -e '^gpu' "$OUT/grid_best_configs.tsv")
+  note "grid: $exported best configs in $OUT/grid_best_configs.tsv"
 else
   note "grid: no best config was exported (no line ran)"
 fi
