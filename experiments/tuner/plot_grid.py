@@ -45,7 +45,8 @@ def read_seed(path, gpu):
     if not lines:
         fail(f"{path}: no header line")
     header = lines[0].split("\t")
-    need = ["gpu", "family", "dtype", "head_dim", "causal", "direction", "batch", "heads_q", "seqlen_q", "tflops"]
+    need = ["gpu", "family", "dtype", "head_dim", "causal", "direction", "batch", "heads_q", "seqlen_q",
+            "tflops"]
     missing = [c for c in need if c not in header]
     if missing:
         fail(f"{path}: no column {', '.join(missing)} (is it db/seed/best_configs.tsv's format?)")
@@ -97,7 +98,8 @@ def main():
     parser.add_argument("--seed", default=os.path.join(REPO, "db/seed/best_configs.tsv"),
                         help="best configs in db/seed/best_configs.tsv's format (default: that file)")
     parser.add_argument("--peers", nargs="*", default=DEFAULT_PEERS,
-                        help="experiments/peers CSV files drawn beside ours (default: the H200's of 2026-12-02)")
+                        help="experiments/peers CSV files drawn beside ours "
+                        "(default: the H200's of 2026-12-02)")
     parser.add_argument("--gpu", default="NVIDIA H200", help="the GPU whose rows are drawn")
     parser.add_argument("--out", default=os.path.join(REPO, "experiments/tuner/plots/grid"),
                         help="folder of the SVGs and their data files")
@@ -122,8 +124,9 @@ def main():
         write_atomically(data, "\n".join(rows) + "\n")
         svg = os.path.join(args.out, stem + ".svg")
         title = f"{args.gpu}: best config per family, {direction} d{d} {mask} (b = 16384/n, h = 2048/d)"
-        command = [gnuplot, "-e", f"data='{data}'; out='{svg}.partial'; title='{title}'; "
-                   "xlabel='n (sequence length)'; ylabel='TFLOP/s'", os.path.join(REPO, "experiments/lines.gp")]
+        settings = (f"data='{data}'; out='{svg}.partial'; title='{title}'; "
+                    "xlabel='n (sequence length)'; ylabel='TFLOP/s'")
+        command = [gnuplot, "-e", settings, os.path.join(REPO, "experiments/lines.gp")]
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             fail(f"gnuplot failed on {data}: {result.stderr.strip().splitlines()[-1:]}")

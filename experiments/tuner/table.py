@@ -58,8 +58,8 @@ def main():
         out.append(f"GPU {meta.get('gpu_name', meta.get('gpu'))}, driver {meta.get('driver', '?')} "
                    f"(CUDA driver API {meta.get('cuda_driver_api', '?')}), NVRTC {meta.get('nvrtc', '?')}; "
                    f"peers: {peers_header or 'not measured'}\n")
-    out.append("| family | dtype | d | mask | n | tuned TFLOP/s | default TFLOP/s | tuned/default | FA2 | cuDNN "
-               "| tuned/FA2 | tuned/cuDNN | measured | best config |")
+    out.append("| family | dtype | d | mask | n | tuned TFLOP/s | default TFLOP/s | tuned/default | FA2 "
+               "| cuDNN | tuned/FA2 | tuned/cuDNN | measured | best config |")
     out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for dtype, d, mask, n, direction, r in rows:
         p = peers.get((dtype, d, n, mask, direction), {})
