@@ -108,9 +108,10 @@ line1=$work/out2/unpacked/grid/line1.json
 [ "$(json_field "$line1" measured)" = 20 ] || fail "call 2 did not measure 20 more"
 shipped "ship 2" "$work/out2" --allow-replay
 expect "$work/ship.log" "1 rows from the grid (1 replaced, 0 new), 2 in all" "seed replace"
-older=$work/raw/2000-01-0
-[ -e "${older}1-grid-000000Z/fa-tune.sqlite" ] && fail "a raw database the newest holds whole was kept"
-[ -s "${older}2-grid-000000Z/fa-tune.sqlite" ] || fail "a raw database with a measurement of its own went"
+held_whole=$work/raw/2000-01-01-grid-000000Z/fa-tune.sqlite
+with_its_own=$work/raw/2000-01-02-grid-000000Z/fa-tune.sqlite
+[ -e "$held_whole" ] && fail "a raw database the newest holds whole was kept"
+[ -s "$with_its_own" ] || fail "a raw database with a measurement of its own was removed"
 expect "$work/ship.log" "older fa-tune.sqlite removed" "the removal was not said"
 # A shipped row faster than the grid's, with another config (a tuned winner beside a fresh database's
 # default), stays; the same config re-measured slower replaces it (above: call 2's row replaced call 1's).
