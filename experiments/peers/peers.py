@@ -197,18 +197,46 @@ def parse_args():
                     help="input sets rotated (fewer when memory is short)")
     args = ap.parse_args()
     args.memory = args.memory or args.memory_only
-    args.backend_names = list(dict.fromkeys(args.backends.split(",")))  # in order, each once
-    for name in args.backend_names:
-        if name not in BACKENDS:
-            sys.exit(f"peers.py: --backends {name}: use flash, cudnn or math")
+    args.backend_names = names_from(args.backends, BACKENDS, "--backends")
+    args.dtype_names = names_from(args.dtype, DTYPES, "--dtype")
+    args.head_dims = positive_ints(args.head_dim, "--head-dim")
+    args.seqlens = positive_ints(args.seqlen, "--seqlen")
+    for option, value in (("--batch", args.batch), ("--heads", args.heads), ("--input-sets", args.input_sets)):
+        if value is not None and value < 1:
+            bad_input(f"{option} {value}: a positive integer")
     return args
+
+
+def bad_input(message):
+    """Bad input is one line on stderr and exit code 2, as in every FlashLab tool."""
+    sys.stderr.write(f"peers.py: {message}\n")
+    sys.exit(2)
+
+
+def names_from(text, known, option):
+    """The comma-separated names of text, in order, each once; each one a key of known."""
+    names = list(dict.fromkeys(text.split(",")))
+    for name in names:
+        if name not in known:
+            bad_input(f"{option} {name!r}: use {', '.join(known)}")
+    return names
+
+
+def positive_ints(text, option):
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        bad_input(f"{option} {text!r}: comma-separated positive integers")
+    return values
 
 
 def measure_all(args):
     rows = []
-    for dtype_name in args.dtype.split(","):
-        for d in map(int, args.head_dim.split(",")):
-            for n in map(int, args.seqlen.split(",")):
+    for dtype_name in args.dtype_names:
+        for d in args.head_dims:
+            for n in args.seqlens:
                 b, h = headline_shape(n, d)
                 shape = Problem(dtype_name, d, n, args.batch or b, args.heads or h, causal=False)
                 sets = input_sets(shape, DTYPES[dtype_name], args.input_sets)
