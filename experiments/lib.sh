@@ -99,9 +99,13 @@ fl_reuse() {
   fl_sync
 }
 
-# Packs the work folder (logs, CSV, JSON, plots; never the .done markers) into $OUT/<question>.tgz.
+# Packs the work folder (logs, CSV, JSON, plots) into $OUT/<question>.tgz: never the .done markers, nor a
+# SQLite database, the machine's working cache (card_transfer's at n 16384 was 66 MiB, past the 16 MiB a
+# returned file may hold, and the whole tarball came back as nothing): a question exports what it measured
+# (card_transfer: tune.tsv).
 fl_sync() {
-  tar czf "$fl_out/$fl_question.tgz.tmp" --exclude='*.done' -C "$(dirname "$fl_work")" "$fl_question" &&
+  tar czf "$fl_out/$fl_question.tgz.tmp" --exclude='*.done' --exclude='*.sqlite' --exclude='*.sqlite-*' \
+    -C "$(dirname "$fl_work")" "$fl_question" &&
     mv "$fl_out/$fl_question.tgz.tmp" "$fl_out/$fl_question.tgz"
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fl_reuse (experiments/lib.sh) and reuse_rows.py: another question's finished step on this machine gives
 # this step its matching rows (the '#' lines kept, the summary saying "reused"); an unfinished step (no
-# .done) or one without such rows leaves the caller to run its own; a step done earlier is not redone.
+# .done) or one without such rows leaves the caller to run its own; a step done earlier is not redone; the
+# tarball packed after each step leaves the work folder's databases out.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
@@ -16,6 +17,7 @@ cp "$repo/experiments/lib.sh" "$repo/experiments/reuse_rows.py" "$work/experimen
 cat >"$work/experiments/q/run.sh" <<'EOF'
 source "$(dirname "$0")/../lib.sh"
 fl_init q
+touch "$fl_work/tune.sqlite" "$fl_work/tune.sqlite-wal"
 say() { if "$@"; then echo "RESULT reused"; else echo "RESULT ran"; fi; }
 say fl_reuse a other bench mask=full
 touch "$(dirname "$fl_work")/other/bench.done"
@@ -41,5 +43,8 @@ b=$work/flwork/q/b.csv
 [ -f "$work/flwork/q/a.csv" ] && { echo "FAIL: an unfinished step was reused"; status=1; }
 [ -f "$work/flwork/q/c.csv" ] && { echo "FAIL: no matching rows, yet c.csv was written"; status=1; }
 [ -f "$work/out/q.tgz" ] || { echo "FAIL: the reuse was not packed into \$OUT"; status=1; }
+packed=$(tar tzf "$work/out/q.tgz")
+grep -q 'q/b.csv' <<<"$packed" && ! grep -q 'sqlite' <<<"$packed" ||
+  { echo "FAIL: the tarball should hold b.csv and no database:"; echo "$packed"; status=1; }
 [ "$status" = 0 ] && echo "ok: fl_reuse"
 exit $status
