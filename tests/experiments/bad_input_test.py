@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Bad input to the experiments' Python tools is one line on stderr and exit code 2 (the project's rule), and
-good input still runs. peers.py imports torch: here it imports a stand-in that defines only the names
-peers.py reads at import time, so its arguments are checked on a machine without torch (CI's)."""
+"""Bad input to the experiments' Python tools (peers.py, power_windows.py, close_calls.py) is one line on
+stderr and exit code 2 (the project's rule), and good input still runs. peers.py imports torch: here it
+imports a stand-in that defines only the names peers.py reads at import time, so its arguments are checked
+on a machine without torch (CI's)."""
 import os
 import subprocess
 import sys
@@ -78,6 +79,15 @@ class PowerWindowsTest(BadInputTest):
                 open(os.path.join(folder, name), "w", encoding="utf-8").close()
             self.assert_bad_input(run("tuner/power_windows.py", [folder]), "power_windows.py",
                                   "no marked windows or no nvidia-smi samples")
+
+
+
+class CloseCallsTest(BadInputTest):
+    def test_a_file_that_is_not_a_database_and_a_margin_past_one(self):
+        readme = os.path.join(EXPERIMENTS, "README.md")
+        self.assert_bad_input(run("tuner/close_calls.py", [readme]), "close_calls.py", "not an fa-tune database")
+        self.assert_bad_input(run("tuner/close_calls.py", [readme, "--margin", "1.5"]), "close_calls.py",
+                              "--margin 1.5")
 
 
 if __name__ == "__main__":

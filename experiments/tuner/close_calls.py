@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Close calls in a tuning database: problems where a config that lost by its median has a p20 faster than
+the winner's median by more than MARGIN, so the winner may rest on which of two timing modes each median
+fell in (card_transfer at n 16384: 30 runs of one config fell in two modes about 7% apart, and the median
+took either). For each it prints the winner, that loser and the command that settles it on the card
+(experiments/card_transfer/alternate.sh: the two head to head; $OUT set, as on the device machine).
+
+Usage: close_calls.py DB [--gpu NAME] [--margin 0.03]   (DB: an fa-tune SQLite database)"""
+import argparse
+import os
+import sqlite3
+import sys
+
+# A loser's p20 this much under the winner's median counts: the two-mode gaps seen were 7-12%, and two
+# timings of one config in one call differ by up to ~3% (card_transfer: fa-tune against fa-bench, n <= 8192).
+DEFAULT_MARGIN = 0.03
+
+QUERY = """
+select g.name, p.dtype, p.head_dim, p.causal, p.seqlen_q, p.direction, m.family, m.config, m.median_ms,
+       m.p20_ms, b.config, b.median_ms
+from measurements m
+join best_configs b on b.gpu_id = m.gpu_id and b.problem_id = m.problem_id and b.family = m.family
+join problems p on p.problem_id = m.problem_id
+join gpus g on g.gpu_id = m.gpu_id
+where m.verdict = 'ok' and m.config != b.config and m.median_ms > b.median_ms
+  and m.p20_ms < b.median_ms * (1 - ?)
+"""
+
+
+def bad_input(message):
+    sys.stderr.write(f"close_calls.py: {message}\n")
+    sys.exit(2)
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("db")
+    ap.add_argument("--gpu", help="only this GPU's rows (the gpus table's name, e.g. 'NVIDIA H200')")
+    ap.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
+                    help=f"how far under the winner's median a loser's p20 must be ({DEFAULT_MARGIN})")
+    args = ap.parse_args()
+    if not os.path.isfile(args.db):
+        bad_input(f"{args.db}: no such file")
+    if not 0.0 <= args.margin < 1.0:
+        bad_input(f"--margin {args.margin}: a fraction in [0, 1)")
+    return args
+
+
+def close_calls(db, gpu, margin):
+    """{problem key: (winner config, winner median, loser config, loser median, loser p20)}, the loser with
+    the fastest p20 of each problem."""
+    try:
+        rows = sqlite3.connect(f"file:{db}?mode=ro", uri=True).execute(QUERY, (margin,)).fetchall()
+    except sqlite3.DatabaseError as error:
+        bad_input(f"{db}: not an fa-tune database ({error})")
+    calls = {}
+    for name, dtype, d, causal, n, direction, family, config, median, p20, best, best_median in rows:
+        if gpu and name != gpu:
+            continue
+        key = (name, family, dtype, d, "causal" if causal else "full", n, direction)
+        if key not in calls or p20 < calls[key][4]:
+            calls[key] = (best, best_median, config, median, p20)
+    return calls
+
+
+def main():
+    args = parse_args()
+    calls = close_calls(args.db, args.gpu, args.margin)
+    print(f"{len(calls)} close calls (a loser's p20 more than {args.margin:.0%} under the winner's median)")
+    for key, (best, best_ms, config, ms, p20) in sorted(calls.items()):
+        gpu, family, dtype, d, mask, n, direction = key
+        print(f"\n{gpu} {family} {dtype} d{d} {mask} n{n} {direction}: winner {best_ms:.3f} ms, loser median "
+              f"{ms:.3f} ms, p20 {p20:.3f} ms")
+        label = f"{family}_{dtype}_d{d}_{mask}_n{n}_{direction}"
+        problem = (f"--family {family} --dtype {dtype} --head-dim {d} --seqlen {n} "
+                   f"--causal {'yes' if mask == 'causal' else 'no'} --direction {direction}")
+        print(f"  CARRY=$PWD/.carry/grid bash experiments/card_transfer/alternate.sh {label} \\\n"
+              f"    \"{problem}\" \\\n    {best} \\\n    {config}")
+
+
+if __name__ == "__main__":
+    main()
