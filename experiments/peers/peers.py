@@ -201,7 +201,8 @@ def parse_args():
     args.dtype_names = names_from(args.dtype, DTYPES, "--dtype")
     args.head_dims = positive_ints(args.head_dim, "--head-dim")
     args.seqlens = positive_ints(args.seqlen, "--seqlen")
-    for option, value in (("--batch", args.batch), ("--heads", args.heads), ("--input-sets", args.input_sets)):
+    sizes = (("--batch", args.batch), ("--heads", args.heads), ("--input-sets", args.input_sets))
+    for option, value in sizes:
         if value is not None and value < 1:
             bad_input(f"{option} {value}: a positive integer")
     return args

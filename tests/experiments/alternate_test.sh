@@ -26,7 +26,8 @@ esac
 STUB
 chmod +x "$work/carry/bin/fa-bench" "$work/path/nvidia-smi"
 out=$(PATH=$work/path:$PATH CARRY=$work/carry OUT=$work/out ROUNDS=2 \
-  bash "$repo/experiments/card_transfer/alternate.sh" probe "--family fa3_sm90 --head-dim 64" kBlockN=64 kBlockN=0 2>&1)
+  bash "$repo/experiments/card_transfer/alternate.sh" probe "--family fa3_sm90 --head-dim 64" \
+  kBlockN=64 kBlockN=0 2>&1)
 status=0
 fail() { echo "FAIL: $1"; echo "$out" | sed 's/^/    /'; status=1; }
 [ "$(tr '\n' ' ' <"$work/carry/bin/calls")" = "kBlockN=64 kBlockN=0 kBlockN=64 kBlockN=0 " ] ||
@@ -37,7 +38,8 @@ packed=$(tar tzf "$work/out/probe.tgz" 2>&1)
 for f in marks.txt smi.csv table.md 2-c0.csv 1-c1.log; do
   grep -q "probe/$f" <<<"$packed" || fail "probe.tgz lacks $f"
 done
-[ "$(tar xzOf "$work/out/probe.tgz" probe/marks.txt | grep -c ' start ')" = 4 ] || fail "four starts in marks.txt"
+[ "$(tar xzOf "$work/out/probe.tgz" probe/marks.txt | grep -c ' start ')" = 4 ] ||
+  fail "four starts in marks.txt"
 bash "$repo/experiments/card_transfer/alternate.sh" probe >/dev/null 2>&1
 [ $? = 2 ] || fail "bad usage should exit 2"
 [ "$status" = 0 ] && echo "ok: alternate.sh"

@@ -85,7 +85,8 @@ class PowerWindowsTest(BadInputTest):
 class CloseCallsTest(BadInputTest):
     def test_a_file_that_is_not_a_database_and_a_margin_past_one(self):
         readme = os.path.join(EXPERIMENTS, "README.md")
-        self.assert_bad_input(run("tuner/close_calls.py", [readme]), "close_calls.py", "not an fa-tune database")
+        self.assert_bad_input(run("tuner/close_calls.py", [readme]), "close_calls.py",
+                              "not an fa-tune database")
         self.assert_bad_input(run("tuner/close_calls.py", [readme, "--margin", "1.5"]), "close_calls.py",
                               "--margin 1.5")
 
