@@ -3,7 +3,8 @@
 the winner's median by more than MARGIN, so the winner may rest on which of two timing modes each median
 fell in (card_transfer at n 16384: 30 runs of one config fell in two modes about 7% apart, and the median
 took either). For each it prints the winner, that loser and the command that settles it on the card
-(experiments/card_transfer/alternate.sh: the two head to head; $OUT set, as on the device machine).
+(experiments/card_transfer/alternate.sh: the two head to head; $OUT set, as on the device machine). Then
+the best rows that a stored measurement of the same kernel source beats (see STALE_BEST).
 
 Usage: close_calls.py DB [--gpu NAME] [--margin 0.03]   (DB: an fa-tune SQLite database)"""
 import argparse
@@ -24,6 +25,24 @@ join problems p on p.problem_id = m.problem_id
 join gpus g on g.gpu_id = m.gpu_id
 where m.verdict = 'ok' and m.config != b.config and m.median_ms > b.median_ms
   and m.p20_ms < b.median_ms * (1 - ?)
+"""
+
+
+# Best rows slower than a stored measurement of the same family, problem, GPU and kernel source: a best that
+# a later run recorded without the faster row among its candidates (before 2026-12-04's resume fix a rerun
+# answered only what its strategy proposed; tuner/tune/stored_rows.hpp). ship_grid.py kept the faster
+# shipped config in db/seed; the database's own best row stays until that line runs again.
+STALE_BEST = """
+select b.family, p.dtype, p.head_dim, p.causal, p.seqlen_q, p.direction, b.config, b.median_ms, m.config,
+       min(m.median_ms)
+from best_configs b
+join problems p on p.problem_id = b.problem_id
+join measurements m on m.gpu_id = b.gpu_id and m.problem_id = b.problem_id and m.family = b.family
+  and m.source_hash = b.source_hash and m.verdict = 'ok'
+join gpus g on g.gpu_id = b.gpu_id
+where (? is null or g.name = ?)
+group by b.gpu_id, b.problem_id, b.family
+having min(m.median_ms) < b.median_ms * 0.999
 """
 
 
@@ -63,6 +82,12 @@ def close_calls(db, gpu, margin):
     return calls
 
 
+def stale_best_rows(db, gpu):
+    """[(family, dtype, d, causal, n, direction, best config, its median, faster config, its median)]."""
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    return connection.execute(STALE_BEST, (gpu, gpu)).fetchall()
+
+
 def main():
     args = parse_args()
     calls = close_calls(args.db, args.gpu, args.margin)
@@ -76,6 +101,13 @@ def main():
                    f"--causal {'yes' if mask == 'causal' else 'no'} --direction {direction}")
         print(f"  CARRY=$PWD/.carry/grid bash experiments/card_transfer/alternate.sh {label} \\\n"
               f"    \"{problem}\" \\\n    {best} \\\n    {config}")
+    stale = stale_best_rows(args.db, args.gpu)
+    print(f"\n{len(stale)} best rows slower than a stored measurement of the same kernel source "
+          "(the line's next run rewrites them)")
+    for family, dtype, d, causal, n, direction, best, best_ms, faster, faster_ms in stale:
+        mask = "causal" if causal else "full"
+        print(f"  {family} {dtype} d{d} {mask} n{n} {direction}: best row {best_ms:.4f} ms, stored "
+              f"{faster_ms:.4f} ms ({best_ms / faster_ms:.3f}x): {faster}")
 
 
 if __name__ == "__main__":
