@@ -26,6 +26,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bad_input import fail  # noqa: E402  (experiments/bad_input.py)
 from headline import attention_flops, headline_shape  # noqa: E402  (experiments/headline.py)
 
 import torch
@@ -204,14 +205,8 @@ def parse_args():
     sizes = (("--batch", args.batch), ("--heads", args.heads), ("--input-sets", args.input_sets))
     for option, value in sizes:
         if value is not None and value < 1:
-            bad_input(f"{option} {value}: a positive integer")
+            fail(f"{option} {value}: a positive integer")
     return args
-
-
-def bad_input(message):
-    """Bad input is one line on stderr and exit code 2, as in every FlashLab tool."""
-    sys.stderr.write(f"peers.py: {message}\n")
-    sys.exit(2)
 
 
 def names_from(text, known, option):
@@ -219,7 +214,7 @@ def names_from(text, known, option):
     names = list(dict.fromkeys(text.split(",")))
     for name in names:
         if name not in known:
-            bad_input(f"{option} {name!r}: use {', '.join(known)}")
+            fail(f"{option} {name!r}: use {', '.join(known)}")
     return names
 
 
@@ -229,7 +224,7 @@ def positive_ints(text, option):
     except ValueError:
         values = []
     if not values or min(values) < 1:
-        bad_input(f"{option} {text!r}: comma-separated positive integers")
+        fail(f"{option} {text!r}: comma-separated positive integers")
     return values
 
 

@@ -12,6 +12,9 @@ import os
 import sqlite3
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bad_input import fail  # noqa: E402  (experiments/bad_input.py)
+
 # A loser's p20 this much under the winner's median counts: the two-mode gaps seen were 7-12%, and two
 # timings of one config in one call differ by up to ~3% (card_transfer: fa-tune against fa-bench, n <= 8192).
 DEFAULT_MARGIN = 0.03
@@ -46,11 +49,6 @@ having min(m.median_ms) < b.median_ms * 0.999
 """
 
 
-def bad_input(message):
-    sys.stderr.write(f"close_calls.py: {message}\n")
-    sys.exit(2)
-
-
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("db")
@@ -59,9 +57,9 @@ def parse_args():
                     help=f"how far under the winner's median a loser's p20 must be ({DEFAULT_MARGIN})")
     args = ap.parse_args()
     if not os.path.isfile(args.db):
-        bad_input(f"{args.db}: no such file")
+        fail(f"{args.db}: no such file")
     if not 0.0 <= args.margin < 1.0:
-        bad_input(f"--margin {args.margin}: a fraction in [0, 1)")
+        fail(f"--margin {args.margin}: a fraction in [0, 1)")
     return args
 
 
@@ -71,7 +69,7 @@ def close_calls(db, gpu, margin):
     try:
         rows = sqlite3.connect(f"file:{db}?mode=ro", uri=True).execute(QUERY, (margin,)).fetchall()
     except sqlite3.DatabaseError as error:
-        bad_input(f"{db}: not an fa-tune database ({error})")
+        fail(f"{db}: not an fa-tune database ({error})")
     calls = {}
     for name, dtype, d, causal, n, direction, family, config, median, p20, best, best_median in rows:
         if gpu and name != gpu:

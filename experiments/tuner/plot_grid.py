@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bad_input import fail  # noqa: E402  (experiments/bad_input.py)
 from bench_csv import csv_rows  # noqa: E402  (experiments/bench_csv.py)
 from headline import is_headline  # noqa: E402  (experiments/headline.py)
 
@@ -28,11 +29,6 @@ DEFAULT_PEERS = [
     os.path.join(REPO, "experiments/fa3_sm90_bwd/results", run, "peers.csv")
     for run in ("2026-12-02-h200-s6-call1", "2026-12-02-h200-s6-call4-fp16")
 ]
-
-
-def fail(message):
-    print(f"plot_grid.py: {message}", file=sys.stderr)
-    sys.exit(2)
 
 
 def read_seed(path, gpu):

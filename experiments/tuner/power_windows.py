@@ -12,6 +12,9 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bad_input import fail  # noqa: E402  (experiments/bad_input.py)
+
 # A sample counts as busy above this: the H100 idled at 73 W and drew ~690 W timing fa3_sm90
 # (raw/2026-12-07-dtype-power-h100-065121Z/); the host-side checks between timed runs sit near idle.
 BUSY_WATTS = 200.0
@@ -69,12 +72,6 @@ def summarize(samples, reasons, start, end):
                 watts_max=max(s[2] for s in busy), temp_max=max(s[3] for s in busy))
 
 
-def bad_input(message):
-    """Bad input is one line on stderr and exit code 2, as in every FlashLab tool."""
-    sys.stderr.write(f"power_windows.py: {message}\n")
-    sys.exit(2)
-
-
 def main():
     if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
         sys.stderr.write(__doc__ + "\n")
@@ -82,12 +79,12 @@ def main():
     folder = sys.argv[1]
     for name in ("marks.txt", "smi.csv"):
         if not os.path.isfile(os.path.join(folder, name)):
-            bad_input(f"{folder} has no {name}")
+            fail(f"{folder} has no {name}")
     windows = read_windows(os.path.join(folder, "marks.txt"))
     samples = read_samples(os.path.join(folder, "smi.csv"))
     reasons = read_reasons(os.path.join(folder, "reasons.csv"))
     if not windows or not samples:
-        bad_input(f"no marked windows or no nvidia-smi samples in {folder}")
+        fail(f"no marked windows or no nvidia-smi samples in {folder}")
     print("| command | busy samples | power-capped samples in the window | SM MHz median (min) "
           "| W median (max) | max C |")
     print("|---|---|---|---|---|---|")

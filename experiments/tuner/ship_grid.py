@@ -32,15 +32,13 @@ import sqlite3
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bad_input import fail  # noqa: E402  (experiments/bad_input.py)
+
 # Columns that name a row: the GPU, the family and the problem (db/seed_configs.cpp's order).
 KEY_COLUMNS = ("gpu", "family", "dtype", "head_dim", "causal", "direction", "batch", "heads_q", "heads_kv",
                "seqlen_q", "seqlen_k")
 REPLAY_PREFIX = "replay of "  # tuner/tune/replay_backend.hpp's kReplayGpuPrefix
-
-
-def fail(message):
-    print(f"ship_grid.py: {message}", file=sys.stderr)
-    sys.exit(2)
 
 
 def read_seed(path):
