@@ -48,20 +48,21 @@ wait 2>/dev/null
   echo
   for i in "${!configs[@]}"; do echo "- c$i: \`${configs[$i]}\`"; done
   echo
-  # Each command's row of its CSV (fa-bench's columns by name), in the order they ran.
-  python3 - "$rounds" "${#configs[@]}" <<'EOF'
-import csv, sys
-rounds, configs = map(int, sys.argv[1:])
+  # Each command's row of its CSV, in the order they ran, read as every summarizer reads fa-bench's CSVs.
+  python3 - "$rounds" "${#configs[@]}" "$here/.." <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[3])
+from bench_csv import csv_rows, passed  # experiments/bench_csv.py
+rounds, configs = map(int, sys.argv[1:3])
 print("| round | config | TFLOP/s | median ms | p20-p80 ms | checks |")
 print("|---|---|---|---|---|---|")
 for r in range(1, rounds + 1):
     for c in range(configs):
         try:
-            with open(f"{r}-c{c}.csv", encoding="utf-8") as f:
-                row = next(csv.DictReader(line for line in f if not line.startswith("#")))
+            row = csv_rows(f"{r}-c{c}.csv")[0]
             print(f"| {r} | c{c} | {float(row['tflops']):.1f} | {float(row['median_ms']):.3f} | "
-                  f"{float(row['p20_ms']):.3f}-{float(row['p80_ms']):.3f} | {row['passed']} |")
-        except (OSError, StopIteration, KeyError, ValueError):
+                  f"{float(row['p20_ms']):.3f}-{float(row['p80_ms']):.3f} | {str(passed(row)).lower()} |")
+        except (OSError, IndexError, KeyError, ValueError):
             print(f"| {r} | c{c} | no row: see {r}-c{c}.log | | | |")
 EOF
   echo
