@@ -27,7 +27,7 @@ join best_configs b on b.gpu_id = m.gpu_id and b.problem_id = m.problem_id and b
 join problems p on p.problem_id = m.problem_id
 join gpus g on g.gpu_id = m.gpu_id
 where m.verdict = 'ok' and m.config != b.config and m.median_ms > b.median_ms
-  and m.p20_ms < b.median_ms * (1 - ?)
+  and m.p20_ms < b.median_ms * (1 - :margin) and (:gpu is null or g.name = :gpu)
 """
 
 
@@ -43,7 +43,7 @@ join problems p on p.problem_id = b.problem_id
 join measurements m on m.gpu_id = b.gpu_id and m.problem_id = b.problem_id and m.family = b.family
   and m.source_hash = b.source_hash and m.verdict = 'ok'
 join gpus g on g.gpu_id = b.gpu_id
-where (? is null or g.name = ?)
+where :gpu is null or g.name = :gpu
 group by b.gpu_id, b.problem_id, b.family
 having min(m.median_ms) < b.median_ms * 0.999
 """
@@ -63,32 +63,37 @@ def parse_args():
     return args
 
 
-def close_calls(db, gpu, margin):
-    """{problem key: (winner config, winner median, loser config, loser median, loser p20)}, the loser with
-    the fastest p20 of each problem."""
+def open_database(db):
+    """db read-only, once checked to hold fa-tune's tables."""
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        rows = sqlite3.connect(f"file:{db}?mode=ro", uri=True).execute(QUERY, (margin,)).fetchall()
+        connection.execute("select 1 from best_configs, measurements limit 1").fetchall()
     except sqlite3.DatabaseError as error:
         fail(f"{db}: not an fa-tune database ({error})")
+    return connection
+
+
+def close_calls(connection, gpu, margin):
+    """{problem key: (winner config, winner median, loser config, loser median, loser p20)}, the loser with
+    the fastest p20 of each problem."""
     calls = {}
-    for name, dtype, d, causal, n, direction, family, config, median, p20, best, best_median in rows:
-        if gpu and name != gpu:
-            continue
+    for row in connection.execute(QUERY, dict(gpu=gpu, margin=margin)):
+        name, dtype, d, causal, n, direction, family, config, median, p20, best, best_median = row
         key = (name, family, dtype, d, "causal" if causal else "full", n, direction)
         if key not in calls or p20 < calls[key][4]:
             calls[key] = (best, best_median, config, median, p20)
     return calls
 
 
-def stale_best_rows(db, gpu):
+def stale_best_rows(connection, gpu):
     """[(family, dtype, d, causal, n, direction, best config, its median, faster config, its median)]."""
-    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    return connection.execute(STALE_BEST, (gpu, gpu)).fetchall()
+    return connection.execute(STALE_BEST, dict(gpu=gpu)).fetchall()
 
 
 def main():
     args = parse_args()
-    calls = close_calls(args.db, args.gpu, args.margin)
+    connection = open_database(args.db)
+    calls = close_calls(connection, args.gpu, args.margin)
     print(f"{len(calls)} close calls (a loser's p20 more than {args.margin:.0%} under the winner's median)")
     for key, (best, best_ms, config, ms, p20) in sorted(calls.items()):
         gpu, family, dtype, d, mask, n, direction = key
@@ -99,7 +104,7 @@ def main():
                    f"--causal {'yes' if mask == 'causal' else 'no'} --direction {direction}")
         print(f"  CARRY=$PWD/.carry/grid bash experiments/card_transfer/alternate.sh {label} \\\n"
               f"    \"{problem}\" \\\n    {best} \\\n    {config}")
-    stale = stale_best_rows(args.db, args.gpu)
+    stale = stale_best_rows(connection, args.gpu)
     print(f"\n{len(stale)} best rows slower than a stored measurement of the same kernel source "
           "(the line's next run rewrites them)")
     for family, dtype, d, causal, n, direction, best, best_ms, faster, faster_ms in stale:
