@@ -139,6 +139,24 @@ TEST_CASE("warm start: the nearest other shapes' configs that are valid here, ne
   CHECK(warm_start_configs(*family, wanted, known, 2).size() == 2);
 }
 
+TEST_CASE("warm start leaves out a row that does not name every parameter (tuned before one was added)",
+          "[tuner][tune]") {
+  auto const family = find_family("fa3_sm90");
+  auto const wanted = headline(16384, 64, true, Precision::fp16);
+  auto const neighbour = headline(8192, 64, true, Precision::fp16);
+  Config complete = family->default_config(neighbour);
+  REQUIRE(complete.contains("kTransposeV"));
+  Config older = complete;  // the same kernel, spelled before kTransposeV existed
+  older.erase("kTransposeV");
+  older["kStages"] = complete["kStages"] == 2 ? 3 : 2;  // a different config, so the two rows are told apart
+  REQUIRE_FALSE(family->violates(older, wanted));       // valid here: only its spelling is incomplete
+  auto const configs = warm_start_configs(
+      *family, wanted, {tuned(*family, neighbour, older, 600.0), tuned(*family, neighbour, complete, 500.0)},
+      4);
+  REQUIRE(configs.size() == 1);
+  CHECK(configs.front() == complete);
+}
+
 TEST_CASE("warm start draws on the shipped seeds of this GPU where the database has no row of its own",
           "[tuner][tune]") {
   auto const family = find_family("fa2_sm80");
