@@ -36,10 +36,10 @@ double shape_distance(device::Problem const& wanted, device::Problem const& tune
 TunedAnswer nearest_tuned(device::Family const& family, device::Problem const& problem,
                           std::vector<db::BestConfig> const& known);
 
-// --warm-start: the configs of `family` tuned at other shapes (by the same nearness), valid for `problem`,
-// nearest first, each once, at most `limit`: what a small budget with bayes or anneal then refines. Ties go
-// to the faster row, then to the shape's name. A row that does not name every parameter of the family
-// (tuned before one was added) is left out.
+// --warm-start: the configs of `family` tuned at other shapes (by the same nearness) that are points of
+// `problem`'s space (family_space: valid there, every parameter named), nearest first, each once, at most
+// `limit`: what a small budget with bayes or anneal then refines. Ties go to the faster row, then to the
+// shape's name.
 std::vector<device::Config> warm_start_configs(device::Family const& family, device::Problem const& problem,
                                                std::vector<db::BestConfig> const& known, std::size_t limit);
 

@@ -139,7 +139,7 @@ TEST_CASE("warm start: the nearest other shapes' configs that are valid here, ne
   CHECK(warm_start_configs(*family, wanted, known, 2).size() == 2);
 }
 
-TEST_CASE("warm start leaves out a row that does not name every parameter (tuned before one was added)",
+TEST_CASE("warm start leaves out a row that is no point of the space (tuned before a parameter was added)",
           "[tuner][tune]") {
   auto const family = find_family("fa3_sm90");
   auto const wanted = headline(16384, 64, true, Precision::fp16);
