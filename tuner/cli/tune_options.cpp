@@ -172,9 +172,9 @@ TuneOptions parse_tune_options(int argc, char const* const argv[]) {
       "and how many candidates changed rank")(
       "warm-start", po::bool_switch(&o.warm_start),
       "evaluate first the best configs this database holds, or the shipped seeds measured on a GPU of this "
-      "name hold where it has none, for the same family and direction at the 4 nearest other shapes that "
-      "accept them (nearness as for a problem not tuned: head dim, then mask, dtype, n), what a small "
-      "--budget with bayes or anneal then refines")(
+      "name hold where it has none, for the same family and direction at the 4 nearest other shapes, each "
+      "a point of this problem's space, spelled as the search spells it (nearness as for a problem not "
+      "tuned: head dim, then mask, dtype, n), what a small --budget with bayes or anneal then refines")(
       "jobs,j", common::count_value(common::kJobs, &o.jobs)->default_value("0"),
       "compile workers, compiling ahead while the GPU times (0: one per core; at most 256)")(
       "seed", po::value(&seed)->default_value("1"),
