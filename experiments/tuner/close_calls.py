@@ -32,9 +32,10 @@ where m.verdict = 'ok' and m.config != b.config and m.median_ms > b.median_ms
 
 
 # Best rows slower than a stored measurement of the same family, problem, GPU and kernel source: a best that
-# a later run recorded without the faster row among its candidates (before 2026-12-04's resume fix a rerun
-# answered only what its strategy proposed; tuner/tune/stored_rows.hpp). ship_grid.py kept the faster
-# shipped config in db/seed; the database's own best row stays until that line runs again.
+# a later run recorded without the faster row among its candidates. Before 2026-12-04's resume fix a rerun
+# answered only what its strategy proposed; since, a resume answers the stored rows that are points of the
+# space (tuner/tune/stored_rows.hpp), so a row spelled before a parameter existed (a warm start before
+# 2026-12-07's fix) is never among them. ship_grid.py keeps the faster shipped config in db/seed.
 STALE_BEST = """
 select b.family, p.dtype, p.head_dim, p.causal, p.seqlen_q, p.direction, b.config, b.median_ms, m.config,
        min(m.median_ms)
@@ -106,7 +107,7 @@ def main():
               f"    \"{problem}\" \\\n    {best} \\\n    {config}")
     stale = stale_best_rows(connection, args.gpu)
     print(f"\n{len(stale)} best rows slower than a stored measurement of the same kernel source "
-          "(the line's next run rewrites them)")
+          "(db/seed keeps the faster config: ship_grid.py)")
     for family, dtype, d, causal, n, direction, best, best_ms, faster, faster_ms in stale:
         mask = "causal" if causal else "full"
         print(f"  {family} {dtype} d{d} {mask} n{n} {direction}: best row {best_ms:.4f} ms, stored "
