@@ -255,6 +255,26 @@ constexpr std::string_view kDropNumericsRuns = R"sql(
 DROP TABLE numerics_runs;
 )sql";
 
+// Version 8: best_configs.recorded_at is when the best was measured. Until now a resumed tuning run
+// rewrote it with its own time whenever it stored the same best again (2026-12-07: 100 of the H200's
+// shipped rows changed only that column in one grid call). Each measured row takes back the time of its
+// measurement: the one of the same GPU, NVRTC, source, family, config and problem, with the same median
+// (the best row copies it). A row whose measurement is gone keeps its time.
+constexpr std::string_view kBestMeasuredAt = R"sql(
+UPDATE best_configs SET recorded_at = (
+  SELECT m.measured_at FROM measurements m
+  WHERE m.gpu_id = best_configs.gpu_id AND m.problem_id = best_configs.problem_id
+    AND m.family = best_configs.family AND m.config = best_configs.config
+    AND m.nvrtc_version = best_configs.nvrtc_version AND m.source_hash = best_configs.source_hash
+    AND m.median_ms = best_configs.median_ms)
+WHERE source = 'measured' AND EXISTS (
+  SELECT 1 FROM measurements m
+  WHERE m.gpu_id = best_configs.gpu_id AND m.problem_id = best_configs.problem_id
+    AND m.family = best_configs.family AND m.config = best_configs.config
+    AND m.nvrtc_version = best_configs.nvrtc_version AND m.source_hash = best_configs.source_hash
+    AND m.median_ms = best_configs.median_ms);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "compile cache", kCompileCache},
     {2, "tuning: gpus, problems, measurements, best configs", kTuning},
@@ -263,6 +283,7 @@ constexpr Migration kMigrations[] = {
     {5, "tuning runs, re-measurements, CUDA driver API version", kTuningRuns},
     {6, "compiles that crashed or hung NVRTC", kCompileFailures},
     {7, "drop numerics_runs (never written)", kDropNumericsRuns},
+    {8, "best configs keep the time they were measured", kBestMeasuredAt},
 };
 
 }  // namespace

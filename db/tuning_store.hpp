@@ -62,7 +62,7 @@ struct BestConfig {
   std::string source;  // measured or seed
   std::string nvrtc_version;
   std::string source_hash;  // empty when unknown (seed rows)
-  std::string recorded_at;
+  std::string recorded_at;  // when the best was measured (empty: now), never when a rerun chose it again
 };
 
 std::optional<Measurement> find_measurement(Database& database, MeasurementKey const& key);

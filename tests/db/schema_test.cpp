@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "db/compile_cache.hpp"
 #include "tests/db/temp_dir.hpp"
@@ -221,4 +222,38 @@ TEST_CASE("version 7 drops numerics_runs and keeps the mutation runs", "[db][sch
       db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'numerics_runs'");
   REQUIRE(table.step());
   CHECK(table.column_int64(0) == 0);
+}
+
+// Version 8: a measured best config takes back the time of its measurement, which a resumed run had
+// overwritten with its own; a seed row, and a measured row whose measurement is gone, keep theirs.
+TEST_CASE("version 8 gives measured best configs the time of their measurement", "[db][schema]") {
+  Database db(":memory:");
+  migrate(db, 7);
+  db.execute(
+      "INSERT INTO gpus (name, cc_major, cc_minor, sm_count, driver_version) VALUES ('NVIDIA H200', 9, 0, "
+      "132, '580.159.04');"
+      "INSERT INTO problems (batch, heads_q, heads_kv, seqlen_q, seqlen_k, head_dim, dtype, causal, "
+      "direction) VALUES (4, 16, 16, 4096, 4096, 128, 'bf16', 0, 'fwd'), (2, 16, 16, 8192, 8192, 128, "
+      "'bf16', 0, 'fwd'), (1, 16, 16, 16384, 16384, 128, 'bf16', 0, 'fwd');"
+      // The source hash is 64 a's. Problem 1's best was measured on 12-04 and chosen again by a resume on
+      // 12-07; a slower config measured later must not lend its time.
+      "INSERT INTO measurements (gpu_id, nvrtc_version, source_hash, family, config, problem_id, verdict, "
+      "median_ms, p20_ms, p80_ms, runs, tflops, measured_at) VALUES "
+      "(1, '13.0', replace(hex(zeroblob(32)), '0', 'a'), 'fa2_sm80', 'kBlockM=128', 1, 'ok', "
+      "1.79, 1.78, 1.80, 30, 307.0, '2026-12-04T10:00:00.000Z'),"
+      "(1, '13.0', replace(hex(zeroblob(32)), '0', 'a'), 'fa2_sm80', 'kBlockM=64', 1, 'ok', "
+      "1.95, 1.94, 1.96, 30, 282.0, '2026-12-07T13:00:00.000Z');"
+      "INSERT INTO best_configs (gpu_id, problem_id, family, config, median_ms, tflops, source, "
+      "nvrtc_version, source_hash, recorded_at) VALUES "
+      "(1, 1, 'fa2_sm80', 'kBlockM=128', 1.79, 307.0, 'measured', '13.0', "
+      "replace(hex(zeroblob(32)), '0', 'a'), '2026-12-07T13:05:00.000Z'),"
+      "(1, 2, 'fa2_sm80', 'kBlockM=128', 7.1, 310.0, 'seed', '13.0', NULL, '2026-12-01T09:00:00.000Z'),"
+      "(1, 3, 'fa2_sm80', 'kBlockM=128', 28.0, 314.0, 'measured', '13.0', "
+      "replace(hex(zeroblob(32)), '0', 'a'), '2026-12-05T08:00:00.000Z');");
+  migrate(db, 8);
+  auto rows = db.prepare("SELECT problem_id, recorded_at FROM best_configs ORDER BY problem_id");
+  std::vector<std::string> times;
+  while (rows.step()) times.push_back(rows.column_text(1));
+  CHECK(times == std::vector<std::string>{"2026-12-04T10:00:00.000Z", "2026-12-01T09:00:00.000Z",
+                                          "2026-12-05T08:00:00.000Z"});
 }

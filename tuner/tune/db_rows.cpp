@@ -56,6 +56,8 @@ db::Measurement measurement_of(Evaluation const& e) {
   m.clock_mhz = e.clock_mhz;
   m.temperature_c = e.temperature_c;
   m.compile_cache_key = e.compile_cache_key;
+  // Set here, not by the store: a best config keeps its measurement's time (best_configs.recorded_at).
+  m.measured_at = db::utc_timestamp();
   return m;
 }
 }  // namespace fl::tuner

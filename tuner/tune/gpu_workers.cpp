@@ -167,9 +167,9 @@ TuningReport report_from_store(
     if (best) {
       row.best_ms = *best->median_ms;
       row.best_tflops = best->tflops.value_or(0.0);
-      db::store_best_config(database,
-                            db::BestConfig{gpu, problem_key(problem), name, row.best_config, row.best_ms,
-                                           row.best_tflops, "measured", nvrtc_version, hash.value(), ""});
+      db::store_best_config(database, db::BestConfig{gpu, problem_key(problem), name, row.best_config,
+                                                     row.best_ms, row.best_tflops, "measured", nvrtc_version,
+                                                     hash.value(), best->measured_at});
     }
     report.rows.push_back(std::move(row));
   }

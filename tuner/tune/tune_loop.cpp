@@ -124,11 +124,11 @@ class ProblemTuning::Run {
 
   TuneOutcome finish(TuneLimits const& limits) {
     if (outcome_.best && outcome_.best_stats && !limits.remeasure_run) {
-      db::store_best_config(
-          *store_.database,
-          db::BestConfig{store_.gpu, problem_key(problem_), std::string(family_.name()),
-                         device::to_string(*outcome_.best), outcome_.best_stats->median_ms,
-                         outcome_.best_tflops, "measured", store_.nvrtc_version, store_.source_hash, ""});
+      db::store_best_config(*store_.database,
+                            db::BestConfig{store_.gpu, problem_key(problem_), std::string(family_.name()),
+                                           device::to_string(*outcome_.best), outcome_.best_stats->median_ms,
+                                           outcome_.best_tflops, "measured", store_.nvrtc_version,
+                                           store_.source_hash, outcome_.best_measured_at});
     }
     outcome_.wall_s = wall_s_;
     return std::move(outcome_);

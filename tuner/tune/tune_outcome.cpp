@@ -48,6 +48,7 @@ std::optional<double> count_answer(TuneOutcome& outcome, std::string const& text
                                    .max_ms = row.max_ms.value_or(*row.median_ms),
                                    .runs = row.runs.value_or(0)};
   outcome.best_tflops = row.tflops.value_or(0.0);
+  outcome.best_measured_at = row.measured_at;
   return median_ms;
 }
 

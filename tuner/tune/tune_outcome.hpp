@@ -34,6 +34,8 @@ struct TuneOutcome {
   std::optional<device::Config> best;
   std::optional<TimingStats> best_stats;
   double best_tflops = 0.0;
+  // When the best was measured: its best_configs row's recorded_at.
+  std::string best_measured_at;
   int evaluated = 0;   // measured in this run
   int resumed = 0;     // answered from the store
   int rejected = 0;    // wrong, pruned or failed

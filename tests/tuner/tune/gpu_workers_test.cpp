@@ -197,6 +197,11 @@ TEST_CASE("fa-tune --gpus 0,1 over a replay: two worker processes, one merged ta
   auto runs = database.prepare("SELECT count(*) FROM tuning_runs WHERE command LIKE '%[GPU _, replay]'");
   runs.step();
   CHECK(runs.column_int64(0) == 2);
+  // The merged best keeps the time its worker measured it, not the coordinator's (db/README.md).
+  auto measured = database.prepare("SELECT measured_at FROM measurements WHERE config = ?");
+  measured.bind_text(1, exported[0].config);
+  REQUIRE(measured.step());
+  CHECK(exported[0].recorded_at == measured.column_text(0));
 
   for (auto const& [bad, named] : std::vector<std::pair<std::string, std::string>>{
            {"--gpus 0,0", "--gpus 0,0 names GPU 0 twice"},

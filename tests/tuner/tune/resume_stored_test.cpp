@@ -75,6 +75,13 @@ TEST_CASE("a rerun whose budget was spent measures nothing, whatever it would tr
   REQUIRE(again.outcome.rows.size() == first.outcome.rows.size());
   for (std::size_t i = 0; i < first.outcome.rows.size(); ++i)
     CHECK(again.outcome.rows[i].first == first.outcome.rows[i].first);
+  // The best config stored again keeps the time it was measured, not the rerun's (db/README.md).
+  REQUIRE_FALSE(first.outcome.best_measured_at.empty());
+  CHECK(again.outcome.best_measured_at == first.outcome.best_measured_at);
+  auto database = db::open_database(s.db_path);
+  auto const best = db::best_configs(database);
+  REQUIRE(best.size() == 1);
+  CHECK(best[0].recorded_at == first.outcome.best_measured_at);
 }
 
 TEST_CASE("a rerun after half the budget measures only the rest, and hears every stored row",
