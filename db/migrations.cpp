@@ -259,20 +259,15 @@ DROP TABLE numerics_runs;
 // rewrote it with its own time whenever it stored the same best again (2026-12-07: 100 of the H200's
 // shipped rows changed only that column in one grid call). Each measured row takes back the time of its
 // measurement: the one of the same GPU, NVRTC, source, family, config and problem, with the same median
-// (the best row copies it). A row whose measurement is gone keeps its time.
+// (the best row copies it; the key makes it one at most). A row whose measurement is gone keeps its time.
 constexpr std::string_view kBestMeasuredAt = R"sql(
-UPDATE best_configs SET recorded_at = (
+UPDATE best_configs SET recorded_at = coalesce((
   SELECT m.measured_at FROM measurements m
   WHERE m.gpu_id = best_configs.gpu_id AND m.problem_id = best_configs.problem_id
     AND m.family = best_configs.family AND m.config = best_configs.config
     AND m.nvrtc_version = best_configs.nvrtc_version AND m.source_hash = best_configs.source_hash
-    AND m.median_ms = best_configs.median_ms)
-WHERE source = 'measured' AND EXISTS (
-  SELECT 1 FROM measurements m
-  WHERE m.gpu_id = best_configs.gpu_id AND m.problem_id = best_configs.problem_id
-    AND m.family = best_configs.family AND m.config = best_configs.config
-    AND m.nvrtc_version = best_configs.nvrtc_version AND m.source_hash = best_configs.source_hash
-    AND m.median_ms = best_configs.median_ms);
+    AND m.median_ms = best_configs.median_ms), recorded_at)
+WHERE source = 'measured';
 )sql";
 
 constexpr Migration kMigrations[] = {
