@@ -91,7 +91,7 @@ std::vector<device::Config> warm_start_configs(device::Family const& family, dev
     auto const config = device::parse_config(row.config);
     auto const tuned = problem_from_key(row.problem);
     double const distance = shape_distance(problem, tuned);
-    if (!config || !space.point_of(*config) || !std::isfinite(distance) || distance == 0.0) continue;
+    if (!config || !std::isfinite(distance) || distance == 0.0 || !space.point_of(*config)) continue;
     near.push_back({distance, row.tflops, device::describe(tuned), *config});
   }
   std::sort(near.begin(), near.end(), [](Near const& a, Near const& b) {
