@@ -72,7 +72,7 @@ class ProblemTuning::Run {
       key_.config = row.text;
       stored_[key_.config] = true;
       cost_ = {};
-      auto const cost = answered_from_store(row.config, row.measurement);
+      auto const cost = answered_from_store(row.measurement);
       answered_[row.point] = cost;
       strategy_.report(row.point, cost);
     }
@@ -123,12 +123,13 @@ class ProblemTuning::Run {
   }
 
   TuneOutcome finish(TuneLimits const& limits) {
-    if (outcome_.best && outcome_.best_stats && !limits.remeasure_run) {
-      db::store_best_config(*store_.database,
-                            db::BestConfig{store_.gpu, problem_key(problem_), std::string(family_.name()),
-                                           device::to_string(*outcome_.best), outcome_.best_stats->median_ms,
-                                           outcome_.best_tflops, "measured", store_.nvrtc_version,
-                                           store_.source_hash, outcome_.best_measured_at});
+    if (outcome_.best_row && !limits.remeasure_run) {
+      db::Measurement const& best = outcome_.best_measurement();
+      db::store_best_config(
+          *store_.database,
+          db::BestConfig{store_.gpu, problem_key(problem_), std::string(family_.name()),
+                         outcome_.best_config_text(), *best.median_ms, best.tflops.value_or(0.0), "measured",
+                         store_.nvrtc_version, store_.source_hash, best.measured_at});
     }
     outcome_.wall_s = wall_s_;
     return std::move(outcome_);
@@ -161,7 +162,7 @@ class ProblemTuning::Run {
     cost_ = {};
     std::optional<double> cost;
     if (found) {
-      cost = answered_from_store(config, *found);
+      cost = answered_from_store(*found);
     } else {
       auto const row = measure(config, limits);
       if (limits.remeasure_run)
@@ -169,7 +170,7 @@ class ProblemTuning::Run {
       else
         db::store_measurement(*store_.database, key_, row);  // committed before anything else happens
       ++outcome_.evaluated;
-      cost = counted(config, row);
+      cost = counted(row);
     }
     stored_[key_.config] = true;
     if (progress_) {
@@ -178,29 +179,30 @@ class ProblemTuning::Run {
                              std::to_string(space_size_) + ", run");
       // This problem's best, never the last best of another: fa-tune measures every problem's default
       // before any searches, so the line moves between problems.
-      progress_->set_best(outcome_.best ? device::to_string(*outcome_.best) + " " +
-                                              std::to_string(int(outcome_.best_tflops)) + " TFLOP/s"
-                                        : "");
+      progress_->set_best(outcome_.best_row
+                              ? outcome_.best_config_text() + " " +
+                                    std::to_string(int(outcome_.best_measurement().tflops.value_or(0.0))) +
+                                    " TFLOP/s"
+                              : "");
       progress_->advance();
     }
     return cost;
   }
 
-  std::optional<double> answered_from_store(device::Config const& config, db::Measurement const& row) {
+  std::optional<double> answered_from_store(db::Measurement const& row) {
     ++outcome_.resumed;
-    return counted(config, row);
+    return counted(row);
   }
 
-  // `row`, the answer for `config` (key_.config its text, cost_ where its time went), in the outcome.
-  std::optional<double> counted(device::Config const& config, db::Measurement const& row) {
-    return count_answer(outcome_, key_.config, config, row, cost_);
+  // `row`, the answer for the config key_.config (cost_: where its time went), in the outcome.
+  std::optional<double> counted(db::Measurement const& row) {
+    return count_answer(outcome_, key_.config, row, cost_);
   }
 
   Evaluation evaluate(device::Config const& config) {
     // A noise repeat compares every candidate's full measurement with run 1's: nothing is cut there.
-    evaluator_.hear_best(outcome_.best_stats && !remeasuring_
-                             ? std::optional<double>(outcome_.best_stats->median_ms)
-                             : std::nullopt);
+    evaluator_.hear_best(outcome_.best_row && !remeasuring_ ? outcome_.best_measurement().median_ms
+                                                            : std::nullopt);
     Evaluation e = evaluator_.evaluate(config, problem_);
     if (e.timing_cut) ++outcome_.timing_cut;
     cost_.compile_wait_ms += e.compile_wait_ms;
@@ -229,8 +231,8 @@ class ProblemTuning::Run {
     remeasuring_ = limits.remeasure_run.has_value();
     Evaluation evaluation = evaluate(config);
     // A candidate much faster than the best so far is measured again; the slower median counts.
-    if (!evaluation.context_lost && evaluation.stats && outcome_.best_stats &&
-        needs_remeasure(*evaluation.stats, outcome_.best_stats)) {
+    if (!evaluation.context_lost && evaluation.stats &&
+        needs_remeasure(*evaluation.stats, outcome_.best_stats())) {
       Evaluation again = evaluate(config);
       if (again.stats) {
         double const flops = evaluation.tflops * evaluation.stats->median_ms;

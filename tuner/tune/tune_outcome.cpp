@@ -29,8 +29,18 @@ std::string_view name(SearchEnd end) {
   return "?";
 }
 
-std::optional<double> count_answer(TuneOutcome& outcome, std::string const& text,
-                                   device::Config const& config, db::Measurement const& row,
+std::optional<TimingStats> TuneOutcome::best_stats() const {
+  if (!best_row) return std::nullopt;
+  db::Measurement const& row = best_measurement();
+  return TimingStats{.median_ms = *row.median_ms,
+                     .p20_ms = row.p20_ms.value_or(*row.median_ms),
+                     .p80_ms = row.p80_ms.value_or(*row.median_ms),
+                     .min_ms = row.min_ms.value_or(*row.median_ms),
+                     .max_ms = row.max_ms.value_or(*row.median_ms),
+                     .runs = row.runs.value_or(0)};
+}
+
+std::optional<double> count_answer(TuneOutcome& outcome, std::string const& text, db::Measurement const& row,
                                    CandidateCost const& cost) {
   outcome.rows.emplace_back(text, row);
   outcome.costs.push_back(cost);
@@ -39,16 +49,8 @@ std::optional<double> count_answer(TuneOutcome& outcome, std::string const& text
     ++outcome.rejected;
     return median_ms;
   }
-  if (outcome.best_stats && *median_ms >= outcome.best_stats->median_ms) return median_ms;
-  outcome.best = config;
-  outcome.best_stats = TimingStats{.median_ms = *row.median_ms,
-                                   .p20_ms = row.p20_ms.value_or(*row.median_ms),
-                                   .p80_ms = row.p80_ms.value_or(*row.median_ms),
-                                   .min_ms = row.min_ms.value_or(*row.median_ms),
-                                   .max_ms = row.max_ms.value_or(*row.median_ms),
-                                   .runs = row.runs.value_or(0)};
-  outcome.best_tflops = row.tflops.value_or(0.0);
-  outcome.best_measured_at = row.measured_at;
+  if (outcome.best_row && *median_ms >= *outcome.best_measurement().median_ms) return median_ms;
+  outcome.best_row = outcome.rows.size() - 1;
   return median_ms;
 }
 

@@ -2,6 +2,7 @@
 // A problem's tuning outcome (tune_loop.hpp): why its search ended, every candidate's row and cost, the
 // counts, the best so far; and the bookkeeping of one answer, the same for a row resumed from the store and
 // one measured now.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,7 +10,6 @@
 #include <vector>
 
 #include "db/tuning_store.hpp"
-#include "device/config.hpp"
 #include "tuner/measure/timing_stats.hpp"
 
 namespace fl::tuner {
@@ -31,11 +31,9 @@ struct CandidateCost {
 };
 
 struct TuneOutcome {
-  std::optional<device::Config> best;
-  std::optional<TimingStats> best_stats;
-  double best_tflops = 0.0;
-  // When the best was measured: its best_configs row's recorded_at.
-  std::string best_measured_at;
+  // The fastest ok candidate so far: an index into `rows` (nullopt while none passed). Its config text,
+  // timing, TFLOP/s and measured_at (its best_configs row's recorded_at) are that row's, kept nowhere else.
+  std::optional<std::size_t> best_row;
   int evaluated = 0;   // measured in this run
   int resumed = 0;     // answered from the store
   int rejected = 0;    // wrong, pruned or failed
@@ -55,13 +53,18 @@ struct TuneOutcome {
   double compile_wait_s = 0.0, verify_s = 0.0, timing_s = 0.0, compile_cpu_s = 0.0, wall_s = 0.0;
   double verify_sets_s = 0.0, verify_small_s = 0.0,
          verify_timed_run_s = 0.0;  // verify_s's parts (Evaluation)
+
+  // The best's row (requires best_row).
+  std::string const& best_config_text() const { return rows[*best_row].first; }
+  db::Measurement const& best_measurement() const { return rows[*best_row].second; }
+  // Its timing as the remeasure test reads it (nullopt while nothing passed).
+  std::optional<TimingStats> best_stats() const;
 };
 
-// The answer `row` for `config` (stored as `text`; `cost`: where its time went) in `outcome`: its row and
-// cost, a rejection (anything but ok), the best so far. Returns its cost, the median ms (nullopt: rejected).
-// The evaluated and resumed counts are the caller's.
-std::optional<double> count_answer(TuneOutcome& outcome, std::string const& text,
-                                   device::Config const& config, db::Measurement const& row,
+// The answer `row` for the config `text` (`cost`: where its time went) in `outcome`: its row and cost, a
+// rejection (anything but ok), the best so far. Returns its cost, the median ms (nullopt: rejected). The
+// evaluated and resumed counts are the caller's.
+std::optional<double> count_answer(TuneOutcome& outcome, std::string const& text, db::Measurement const& row,
                                    CandidateCost const& cost);
 
 }  // namespace fl::tuner

@@ -27,10 +27,10 @@ TuneRow tune_row(std::string family, device::Problem const& problem, std::size_t
   row.timing_s = outcome.timing_s;
   row.compile_cpu_s = outcome.compile_cpu_s;
   row.timing_cut = outcome.timing_cut;
-  if (outcome.best) {
-    row.best_config = device::to_string(*outcome.best);
-    row.best_ms = outcome.best_stats->median_ms;
-    row.best_tflops = outcome.best_tflops;
+  if (outcome.best_row) {
+    row.best_config = outcome.best_config_text();
+    row.best_ms = *outcome.best_measurement().median_ms;
+    row.best_tflops = outcome.best_measurement().tflops.value_or(0.0);
   }
   row.default_config = device::to_string(default_config);
   row.default_verdict = row.end == SearchEnd::not_reached ? "not reached" : "not measured";

@@ -67,21 +67,23 @@ TEST_CASE("a rerun whose budget was spent measures nothing, whatever it would tr
   CHECK(again.outcome.evaluated == 0);
   CHECK(again.outcome.resumed == kBudget);
   CHECK(again.outcome.end == SearchEnd::budget);
-  REQUIRE(again.outcome.best);
-  CHECK(*again.outcome.best == *first.outcome.best);
-  CHECK(again.outcome.best_stats->median_ms == first.outcome.best_stats->median_ms);
+  REQUIRE(first.outcome.best_row);
+  REQUIRE(again.outcome.best_row);
+  CHECK(again.outcome.best_config_text() == first.outcome.best_config_text());
+  db::Measurement const& first_best = first.outcome.best_measurement();
+  CHECK(again.outcome.best_measurement().median_ms == first_best.median_ms);
   CHECK(s.stored_rows() == kBudget);
   // The rows in the order they were measured: what the strategy heard, and the best-so-far curve.
   REQUIRE(again.outcome.rows.size() == first.outcome.rows.size());
   for (std::size_t i = 0; i < first.outcome.rows.size(); ++i)
     CHECK(again.outcome.rows[i].first == first.outcome.rows[i].first);
   // The best config stored again keeps the time it was measured, not the rerun's (db/README.md).
-  REQUIRE_FALSE(first.outcome.best_measured_at.empty());
-  CHECK(again.outcome.best_measured_at == first.outcome.best_measured_at);
+  REQUIRE_FALSE(first_best.measured_at.empty());
+  CHECK(again.outcome.best_measurement().measured_at == first_best.measured_at);
   auto database = db::open_database(s.db_path);
   auto const best = db::best_configs(database);
   REQUIRE(best.size() == 1);
-  CHECK(best[0].recorded_at == first.outcome.best_measured_at);
+  CHECK(best[0].recorded_at == first_best.measured_at);
 }
 
 TEST_CASE("a rerun after half the budget measures only the rest, and hears every stored row",
@@ -104,8 +106,9 @@ TEST_CASE("a rerun after half the budget measures only the rest, and hears every
   std::set<std::string> configs;
   for (auto const& [config, m] : rest.outcome.rows) configs.insert(config);
   CHECK(configs.size() == 12);
-  REQUIRE(rest.outcome.best);
-  CHECK(rest.outcome.best_stats->median_ms <= half.outcome.best_stats->median_ms);
+  REQUIRE(rest.outcome.best_row);
+  REQUIRE(half.outcome.best_row);
+  CHECK(*rest.outcome.best_measurement().median_ms <= *half.outcome.best_measurement().median_ms);
 }
 
 TEST_CASE("a worker with the candidates split resumes only its own candidates", "[tuner][tune]") {

@@ -54,11 +54,13 @@ TEST_CASE("the progress line shows the best of the problem it names, never anoth
   std::fclose(sink);
 
   auto const best_text = [](TuneOutcome const& o) {
-    return device::to_string(*o.best) + " " + std::to_string(int(o.best_tflops)) + " TFLOP/s";
+    return o.best_config_text() + " " + std::to_string(int(*o.best_measurement().tflops)) + " TFLOP/s";
   };
   // A's best came in its search, after B's default: the last best any problem found before B searched.
-  REQUIRE(*outcome_a.best != s.family->default_config(problem_a));
-  REQUIRE(*outcome_b.best == s.family->default_config(problem_b));
+  REQUIRE(outcome_a.best_row);
+  REQUIRE(outcome_b.best_row);
+  REQUIRE(outcome_a.best_config_text() != device::to_string(s.family->default_config(problem_a)));
+  REQUIRE(outcome_b.best_config_text() == device::to_string(s.family->default_config(problem_b)));
   auto const best_a = best_text(outcome_a), best_b = best_text(outcome_b);
   REQUIRE(best_a != best_b);
   REQUIRE(lines_b.size() >= 4);
