@@ -20,7 +20,7 @@ note "fa-tune rerun (all from the database) rc=$?"
 grep -v "^$" "$dir/tune_rerun.txt" | tail -6 | tee -a "$dir/summary.txt"
 # The rows only: the exports' comment lines name their own command and time.
 rows() { grep -v '^#' "$1" 2>/dev/null; }
-kept=$(rows "$dir/best_configs.tsv" | wc -l)
+kept=$(rows "$dir/best_configs.tsv" | tail -n +2 | wc -l)  # less the column names
 if [ "$kept" -eq 0 ]; then
   note "rerun's best configs: none exported"
 elif diff <(rows "$dir/best_first.tsv") <(rows "$dir/best_configs.tsv") >"$dir/best_diff.txt"; then
