@@ -128,7 +128,7 @@ class ProblemTuning::Run {
       db::store_best_config(
           *store_.database,
           db::BestConfig{store_.gpu, problem_key(problem_), std::string(family_.name()),
-                         outcome_.best_config_text(), *best.median_ms, best.tflops.value_or(0.0), "measured",
+                         outcome_.best_config_text(), *best.median_ms, outcome_.best_tflops(), "measured",
                          store_.nvrtc_version, store_.source_hash, best.measured_at});
     }
     outcome_.wall_s = wall_s_;
@@ -179,11 +179,9 @@ class ProblemTuning::Run {
                              std::to_string(space_size_) + ", run");
       // This problem's best, never the last best of another: fa-tune measures every problem's default
       // before any searches, so the line moves between problems.
-      progress_->set_best(outcome_.best_row
-                              ? outcome_.best_config_text() + " " +
-                                    std::to_string(int(outcome_.best_measurement().tflops.value_or(0.0))) +
-                                    " TFLOP/s"
-                              : "");
+      progress_->set_best(outcome_.best_row ? outcome_.best_config_text() + " " +
+                                                  std::to_string(int(outcome_.best_tflops())) + " TFLOP/s"
+                                            : "");
       progress_->advance();
     }
     return cost;

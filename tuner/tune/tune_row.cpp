@@ -30,7 +30,7 @@ TuneRow tune_row(std::string family, device::Problem const& problem, std::size_t
   if (outcome.best_row) {
     row.best_config = outcome.best_config_text();
     row.best_ms = *outcome.best_measurement().median_ms;
-    row.best_tflops = outcome.best_measurement().tflops.value_or(0.0);
+    row.best_tflops = outcome.best_tflops();
   }
   row.default_config = device::to_string(default_config);
   row.default_verdict = row.end == SearchEnd::not_reached ? "not reached" : "not measured";
