@@ -234,22 +234,27 @@ TEST_CASE("version 8 gives measured best configs the time of their measurement",
       "132, '580.159.04');"
       "INSERT INTO problems (batch, heads_q, heads_kv, seqlen_q, seqlen_k, head_dim, dtype, causal, "
       "direction) VALUES (4, 16, 16, 4096, 4096, 128, 'bf16', 0, 'fwd'), (2, 16, 16, 8192, 8192, 128, "
-      "'bf16', 0, 'fwd'), (1, 16, 16, 16384, 16384, 128, 'bf16', 0, 'fwd');"
-      // The source hash is 64 a's. Problem 1's best was measured on 12-04 and chosen again by a resume on
-      // 12-07; a slower config measured later must not lend its time.
+      "'bf16', 0, 'fwd'), (1, 16, 16, 16384, 16384, 128, 'bf16', 0, 'fwd');");
+  // ?1 is the kernel source's hash. Problem 1's best was measured on 12-04 and chosen again by a resume
+  // on 12-07; a slower config measured later must not lend its time.
+  auto const insert_with_hash = [&db](char const* sql) {
+    db.prepare(sql).bind_text(1, std::string(64, 'a')).run();
+  };
+  insert_with_hash(
       "INSERT INTO measurements (gpu_id, nvrtc_version, source_hash, family, config, problem_id, verdict, "
       "median_ms, p20_ms, p80_ms, runs, tflops, measured_at) VALUES "
-      "(1, '13.0', replace(hex(zeroblob(32)), '0', 'a'), 'fa2_sm80', 'kBlockM=128', 1, 'ok', "
+      "(1, '13.0', ?1, 'fa2_sm80', 'kBlockM=128', 1, 'ok', "
       "1.79, 1.78, 1.80, 30, 307.0, '2026-12-04T10:00:00.000Z'),"
-      "(1, '13.0', replace(hex(zeroblob(32)), '0', 'a'), 'fa2_sm80', 'kBlockM=64', 1, 'ok', "
-      "1.95, 1.94, 1.96, 30, 282.0, '2026-12-07T13:00:00.000Z');"
+      "(1, '13.0', ?1, 'fa2_sm80', 'kBlockM=64', 1, 'ok', "
+      "1.95, 1.94, 1.96, 30, 282.0, '2026-12-07T13:00:00.000Z');");
+  insert_with_hash(
       "INSERT INTO best_configs (gpu_id, problem_id, family, config, median_ms, tflops, source, "
       "nvrtc_version, source_hash, recorded_at) VALUES "
       "(1, 1, 'fa2_sm80', 'kBlockM=128', 1.79, 307.0, 'measured', '13.0', "
-      "replace(hex(zeroblob(32)), '0', 'a'), '2026-12-07T13:05:00.000Z'),"
+      "?1, '2026-12-07T13:05:00.000Z'),"
       "(1, 2, 'fa2_sm80', 'kBlockM=128', 7.1, 310.0, 'seed', '13.0', NULL, '2026-12-01T09:00:00.000Z'),"
       "(1, 3, 'fa2_sm80', 'kBlockM=128', 28.0, 314.0, 'measured', '13.0', "
-      "replace(hex(zeroblob(32)), '0', 'a'), '2026-12-05T08:00:00.000Z');");
+      "?1, '2026-12-05T08:00:00.000Z');");
   migrate(db, 8);
   auto rows = db.prepare("SELECT problem_id, recorded_at FROM best_configs ORDER BY problem_id");
   std::vector<std::string> times;

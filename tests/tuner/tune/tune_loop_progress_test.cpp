@@ -54,7 +54,7 @@ TEST_CASE("the progress line shows the best of the problem it names, never anoth
   std::fclose(sink);
 
   auto const best_text = [](TuneOutcome const& o) {
-    return o.best_config_text() + " " + std::to_string(int(*o.best_measurement().tflops)) + " TFLOP/s";
+    return o.best_config_text() + " " + std::to_string(int(o.best_tflops())) + " TFLOP/s";
   };
   // A's best came in its search, after B's default: the last best any problem found before B searched.
   REQUIRE(outcome_a.best_row);
