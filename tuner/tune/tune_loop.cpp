@@ -124,12 +124,11 @@ class ProblemTuning::Run {
 
   TuneOutcome finish(TuneLimits const& limits) {
     if (outcome_.best_row && !limits.remeasure_run) {
-      db::Measurement const& best = outcome_.best_measurement();
-      db::store_best_config(
-          *store_.database,
-          db::BestConfig{store_.gpu, problem_key(problem_), std::string(family_.name()),
-                         outcome_.best_config_text(), *best.median_ms, outcome_.best_tflops(), "measured",
-                         store_.nvrtc_version, store_.source_hash, best.measured_at});
+      db::store_best_config(*store_.database,
+                            db::BestConfig{store_.gpu, problem_key(problem_), std::string(family_.name()),
+                                           outcome_.best_config_text(), outcome_.best_median_ms(),
+                                           outcome_.best_tflops(), "measured", store_.nvrtc_version,
+                                           store_.source_hash, outcome_.best_measurement().measured_at});
     }
     outcome_.wall_s = wall_s_;
     return std::move(outcome_);

@@ -32,11 +32,12 @@ std::string_view name(SearchEnd end) {
 std::optional<TimingStats> TuneOutcome::best_stats() const {
   if (!best_row) return std::nullopt;
   db::Measurement const& row = best_measurement();
-  return TimingStats{.median_ms = *row.median_ms,
-                     .p20_ms = row.p20_ms.value_or(*row.median_ms),
-                     .p80_ms = row.p80_ms.value_or(*row.median_ms),
-                     .min_ms = row.min_ms.value_or(*row.median_ms),
-                     .max_ms = row.max_ms.value_or(*row.median_ms),
+  double const median_ms = best_median_ms();
+  return TimingStats{.median_ms = median_ms,
+                     .p20_ms = row.p20_ms.value_or(median_ms),
+                     .p80_ms = row.p80_ms.value_or(median_ms),
+                     .min_ms = row.min_ms.value_or(median_ms),
+                     .max_ms = row.max_ms.value_or(median_ms),
                      .runs = row.runs.value_or(0)};
 }
 
@@ -49,7 +50,7 @@ std::optional<double> count_answer(TuneOutcome& outcome, std::string const& text
     ++outcome.rejected;
     return median_ms;
   }
-  if (outcome.best_row && *median_ms >= *outcome.best_measurement().median_ms) return median_ms;
+  if (outcome.best_row && *median_ms >= outcome.best_median_ms()) return median_ms;
   outcome.best_row = outcome.rows.size() - 1;
   return median_ms;
 }

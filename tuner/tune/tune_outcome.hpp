@@ -57,6 +57,7 @@ struct TuneOutcome {
   // The best's row (requires best_row).
   std::string const& best_config_text() const { return rows[*best_row].first; }
   db::Measurement const& best_measurement() const { return rows[*best_row].second; }
+  double best_median_ms() const { return *best_measurement().median_ms; }         // an ok row always has one
   double best_tflops() const { return best_measurement().tflops.value_or(0.0); }  // 0: not stored
   // Its timing as the remeasure test reads it (nullopt while nothing passed).
   std::optional<TimingStats> best_stats() const;

@@ -29,7 +29,7 @@ TuneRow tune_row(std::string family, device::Problem const& problem, std::size_t
   row.timing_cut = outcome.timing_cut;
   if (outcome.best_row) {
     row.best_config = outcome.best_config_text();
-    row.best_ms = *outcome.best_measurement().median_ms;
+    row.best_ms = outcome.best_median_ms();
     row.best_tflops = outcome.best_tflops();
   }
   row.default_config = device::to_string(default_config);

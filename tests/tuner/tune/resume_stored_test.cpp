@@ -108,7 +108,7 @@ TEST_CASE("a rerun after half the budget measures only the rest, and hears every
   CHECK(configs.size() == 12);
   REQUIRE(rest.outcome.best_row);
   REQUIRE(half.outcome.best_row);
-  CHECK(*rest.outcome.best_measurement().median_ms <= *half.outcome.best_measurement().median_ms);
+  CHECK(rest.outcome.best_median_ms() <= half.outcome.best_median_ms());
 }
 
 TEST_CASE("a worker with the candidates split resumes only its own candidates", "[tuner][tune]") {
