@@ -110,7 +110,8 @@ def builtin(name):
         # GQA by repeating K and V per group (query head h reads key/value head h // group): works on every
         # PyTorch 2.x, where enable_gqa= needs 2.5.
         group = q.shape[1] // k.shape[1]
-        return (k, v) if group == 1 else (k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1))
+        return (k, v) if group == 1 else (k.repeat_interleave(group, dim=1),
+                                          v.repeat_interleave(group, dim=1))
 
     def sdpa(q, k, v, causal=False, scale=None):
         k, v = grouped(q, k, v)
@@ -193,7 +194,8 @@ def save_case(case_dir, arrays, dtype, record):
     os.makedirs(case_dir, exist_ok=True)
     for key, a in arrays.items():
         a = np.asarray(a, dtype=np.float32)
-        np.save(os.path.join(case_dir, key + ".npy"), a.astype(np.float16) if dtype == "fp16" and key != "lse" else a)
+        np.save(os.path.join(case_dir, key + ".npy"),
+                a.astype(np.float16) if dtype == "fp16" and key != "lse" else a)
     with open(os.path.join(case_dir, "case.json"), "w") as f:
         json.dump(record, f, indent=1)
 
@@ -278,7 +280,8 @@ def main():
     parser.add_argument("--backward", action="store_true", help="also check dQ, dK, dV (autograd)")
     parser.add_argument("--layout", default="bhnd", choices=["bhnd", "bnhd"])
     parser.add_argument("--causal-align", choices=["bottom-right", "top-left"],
-                        help="the callable's causal convention (default: top-left for sdpa, else bottom-right)")
+                        help="the callable's causal convention "
+                             "(default: top-left for sdpa, else bottom-right)")
     args = parser.parse_args()
     if not os.path.exists(args.fa_check):
         fail(f"--fa-check {args.fa_check}: no such file (build fa-check first)")

@@ -114,7 +114,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repo", default=".")
     parser.add_argument("--count", action="store_true")
-    parser.add_argument("--arrows-only", action="store_true", help="exit 1 on arrows up only; cycles are listed")
+    parser.add_argument("--arrows-only", action="store_true",
+                        help="exit 1 on arrows up only; cycles are listed")
     args = parser.parse_args()
 
     folders = set(ALLOWED) | TOP

@@ -40,10 +40,12 @@ def main():
     rows = []
     for nk in map(int, a.nk.split(",")):
         gen = torch.Generator(device="cuda").manual_seed(nk)
-        kv = [tuple(torch.randn(b, hkv, nk, d, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
+        kv = [tuple(torch.randn(b, hkv, nk, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+                    for _ in range(2))
               for _ in range(2)]
         for nq in map(int, a.nq.split(",")):
-            qs = [torch.randn(b, h, nq, d, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2)]
+            qs = [torch.randn(b, h, nq, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+                  for _ in range(2)]
             sets = [(qs[i], kv[i][0], kv[i][1]) for i in range(2)]
             kv_bytes = 2 * b * hkv * nk * d * 2
             flops = attention_flops(b, h, nq, nk, d)
@@ -59,8 +61,9 @@ def main():
                     print(f"{name} nq{nq} nk{nk}: {str(e).splitlines()[0]}", file=sys.stderr)
                     torch.cuda.empty_cache()
                     continue
-                rows.append(dict(backend=name, batch=b, heads=h, heads_kv=hkv, head_dim=d, nq=nq, nk=nk, median_ms=med, p20_ms=p20,
-                                 p80_ms=p80, kv_gbps=kv_bytes / med / 1e6, tflops=flops / med / 1e9))
+                rows.append(dict(backend=name, batch=b, heads=h, heads_kv=hkv, head_dim=d, nq=nq, nk=nk,
+                                 median_ms=med, p20_ms=p20, p80_ms=p80, kv_gbps=kv_bytes / med / 1e6,
+                                 tflops=flops / med / 1e9))
                 print(f"{name:6s} nq {nq:3d} nk {nk:7d} {med:8.4f} ms  K/V {kv_bytes / med / 1e6:7.0f} GB/s")
         del kv
         torch.cuda.empty_cache()

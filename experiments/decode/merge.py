@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """decode: one table per shape from one run directory: PyTorch's rows (peers_<shape>.csv, decode.py) and
 ours (bench_<family>_<shape>_*.csv, fa-bench) as decode_<shape>.csv, and the split sweep (sweep_splits*.csv)
-as sweep.csv, written into OUT_DIR (default RUN_DIR). Columns: backend, batch, heads, heads_kv, head_dim, nq, nk, median_ms, p20_ms, p80_ms,
+as sweep.csv, written into OUT_DIR (default RUN_DIR). Columns: backend, batch, heads, heads_kv, head_dim, \
+nq, nk, median_ms, p20_ms, p80_ms,
 kv_gbps (K and V bytes read per second: the figure of merit of a memory-bound decode), tflops, check.
 Usage: merge.py RUN_DIR [OUT_DIR]"""
 import csv
@@ -24,9 +25,10 @@ def ours(path):
         b, hkv, nk, d = int(r["batch"]), int(r["heads_kv"]), int(r["seqlen_k"]), int(r["head_dim"])
         med = float(r["median_ms"])
         kv_bytes = 2 * b * hkv * nk * d * 2
-        out.append(dict(backend=r["family"], batch=b, heads=r["heads"], heads_kv=hkv, head_dim=d, nq=r["seqlen"],
-                        nk=nk, median_ms=med, p20_ms=r["p20_ms"], p80_ms=r["p80_ms"],
-                        kv_gbps=kv_bytes / med / 1e6 if med > 0 else "", tflops=r["tflops"], check=r["check"]))
+        out.append(dict(backend=r["family"], batch=b, heads=r["heads"], heads_kv=hkv, head_dim=d,
+                        nq=r["seqlen"], nk=nk, median_ms=med, p20_ms=r["p20_ms"], p80_ms=r["p80_ms"],
+                        kv_gbps=kv_bytes / med / 1e6 if med > 0 else "", tflops=r["tflops"],
+                        check=r["check"]))
     return out
 
 

@@ -76,7 +76,8 @@ def main(argv):
             ops = collections.Counter(opcode(x) for x in ins)
             targets = [x.split()[-1].rstrip(";") for x in ins if re.search(r"\bbra", x)]
             print(f"{label}: {len(ins)} instructions, ex2 {ops['ex2.approx.ftz.f32']}, "
-                  f"wgmma {sum(v for k, v in ops.items() if k.startswith('wgmma.mma'))} -> {' '.join(targets)}")
+                  f"wgmma {sum(v for k, v in ops.items() if k.startswith('wgmma.mma'))} -> "
+                  f"{' '.join(targets)}")
         return 0
     blocks = parse(argv[1], argv[2])
     scores = float(argv[4])

@@ -47,7 +47,8 @@ def main():
     for path in glob.glob(os.path.join(run_dir, "traffic.csv")):
         for r in csv_rows(path):
             measured.setdefault((r["family"], int(r["seqlen"])),
-                                (float(r["dram_read_bytes"]), float(r["dram_write_bytes"]), int(r["kernels"])))
+                                (float(r["dram_read_bytes"]), float(r["dram_write_bytes"]),
+                                 int(r["kernels"])))
     timing = {}
     for path in glob.glob(os.path.join(run_dir, "time_*.csv")):
         for r in speed_rows(path):
@@ -60,7 +61,8 @@ def main():
         sys.exit(f"summarize.py: no ncu logs or traffic.csv in {run_dir}")
     families = sorted({f for f, _ in measured})
     ns = sorted({n for _, n in measured})
-    print("| family | n | kernels | DRAM read GB | model read GB | DRAM write GB | model write GB | ms | TFLOP/s | FLOP per DRAM byte |")
+    print("| family | n | kernels | DRAM read GB | model read GB | DRAM write GB | model write GB | ms | "
+          "TFLOP/s | FLOP per DRAM byte |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     roofline = []
     for fam in families:
@@ -74,12 +76,12 @@ def main():
             intensity = flops / (read + write) if read + write else float("nan")
             ms, tflops = timing.get((fam, n), (float("nan"), float("nan")))
             roofline.append((fam, n, intensity, tflops))
-            print(f"| {fam} | {n} | {kernels} | {read / 1e9:.3f} | {mr / 1e9:.3f} | {write / 1e9:.3f} | {mw / 1e9:.3f} | "
-                  f"{ms:.3f} | {tflops:.1f} | {intensity:.0f} |")
+            print(f"| {fam} | {n} | {kernels} | {read / 1e9:.3f} | {mr / 1e9:.3f} | {write / 1e9:.3f} | "
+                  f"{mw / 1e9:.3f} | {ms:.3f} | {tflops:.1f} | {intensity:.0f} |")
     if ceilings:
         bw, peak = ceilings.get("dram_copy"), ceilings.get("bf16_gemm")
-        print(f"\nCeilings measured in the same run: copy {bw / 1e12:.2f} TB/s, bf16 GEMM {peak / 1e12:.0f} TFLOP/s; "
-              f"ridge point {peak / bw:.0f} FLOP per byte.")
+        print(f"\nCeilings measured in the same run: copy {bw / 1e12:.2f} TB/s, "
+              f"bf16 GEMM {peak / 1e12:.0f} TFLOP/s; ridge point {peak / bw:.0f} FLOP per byte.")
     if "--dat" in sys.argv:
         with open(os.path.join(run_dir, "traffic.dat"), "w") as f:
             cols = [f"{fam}_measured" for fam in families] + [f"{fam}_model" for fam in families]

@@ -59,14 +59,17 @@ def main():
         print("| n | " + " | ".join(names) + " |")
         print("|---|" + "---|" * len(names))
         for n in ns:
-            print(f"| {n} | " + " | ".join(f"{s[m][n] / GIB:.3f}" if n in s[m] else "—" for m in names) + " |")
-        print("| slope d log(mem) / d log(n), two largest n | " + " | ".join(slope(s[m]) for m in names) + " |")
+            print(f"| {n} | " + " | ".join(f"{s[m][n] / GIB:.3f}" if n in s[m] else "—" for m in names)
+                  + " |")
+        print("| slope d log(mem) / d log(n), two largest n | " + " | ".join(slope(s[m]) for m in names)
+              + " |")
         if "--dat" in sys.argv:
             path = os.path.join(run_dir, f"memory_{kind}.dat")
             with open(path + ".tmp", "w") as f:
                 f.write("n " + " ".join(m.replace(" ", "_") for m in names) + "\n")
                 for n in ns:
-                    f.write(f"{n} " + " ".join(f"{s[m][n] / GIB:.5f}" if n in s[m] else "NaN" for m in names) + "\n")
+                    f.write(f"{n} " + " ".join(f"{s[m][n] / GIB:.5f}" if n in s[m] else "NaN" for m in names)
+                            + "\n")
             os.replace(path + ".tmp", path)
 
 

@@ -13,7 +13,8 @@ d = sys.argv[1]
 peers = {}
 for p in glob.glob(f"{d}/peers*.csv"):
     for r in csv_rows(p):
-        peers[(r["backend"], r["dtype"], int(r["head_dim"]), int(r["seqlen"]), r["mask"], r["direction"])] = float(r["tflops"])
+        peers[(r["backend"], r["dtype"], int(r["head_dim"]), int(r["seqlen"]), r["mask"],
+               r["direction"])] = float(r["tflops"])
 print("| family | dtype | d | mask | n | ours TFLOP/s | FA2 (torch) | ours/FA2 | cuDNN | ours/cuDNN |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for b in sorted(glob.glob(f"{d}/bench_*.csv")):
@@ -23,4 +24,5 @@ for b in sorted(glob.glob(f"{d}/bench_*.csv")):
         fa2, cud = peers.get(("flash",) + key), peers.get(("cudnn",) + key)
         f = lambda x: f"{x:.0f}" if x else "—"
         ratio = lambda x: f"{ours / x:.2f}" if x else "—"
-        print(f"| {r['family']} | {r['dtype']} | {r['head_dim']} | {r['mask']} | {r['seqlen']} | {ours:.0f} | {f(fa2)} | {ratio(fa2)} | {f(cud)} | {ratio(cud)} |")
+        print(f"| {r['family']} | {r['dtype']} | {r['head_dim']} | {r['mask']} | {r['seqlen']} | "
+              f"{ours:.0f} | {f(fa2)} | {ratio(fa2)} | {f(cud)} | {ratio(cud)} |")

@@ -11,7 +11,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from bench_csv import csv_rows, speed_rows  # noqa: E402  (experiments/bench_csv.py)
 
 GIB = 2.0 ** 30
-PEER_NAMES = {"flash": "torch FA2 (recomputes P)", "cudnn": "cuDNN (recomputes P)", "math": "torch math (stores P)"}
+PEER_NAMES = {"flash": "torch FA2 (recomputes P)", "cudnn": "cuDNN (recomputes P)",
+              "math": "torch math (stores P)"}
 
 
 def main():
@@ -50,11 +51,13 @@ def main():
         print("| n | " + " | ".join(names) + " |")
         print("|---|" + "---|" * len(names))
         for n in ns:
-            print(f"| {n} | " + " | ".join(f"{table[m][n] * scale:.3f}" if n in table[m] else "—" for m in names) + " |")
+            print(f"| {n} | " + " | ".join(f"{table[m][n] * scale:.3f}" if n in table[m] else "—"
+                                           for m in names) + " |")
     print("\n### backward / forward time (the price of recomputing P)\n")
     for name in sorted(bwd_ms):
         if name in fwd_ms:
-            ratios = ", ".join(f"n {n}: {bwd_ms[name][n] / fwd_ms[name][n]:.2f}" for n in sorted(bwd_ms[name]) if n in fwd_ms[name])
+            ratios = ", ".join(f"n {n}: {bwd_ms[name][n] / fwd_ms[name][n]:.2f}"
+                               for n in sorted(bwd_ms[name]) if n in fwd_ms[name])
             print(f"- {name}: {ratios}")
     if "--dat" in sys.argv:
         for fname, table, scale in (("recompute_bwd_ms", bwd_ms, 1.0), ("recompute_memory", memory, 1 / GIB)):
@@ -65,7 +68,8 @@ def main():
             with open(os.path.join(run_dir, fname + ".dat"), "w") as f:
                 f.write("n " + " ".join(m.replace(" ", "_").replace(",", "") for m in names) + "\n")
                 for n in ns:
-                    f.write(f"{n} " + " ".join(f"{table[m][n] * scale:.5f}" if n in table[m] else "NaN" for m in names) + "\n")
+                    f.write(f"{n} " + " ".join(f"{table[m][n] * scale:.5f}" if n in table[m] else "NaN"
+                                               for m in names) + "\n")
 
 
 if __name__ == "__main__":

@@ -56,19 +56,23 @@ def main():
         print("| n | " + " | ".join(names) + " |")
         print("|---|" + "---|" * len(names))
         for n in ns:
-            print(f"| {n} | " + " | ".join(f"{series[m][n]:.1f}" if n in series[m] else "—" for m in names) + " |")
+            print(f"| {n} | " + " | ".join(f"{series[m][n]:.1f}" if n in series[m] else "—" for m in names)
+                  + " |")
         big = max(ns)
         at = 16384 if 16384 in ns else big
-        print(f"\nAt n = {at}: fa2_sm80 / naive {ratio(series, 'fa2_sm80', 'naive', at)}, fa2_sm80 / torch math "
-              f"{ratio(series, 'fa2_sm80', 'torch math', at)}, torch FA2 / torch math {ratio(series, 'torch FA2', 'torch math', at)}, "
-              f"fa2_sm80 / fa1 {ratio(series, 'fa2_sm80', 'fa1', at)}, fa3_sm90 / fa2_sm80 {ratio(series, 'fa3_sm90', 'fa2_sm80', at)}, "
+        print(f"\nAt n = {at}: fa2_sm80 / naive {ratio(series, 'fa2_sm80', 'naive', at)}, "
+              f"fa2_sm80 / torch math {ratio(series, 'fa2_sm80', 'torch math', at)}, "
+              f"torch FA2 / torch math {ratio(series, 'torch FA2', 'torch math', at)}, "
+              f"fa2_sm80 / fa1 {ratio(series, 'fa2_sm80', 'fa1', at)}, "
+              f"fa3_sm90 / fa2_sm80 {ratio(series, 'fa3_sm90', 'fa2_sm80', at)}, "
               f"cuDNN / torch FA2 {ratio(series, 'cuDNN', 'torch FA2', at)}")
         if "--dat" in sys.argv:
             path = os.path.join(run_dir, f"speed_{direction}_d{d}_{mask}.dat")
             with open(path + ".tmp", "w") as f:
                 f.write("n " + " ".join(m.replace(" ", "_") for m in names) + "\n")
                 for n in ns:
-                    f.write(f"{n} " + " ".join(f"{series[m][n]:.3f}" if n in series[m] else "NaN" for m in names) + "\n")
+                    f.write(f"{n} " + " ".join(f"{series[m][n]:.3f}" if n in series[m] else "NaN"
+                                               for m in names) + "\n")
             os.replace(path + ".tmp", path)
 
 

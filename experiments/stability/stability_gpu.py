@@ -29,7 +29,8 @@ def main():
     for dname in a.dtype.split(","):
         for n in map(int, a.seqlen.split(",")):
             gen = torch.Generator(device="cuda").manual_seed(n)
-            q, k, v = (torch.randn(1, a.heads, n, a.head_dim, device="cuda", generator=gen).to(DTYPES[dname]) for _ in range(3))
+            q, k, v = (torch.randn(1, a.heads, n, a.head_dim, device="cuda", generator=gen).to(DTYPES[dname])
+                       for _ in range(3))
             with sdpa_kernel(SDPBackend.MATH):
                 ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double())
             for name, backend in BACKENDS.items():

@@ -40,7 +40,8 @@ def main():
     run_dir = sys.argv[1]
     dat = "--dat" in sys.argv
     data = []
-    for path in [os.path.join(run_dir, "results.csv")] + sorted(glob.glob(os.path.join(run_dir, "gpu_*.csv"))):
+    for path in ([os.path.join(run_dir, "results.csv")]
+                 + sorted(glob.glob(os.path.join(run_dir, "gpu_*.csv")))):
         if os.path.exists(path):
             data += csv_rows(path)
     if data:
@@ -84,7 +85,8 @@ def main():
                     continue
                 val = {(r["method"], r["output"], int(r["block_n"])): float(r["rmse"]) for r in sel}
                 header = ["kBlockN"] + [f"tiled_O_{o}" for o in outs] + [f"standard_O_{o}" for o in outs]
-                lines = [[str(b)] + [f"{val[('tiled', o, b)]:.6e}" for o in outs] + [f"{val[('standard', o, 0)]:.6e}" for o in outs]
+                lines = [[str(b)] + [f"{val[('tiled', o, b)]:.6e}" for o in outs]
+                         + [f"{val[('standard', o, 0)]:.6e}" for o in outs]
                          for b in bns]
                 write_dat(os.path.join(run_dir, f"vs_block_n_{fam}_{prec}.dat"), header, lines)
     path = os.path.join(run_dir, "gpu.csv")
@@ -101,11 +103,13 @@ def main():
             for n in ns:
                 f, m = val.get(("flash", n)), val.get(("math", n))
                 ratio = f"{f / m:.2f}" if f and m else "—"
-                print(f"| {n} | " + " | ".join(f"{val[(b, n)]:.3e}" if (b, n) in val else "—" for b in names)
+                print(f"| {n} | " + " | ".join(f"{val[(b, n)]:.3e}" if (b, n) in val else "—"
+                                               for b in names)
                       + f" | {ratio} |")
             if dat:
                 write_dat(os.path.join(run_dir, f"gpu_{dtype}.dat"), ["n"] + names,
-                          [[str(n)] + [f"{val[(b, n)]:.6e}" if (b, n) in val else "NaN" for b in names] for n in ns])
+                          [[str(n)] + [f"{val[(b, n)]:.6e}" if (b, n) in val else "NaN" for b in names]
+                           for n in ns])
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ each) = 97 KiB; n = 4096 gives (4096 / 128)^2 = 1024 tiles of S. The kernel (fa2
 in registers and only Q and the K/V ring in shared memory: fa-tune --compile-only reports, per config, the
 registers, spills and shared memory (static + dynamic) that ptxas and the family's own arithmetic give.
 
-Usage: budget.py RESULTS_DIR  (reads compile_only_fa2_sm80_fp16_d64.txt, and compile_only_fa2_sm80_bf16_d128.txt
+Usage: budget.py RESULTS_DIR  (reads compile_only_fa2_sm80_fp16_d64.txt, and \
+compile_only_fa2_sm80_bf16_d128.txt
 with the tuner fixture ../../tests/tuner/data/fa2_sm80_h200_bf16_d128_n4096_full.tsv when present);
 prints Markdown and writes smem_vs_tflops.dat for plot.sh."""
 import os
@@ -65,27 +66,35 @@ def main():
     for name, b in parts.items():
         print(f"| {name} | {b} | {b / KIB:.1f} |")
     print(f"| **total** | {total} | **{total / KIB:.1f}** |\n")
-    print(f"Tiles of S at n = 4096: (4096 / 128)^2 = **{tiles}**; the H100/H200 opt-in limit is 227 KiB per block.\n")
+    print(f"Tiles of S at n = 4096: (4096 / 128)^2 = **{tiles}**; "
+          "the H100/H200 opt-in limit is 227 KiB per block.\n")
 
     d64 = compile_rows(os.path.join(run_dir, "compile_only_fa2_sm80_fp16_d64.txt"))
     match = [r for r in d64 if r["cfg"].get("kBlockM") == 128 and r["cfg"].get("kBlockN") == 128]
     if match:
-        print("## What ptxas reports for the matching config (fa2_sm80, fp16, d 64, kBlockM = kBlockN = 128)\n")
-        print("| config | registers / thread | spill B | shared memory KiB | register file per block KiB | verdict |")
+        print("## What ptxas reports for the matching config "
+              "(fa2_sm80, fp16, d 64, kBlockM = kBlockN = 128)\n")
+        print("| config | registers / thread | spill B | shared memory KiB | register file per block KiB | "
+              "verdict |")
         print("|---|---|---|---|---|---|")
-        for r in sorted(match, key=lambda r: (r["cfg"]["kNWarps"], r["cfg"]["kStages"], r["cfg"]["kWarpsN"], r["config"])):
+        for r in sorted(match, key=lambda r: (r["cfg"]["kNWarps"], r["cfg"]["kStages"], r["cfg"]["kWarpsN"],
+                                              r["config"])):
             threads = 32 * r["cfg"]["kNWarps"]
-            print(f"| {r['config']} | {r['regs']} | {r['spill']} | {r['smem'] / KIB:.1f} | {r['regs'] * threads * 4 / KIB:.0f} | "
-                  f"{r['verdict'][:60]} |")
-        print(f"\n{len(d64)} configs of the d 64 fp16 space compiled: shared memory {min(r['smem'] for r in d64) / KIB:.0f}-"
-              f"{max(r['smem'] for r in d64) / KIB:.0f} KiB.\n")
-    d128 = {r["config"]: r for r in compile_rows(os.path.join(run_dir, "compile_only_fa2_sm80_bf16_d128.txt"))}
-    timed = fixture(os.path.join(here, "..", "..", "tests", "tuner", "data", "fa2_sm80_h200_bf16_d128_n4096_full.tsv"))
+            print(f"| {r['config']} | {r['regs']} | {r['spill']} | {r['smem'] / KIB:.1f} | "
+                  f"{r['regs'] * threads * 4 / KIB:.0f} | {r['verdict'][:60]} |")
+        print(f"\n{len(d64)} configs of the d 64 fp16 space compiled: shared memory "
+              f"{min(r['smem'] for r in d64) / KIB:.0f}-{max(r['smem'] for r in d64) / KIB:.0f} KiB.\n")
+    d128 = {r["config"]: r
+            for r in compile_rows(os.path.join(run_dir, "compile_only_fa2_sm80_bf16_d128.txt"))}
+    timed = fixture(os.path.join(here, "..", "..", "tests", "tuner", "data",
+                                 "fa2_sm80_h200_bf16_d128_n4096_full.tsv"))
     joined = [(cfg, t, d128[cfg]) for cfg, t in timed.items() if cfg in d128]
     if joined:
         joined.sort(key=lambda x: -x[1])
-        print("## The tuner's winners (fa2_sm80, bf16, d 128, n 4096, H200 2026-11-29: the exhaustive stage A)\n")
-        print("| rank | config | TFLOP/s | shared memory KiB | registers | spill B |\n|---|---|---|---|---|---|")
+        print("## The tuner's winners (fa2_sm80, bf16, d 128, n 4096, H200 2026-11-29: "
+              "the exhaustive stage A)\n")
+        print("| rank | config | TFLOP/s | shared memory KiB | registers | spill B |\n"
+              "|---|---|---|---|---|---|")
         for i, (cfg, t, r) in enumerate(joined[:8]):
             print(f"| {i + 1} | {cfg} | {t:.1f} | {r['smem'] / KIB:.1f} | {r['regs']} | {r['spill']} |")
         with open(os.path.join(run_dir, "smem_vs_tflops.dat"), "w") as f:
@@ -93,7 +102,8 @@ def main():
             for cfg, t, r in joined:
                 f.write(f"{r['smem'] / KIB:.2f} {t:.2f}\n")
         best = joined[0]
-        print(f"\nBest: {best[0]} at {best[1]:.1f} TFLOP/s with {best[2]['smem'] / KIB:.0f} KiB of shared memory.")
+        print(f"\nBest: {best[0]} at {best[1]:.1f} TFLOP/s with {best[2]['smem'] / KIB:.0f} KiB "
+              "of shared memory.")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,8 @@ def emit_ss(ctype, ptype, k, n):
     trans = ", 0, 0" if k == 16 else ""
     out = ", ".join(f'"=f"(d[{i // 4}][{i % 4}])' for i in range(regs))
     inout = ", ".join(f'"+f"(d[{i // 4}][{i % 4}])' for i in range(regs))
-    return f"""  // A (64 x {k}) and B ({n} x {k}) both from shared memory, both K-major. kAccumulate = 0 overwrites d
+    return f"""  // A (64 x {k}) and B ({n} x {k}) both from shared memory, both K-major. \
+kAccumulate = 0 overwrites d
   // (the first k-step: d is only written, so its old values are dead before the product), 1 adds to it.
   template <int kAccumulate>
   __device__ __forceinline__ static void ss(float (&d)[{n // 8}][4], unsigned long long desc_a,
@@ -48,13 +49,15 @@ def emit_ss(ctype, ptype, k, n):
     if constexpr (kAccumulate) {{
       asm volatile(
           "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{b + 1}, 0;\\n"
-          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptype}.{ptype} {d_list}, %{a}, %{b}, p, 1, 1{trans};\\n}}\\n"
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptype}.{ptype} {d_list}, %{a}, %{b}, \
+p, 1, 1{trans};\\n}}\\n"
           : {inout}
           : "l"(desc_a), "l"(desc_b), "n"(1));
     }} else {{
       asm volatile(
           "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{b + 1}, 0;\\n"
-          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptype}.{ptype} {d_list}, %{a}, %{b}, p, 1, 1{trans};\\n}}\\n"
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptype}.{ptype} {d_list}, %{a}, %{b}, \
+p, 1, 1{trans};\\n}}\\n"
           : {out}
           : "l"(desc_a), "l"(desc_b), "n"(0));
     }}
@@ -67,7 +70,8 @@ def emit_ss_tt(ctype, ptype, k, n):
     a, b = regs, regs + 1
     out = ", ".join(f'"=f"(d[{i // 4}][{i % 4}])' for i in range(regs))
     inout = ", ".join(f'"+f"(d[{i // 4}][{i % 4}])' for i in range(regs))
-    return f"""  // A (64 x {k}) M-major and B ({k} x {n}) N-major, both from shared memory (imm-trans-a = imm-trans-b = 1):
+    return f"""  // A (64 x {k}) M-major and B ({k} x {n}) N-major, both from shared memory \
+(imm-trans-a = imm-trans-b = 1):
   // dQ = dS K with dS read from its key-major dS^T tile and K as TMA stored it. kAccumulate as in ss.
   template <int kAccumulate>
   __device__ __forceinline__ static void ss_tt(float (&d)[{n // 8}][4], unsigned long long desc_a,
@@ -75,13 +79,15 @@ def emit_ss_tt(ctype, ptype, k, n):
     if constexpr (kAccumulate) {{
       asm volatile(
           "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{b + 1}, 0;\\n"
-          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptype}.{ptype} {d_list}, %{a}, %{b}, p, 1, 1, 1, 1;\\n}}\\n"
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptype}.{ptype} {d_list}, %{a}, %{b}, \
+p, 1, 1, 1, 1;\\n}}\\n"
           : {inout}
           : "l"(desc_a), "l"(desc_b), "n"(1));
     }} else {{
       asm volatile(
           "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{b + 1}, 0;\\n"
-          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptype}.{ptype} {d_list}, %{a}, %{b}, p, 1, 1, 1, 1;\\n}}\\n"
+          "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptype}.{ptype} {d_list}, %{a}, %{b}, \
+p, 1, 1, 1, 1;\\n}}\\n"
           : {out}
           : "l"(desc_a), "l"(desc_b), "n"(0));
     }}
@@ -96,12 +102,14 @@ def emit_rs(ctype, ptype, k, n):
     trans = "" if k == 32 else f", %{regs + 6}"
     trans_op = "" if k == 32 else ', "n"(kTransB)'
     tmpl = "template <int kTransB>\n  " if k == 16 else ""
-    return f"""  // A (64 x {k}) from registers (each warp's 16 rows, mma.sync's A-fragment order), B from shared memory.
+    return f"""  // A (64 x {k}) from registers (each warp's 16 rows, mma.sync's A-fragment order), \
+B from shared memory.
   {tmpl}__device__ __forceinline__ static void rs(float (&d)[{n // 8}][4], const unsigned (&a)[4],
                                                  unsigned long long desc_b, int scale_d) {{
     asm volatile(
         "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{sd}, 0;\\n"
-        "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptype}.{ptype} {d_list}, {{%{a0}, %{a0 + 1}, %{a0 + 2}, %{a0 + 3}}}, %{b}, p, 1, 1{trans};\\n}}\\n"
+        "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptype}.{ptype} {d_list}, \
+{{%{a0}, %{a0 + 1}, %{a0 + 2}, %{a0 + 3}}}, %{b}, p, 1, 1{trans};\\n}}\\n"
         : {d_ops}
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d){trans_op});
   }}
@@ -118,14 +126,16 @@ INCLUDES = {"bf16": "cuda_bf16.h", "f16": "cuda_fp16.h", "e4m3": "cuda_fp8.h", "
 PARTS = [
     ("fa_wgmma_ops_16bit_head_dims.cuh", ["bf16", "f16"], SHARED_N,
      "bf16 and f16 at N = 64, 128, 256: ss, rs, and ss_tt at N = 64"),
-    ("fa_wgmma_ops_fp8_head_dims.cuh", ["e4m3", "e5m2"], SHARED_N, "e4m3 and e5m2 at N = 64, 128, 256: ss, rs"),
+    ("fa_wgmma_ops_fp8_head_dims.cuh", ["e4m3", "e5m2"], SHARED_N,
+     "e4m3 and e5m2 at N = 64, 128, 256: ss, rs"),
 ] + [
     (f"fa_wgmma_ops_{ptype}_key_blocks.cuh", [ptype], KEY_BLOCK_N,
      f"{ptype} at the other key blocks, N = 80 ... 240: ss only")
     for _, ptype, _ in ELEMENTS
 ]
 
-GENERATED = "// GENERATED by kernels_src/tools/gen_wgmma_ops.py: do not edit by hand (a test compares it with the script).\n"
+GENERATED = ("// GENERATED by kernels_src/tools/gen_wgmma_ops.py: do not edit by hand "
+             "(a test compares it with the script).\n")
 
 
 def index():
@@ -159,7 +169,8 @@ struct WgmmaOps;
 """
     for ctype, ptype, k in elements:
         for n in shapes:
-            body = (emit_ss(ctype, ptype, k, n) if n in SS_N else "") + (emit_rs(ctype, ptype, k, n) if n in RS_N else "")
+            body = ((emit_ss(ctype, ptype, k, n) if n in SS_N else "")
+                    + (emit_rs(ctype, ptype, k, n) if n in RS_N else ""))
             body += emit_ss_tt(ctype, ptype, k, n) if (n in SS_TT_N and k == 16) else ""
             out += f"template <>\nstruct WgmmaOps<{ctype}, {n}> {{\n{body}}};\n\n"
     return out + "}  // namespace fa\n"

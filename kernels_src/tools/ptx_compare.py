@@ -21,8 +21,9 @@ import sys
 
 B16, F16, E4, E5 = "__nv_bfloat16", "__half", "__nv_fp8_e4m3", "__nv_fp8_e5m2"
 SHORT = {B16: "bf16", F16: "fp16", E4: "e4m3", E5: "e5m2"}
-FWD_MUTANTS = ["UNRESCALED_O", "UNRESCALED_L", "M_INIT_ZERO", "STALE_MAX", "EXP_BASE_MISMATCH", "MASKED_ROW_NAN",
-               "MISSING_SCALE", "CAUSAL_DIAGONAL", "TAIL_UNMASKED", "LSE_WITHOUT_MAX", "NORMALIZE_IN_LOOP"]
+FWD_MUTANTS = ["UNRESCALED_O", "UNRESCALED_L", "M_INIT_ZERO", "STALE_MAX", "EXP_BASE_MISMATCH",
+               "MASKED_ROW_NAN", "MISSING_SCALE", "CAUSAL_DIAGONAL", "TAIL_UNMASKED", "LSE_WITHOUT_MAX",
+               "NORMALIZE_IN_LOOP"]
 FP8_MUTANTS = ["FP8_MISSING_DESCALE", "FP8_P_OVERFLOW"]
 BWD_MUTANTS = ["BWD_MISSING_DELTA", "BWD_DK_MISSING_SCALE", "BWD_DQ_OVERWRITE", "BWD_RACE", "CAUSAL_DIAGONAL",
                "TAIL_UNMASKED", "EXP_BASE_MISMATCH", "MISSING_SCALE"]
@@ -50,7 +51,8 @@ def fa3_default(e, d, causal):
 
 
 def fa3_name(e, d, causal, c):
-    tail = ((f", {c['so']}" if c["so"] or c["pv"] or c["tv"] else "") + (f", {c['pv']}" if c["pv"] or c["tv"] else "")
+    tail = ((f", {c['so']}" if c["so"] or c["pv"] or c["tv"] else "")
+            + (f", {c['pv']}" if c["pv"] or c["tv"] else "")
             + (f", {c['tv']}" if c["tv"] else ""))
     return (f"fa3_sm90_fwd<{e}, {d}, {c['n']}, {c['cons']}, {c['st']}, {c['pp']}, {c['ov']}, {c['pers']}, "
             f"{b(causal)}, {b(c['pb'])}{tail}>")
@@ -66,13 +68,14 @@ def cases():
                 base = fa3_default(e, d, causal)
                 variants = {"default": {}}
                 if e in (B16, E4):
-                    variants.update({"pp0": {"pp": 0}, "ov0": {"ov": 0 if base["ov"] else 1}, "st3": {"st": 3},
-                                     "pers0": {"pers": 0}, "pers1": {"pers": 1}, "pers2": {"pers": 2},
-                                     "so1": {"so": 1}, "n64": {"n": 64}})
+                    variants.update({"pp0": {"pp": 0}, "ov0": {"ov": 0 if base["ov"] else 1},
+                                     "st3": {"st": 3}, "pers0": {"pers": 0}, "pers1": {"pers": 1},
+                                     "pers2": {"pers": 2}, "so1": {"so": 1}, "n64": {"n": 64}})
                     if not fp8:
                         variants.update({"cons1": {"cons": 1}, "n128": {"n": 128}, "n96": {"n": 96}})
                 if fp8:
-                    variants.update({"perblock": {"pb": True}, "pvbf16": {"pv": 1, "n": 128 if d != 256 else 64},
+                    variants.update({"perblock": {"pb": True},
+                                     "pvbf16": {"pv": 1, "n": 128 if d != 256 else 64},
                                      # kTransposeV: d256's 2 x 128 has no room for the staged V tiles
                                      "tv1": dict(tv=1, **({"n": 64, "ov": 1} if d == 256 else {}))})
                 for vname, delta in variants.items():
@@ -108,7 +111,8 @@ def cases():
         for causal in (False, True):
             for d, bm, bn, dq in ((128, 64, 128, 2), (64, 128, 128, 1)):
                 out.append((f"fa3bwd_bf16_d{d}_{mask(causal)}_dq{dq}_mutant_{m}", "fa3_sm90_bwd.cu",
-                            [f"fa3_sm90_bwd<{B16}, {d}, {bm}, {bn}, 2, 2, {dq}, {b(causal)}>"], ["FA_MUTANT_" + m]))
+                            [f"fa3_sm90_bwd<{B16}, {d}, {bm}, {bn}, 2, 2, {dq}, {b(causal)}>"],
+                            ["FA_MUTANT_" + m]))
     # FP8 quantisation on the device, in both programs that carry it, with their forward kernels.
     for e in (E4, E5):
         for d in (64, 128, 256):
@@ -135,7 +139,8 @@ def cases():
                 n = {64: 64, 128: 32, 256: 64}[d]
                 w, st = (8, 2) if d == 256 else (4, 1)
                 out.append((f"fa2sm80_{tag}", "fa2_sm80_fwd.cu",
-                            [f"fa2_sm80_fwd<{e}, {d}, 128, {n}, {w}, {st}, 1, false, true, {b(causal)}>"], []))
+                            [f"fa2_sm80_fwd<{e}, {d}, 128, {n}, {w}, {st}, 1, false, true, {b(causal)}>"],
+                            []))
                 # fa1's and naive's defaults (device/families/fa1.cpp, naive.cpp)
                 fm, fn, fw = {64: (128, 256, 8), 128: (128, 128, 4), 256: (64, 64, 4)}[d]
                 out.append((f"fa1_{tag}", "fa1_fwd.cu",
@@ -246,7 +251,8 @@ def snapshot(kdir, outdir, flt=""):
 
     todo = [c for c in cases() if flt in c[0]]
     jobs = int(os.environ.get("JOBS", "2"))
-    with concurrent.futures.ThreadPoolExecutor(jobs) as ex, open(os.path.join(outdir, "status.txt"), "w") as st:
+    with concurrent.futures.ThreadPoolExecutor(jobs) as ex, open(
+            os.path.join(outdir, "status.txt"), "w") as st:
         for cid, s in ex.map(one, todo):
             st.write(f"{cid} {s}\n")
             st.flush()

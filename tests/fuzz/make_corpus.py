@@ -25,10 +25,12 @@ def save(name, shape, values):
 def main():
     rng = random.Random(12)
     OUT.mkdir(exist_ok=True)
-    q, k, v = ([[[[rng.uniform(-1, 1) for _ in range(D)] for _ in range(N)] for _ in range(H)] for _ in range(B)]
+    q, k, v = ([[[[rng.uniform(-1, 1) for _ in range(D)] for _ in range(N)] for _ in range(H)]
+                for _ in range(B)]
                for _ in range(3))
     # Stored as float32: the reference must see the rounded values.
-    q, k, v = ([[[[struct.unpack("<f", struct.pack("<f", x))[0] for x in r] for r in h] for h in b] for b in t]
+    q, k, v = ([[[[struct.unpack("<f", struct.pack("<f", x))[0] for x in r] for r in h] for h in b]
+                for b in t]
                for t in (q, k, v))
     scale = 1 / math.sqrt(D)
     o, lse = [], []

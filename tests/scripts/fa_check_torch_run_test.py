@@ -88,8 +88,8 @@ def summary(proc):
 def test_runs(fa_check, work):
     common = ["--fa-check", fa_check, "--shapes", "quick"]
     out = os.path.join(work, "correct")
-    proc = run(["numpy_attention:correct", "--out", out, "--families", ",".join(script_module().FAMILIES)] + common,
-               fake_torch=True)
+    proc = run(["numpy_attention:correct", "--out", out, "--families", ",".join(script_module().FAMILIES)]
+               + common, fake_torch=True)
     lines = summary(proc)
     expect(proc.returncode == 0, f"correct: exit {proc.returncode}: {proc.stdout}{proc.stderr}")
     expect(len(lines) == 2 * 4 * 2 and all(": PASS " in l for l in lines.values()),
@@ -108,20 +108,24 @@ def test_runs(fa_check, work):
     one = ["--families", "normal", "--dtypes", "bf16"] + common
     proc = run(["numpy_attention:top_left", "--out", os.path.join(work, "tl")] + one, fake_torch=True)
     causal = [l for n, l in summary(proc).items() if n.endswith("-causal")]
-    expect(proc.returncode == 1 and causal and "FAIL" in causal[0] and "diagnosis: causal-top-left" in causal[0],
+    expect(proc.returncode == 1 and causal and "FAIL" in causal[0]
+           and "diagnosis: causal-top-left" in causal[0],
            f"top-left under bottom-right: exit {proc.returncode}: {proc.stdout}")
-    proc = run(["numpy_attention:top_left", "--out", os.path.join(work, "tl2"), "--causal-align", "top-left"] + one,
-               fake_torch=True)
+    proc = run(["numpy_attention:top_left", "--out", os.path.join(work, "tl2"), "--causal-align", "top-left"]
+               + one, fake_torch=True)
     expect(proc.returncode == 0, f"top-left checked as top-left: exit {proc.returncode}: {proc.stdout}")
     proc = run(["numpy_attention:unscaled", "--out", os.path.join(work, "unscaled")] + one, fake_torch=True)
     lines = list(summary(proc).values())
     expect(proc.returncode == 1 and lines and all("diagnosis: missing-scale" in l for l in lines),
            f"unscaled: exit {proc.returncode}: {proc.stdout}")
-    proc = run(["numpy_attention:correct_bnhd", "--out", os.path.join(work, "bnhd"), "--layout", "bnhd"] + one,
+    proc = run(["numpy_attention:correct_bnhd", "--out", os.path.join(work, "bnhd"), "--layout", "bnhd"]
+               + one, fake_torch=True)
+    expect(proc.returncode == 0 and len(summary(proc)) == 2,
+           f"--layout bnhd: exit {proc.returncode}: {proc.stdout}")
+    proc = run(["numpy_attention:correct", "--out", os.path.join(work, "bwd"), "--backward"] + one,
                fake_torch=True)
-    expect(proc.returncode == 0 and len(summary(proc)) == 2, f"--layout bnhd: exit {proc.returncode}: {proc.stdout}")
-    proc = run(["numpy_attention:correct", "--out", os.path.join(work, "bwd"), "--backward"] + one, fake_torch=True)
-    expect(proc.returncode != 0 and "no autograd" in proc.stderr, "--backward on the stand-in must say it cannot")
+    expect(proc.returncode != 0 and "no autograd" in proc.stderr,
+           "--backward on the stand-in must say it cannot")
 
 
 def main():

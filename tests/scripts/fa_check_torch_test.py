@@ -18,7 +18,8 @@ SCRIPT = os.path.join(HERE, "..", "..", "scripts", "fa_check_torch.py")
 def main():
     fa_check, work = sys.argv[1], sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(os.path.join(HERE, "data", "fa_check_torch"), work)  # fa-check.json lands beside each case
+    # fa-check.json lands beside each case
+    shutil.copytree(os.path.join(HERE, "data", "fa_check_torch"), work)
     proc = subprocess.run([sys.executable, SCRIPT, "--recheck", work, "--fa-check", fa_check],
                           capture_output=True, text=True)
     print(proc.stdout + proc.stderr)
@@ -31,8 +32,8 @@ def main():
     expect = {
         "gqa-bf16-backward": ("PASS", None),
         "sdpa-is-causal-checked-top-left": ("PASS", None),
-        "sdpa-is-causal-checked-bottom-right": ("FAIL", "diagnosis: causal-top-left; fix: check it as such with "
-                                                        "fa-check --causal-align top-left"),
+        "sdpa-is-causal-checked-bottom-right": ("FAIL", "diagnosis: causal-top-left; fix: check it as such "
+                                                        "with fa-check --causal-align top-left"),
     }
     for name, (verdict, text) in expect.items():
         line = lines.get(name, "")

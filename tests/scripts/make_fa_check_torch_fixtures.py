@@ -32,15 +32,15 @@ def write(name, impl, shape, causal_align, backward=False, seed=1):
         np.save(os.path.join(folder, key + ".npy"), t.astype(np.float32))
     case = dict(name=name, callable="independent_attention (numpy)", family="normal", dtype=impl.dtype,
                 causal=impl.causal, causal_align=causal_align,
-                shape=dict(batch=b, heads_q=hq, heads_kv=hkv, seqlen_q=nq, seqlen_k=nk, head_dim=d), seed=seed,
-                command="tests/scripts/make_fa_check_torch_fixtures.py")
+                shape=dict(batch=b, heads_q=hq, heads_kv=hkv, seqlen_q=nq, seqlen_k=nk, head_dim=d),
+                seed=seed, command="tests/scripts/make_fa_check_torch_fixtures.py")
     with open(os.path.join(folder, "case.json"), "w") as f:
         json.dump(case, f, indent=1)
 
 
 def main():
-    write("gqa-bf16-backward", Impl(dtype="bf16", block_m=16, block_n=24), (1, 4, 2, 40, 40, 16), "bottom-right",
-          backward=True)
+    write("gqa-bf16-backward", Impl(dtype="bf16", block_m=16, block_n=24), (1, 4, 2, 40, 40, 16),
+          "bottom-right", backward=True)
     # PyTorch's is_causal=True with N_q != N_k (top-left), checked under fa-check's bottom-right default and
     # under --causal-align top-left.
     top_left = Impl(dtype="bf16", block_m=16, block_n=16, causal=True, top_left=True)

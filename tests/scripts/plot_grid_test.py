@@ -14,8 +14,8 @@ HEADER = ("gpu\tcc\tsm_count\tdriver\tfamily\tdtype\thead_dim\tcausal\tdirection
 
 
 def row(gpu, family, dtype, d, causal, direction, b, h, n, tflops):
-    return (f"{gpu}\t9.0\t132\t580.159.04\t{family}\t{dtype}\t{d}\t{causal}\t{direction}\t{b}\t{h}\t{h}\t{n}\t{n}\t"
-            f"kX=1\t1.0\t{tflops}\t13.0\t2026-12-04T00:00:00Z\t13000")
+    return (f"{gpu}\t9.0\t132\t580.159.04\t{family}\t{dtype}\t{d}\t{causal}\t{direction}\t{b}\t{h}\t{h}\t"
+            f"{n}\t{n}\tkX=1\t1.0\t{tflops}\t13.0\t2026-12-04T00:00:00Z\t13000")
 
 
 def check(condition, what):
@@ -35,7 +35,8 @@ def main():
             row("NVIDIA H200", "fa3_sm90", "bf16", 128, 0, "fwd", 2, 16, 8192, 681.0),
             row("NVIDIA H200", "fa3_sm90_bwd", "bf16", 64, 1, "bwd", 4, 32, 4096, 400.0),
             row("NVIDIA H200", "fa3_sm90", "bf16", 128, 0, "fwd", 1, 16, 4096, 500.0),  # not a headline shape
-            row("NVIDIA H100 80GB HBM3", "fa3_sm90", "fp16", 128, 0, "fwd", 4, 16, 4096, 600.0),  # another GPU
+            # another GPU
+            row("NVIDIA H100 80GB HBM3", "fa3_sm90", "fp16", 128, 0, "fwd", 4, 16, 4096, 600.0),
         ]
         with open(seed, "w") as f:
             f.write("# provenance\n" + HEADER + "\n" + "\n".join(rows) + "\n")
@@ -62,7 +63,8 @@ def main():
         bad = subprocess.run([sys.executable, SCRIPT, "--seed", os.path.join(tmp, "none.tsv"), "--out", out],
                              capture_output=True, text=True)
         check(bad.returncode == 2, f"a missing seed file exits 2, not {bad.returncode}")
-        check(len(bad.stderr.strip().splitlines()) == 1 and "none.tsv" in bad.stderr, f"one line: {bad.stderr}")
+        check(len(bad.stderr.strip().splitlines()) == 1 and "none.tsv" in bad.stderr,
+              f"one line: {bad.stderr}")
     print("plot_grid.py: ok")
     return 0
 

@@ -12,7 +12,8 @@ for path in sys.argv[1:]:
         for line in f:
             n, seed, case, value = line.rstrip("\n").split(",")
             values[(int(n), case)][int(seed)] = float(value)
-for (n, case), v in sorted(values.items(), key=lambda kv: (kv[0][0], kv[0][1].startswith(("pmax", "top")), kv[0][1])):
+for (n, case), v in sorted(values.items(),
+                           key=lambda kv: (kv[0][0], kv[0][1].startswith(("pmax", "top")), kv[0][1])):
     seeds = " ".join(f"{v[s]:.3g}" for s in sorted(v))
     if case.endswith(("rows", "mse_share")):
         print(f"{n} {case}: {seeds} -> mean {sum(v.values()) / len(v):.3g}")

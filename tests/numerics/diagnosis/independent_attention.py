@@ -75,7 +75,8 @@ def fp8_scales(fmt, x, scaling, block_rows):
         n = x.shape[2]
         amax = np.zeros(x.shape[:3])
         for r0 in range(0, n, block_rows):
-            amax[:, :, r0:r0 + block_rows] = a[:, :, r0:r0 + block_rows].max(axis=(2, 3), keepdims=True)[..., 0]
+            amax[:, :, r0:r0 + block_rows] = (
+                a[:, :, r0:r0 + block_rows].max(axis=(2, 3), keepdims=True)[..., 0])
     return np.where(amax > 0, top / np.where(amax > 0, amax, 1.0), 1.0)
 
 
@@ -122,7 +123,8 @@ def causal_limit(impl, nq, nk):
 
 
 def forward_head(impl, q, k, v, rng):
-    """One (batch, head): q (Nq, D), k and v (Nk, D), already rounded. Returns O (Nq, D) fp32, LSE, row max."""
+    """One (batch, head): q (Nq, D), k and v (Nk, D), already rounded. \
+Returns O (Nq, D) fp32, LSE, row max."""
     nq, d = q.shape
     nk = k.shape[0]
     scale = softmax_scale(impl, d)
@@ -132,7 +134,8 @@ def forward_head(impl, q, k, v, rng):
     offset = causal_limit(impl, nq, nk)
     slack = 1 if impl.bug == "causal-diagonal" else 0
     top = FP8_FORMATS[impl.fp8][2] if impl.fp8 else 0.0
-    p_scale = 2.0 ** np.ceil(np.log2(FP8_OVERFLOW_FACTOR * top)) if impl.bug == "fp8-p-overflow" else FP8_P_SCALE
+    p_scale = (2.0 ** np.ceil(np.log2(FP8_OVERFLOW_FACTOR * top)) if impl.bug == "fp8-p-overflow"
+               else FP8_P_SCALE)
     n_blocks = (nk + bn - 1) // bn
     # Zero-padded K and V (as a kernel's shared-memory tiles past N_k).
     kp = np.zeros((n_blocks * bn, d), F32)
@@ -175,7 +178,8 @@ def forward_head(impl, q, k, v, rng):
                 if not impl.exp2:
                     s = (s * score_scale).astype(F32)
                 m_new = np.maximum(m_old, s.max(axis=1))
-                guard = (lambda m: m) if impl.bug == "masked-row-nan" else (lambda m: np.where(m == -np.inf, F32(0), m))
+                guard = ((lambda m: m) if impl.bug == "masked-row-nan"
+                         else (lambda m: np.where(m == -np.inf, F32(0), m)))
                 m_use = guard(m_new)
                 m_p = guard(m_old) if impl.bug == "stale-max" else m_use
                 if impl.exp2:
@@ -196,7 +200,8 @@ def forward_head(impl, q, k, v, rng):
                     pv = (round_fp8(impl.fp8, p.astype(np.float64) * p_scale) / p_scale).astype(F32)
                 else:
                     pv = round_to(impl.dtype, p) if impl.round_p else p
-                acc = acc + pv @ vp[c0:c0 + bn] if impl.bug == "unrescaled-o" else alpha[:, None] * acc + pv @ vp[c0:c0 + bn]
+                acc = (acc + pv @ vp[c0:c0 + bn] if impl.bug == "unrescaled-o"
+                       else alpha[:, None] * acc + pv @ vp[c0:c0 + bn])
                 if impl.bug == "normalize-in-loop":
                     acc = acc / np.where((l == 0) | np.isnan(l), F32(1), l)[:, None]
             state[:] = [m_new.astype(F32), l.astype(F32), acc.astype(F32)]
@@ -209,7 +214,8 @@ def forward_head(impl, q, k, v, rng):
                 o_parts.append(a_s if impl.bug == "normalize-in-loop" else a_s * inv[:, None])
                 m_nat = m_s * score_scale if impl.exp2 else m_s  # m in raw units for exp2, scaled for exp
                 log_l = np.log(l_s)
-                lse_parts.append(np.where(l_s == 0, -np.inf, log_l if impl.bug == "lse-without-max" else m_nat + log_l))
+                lse_parts.append(np.where(l_s == 0, -np.inf,
+                                          log_l if impl.bug == "lse-without-max" else m_nat + log_l))
             if impl.splits == 1:
                 o_tile, lse_tile = o_parts[0], lse_parts[0]
             else:

@@ -20,8 +20,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from independent_attention import Impl, attention, round_to  # noqa: E402
 
-FORWARD_BUGS = ["unrescaled-o", "unrescaled-l", "m-init-zero", "normalize-in-loop", "stale-max", "missing-scale",
-                "exp-base-mismatch", "causal-diagonal", "masked-row-nan", "tail-unmasked", "lse-without-max"]
+FORWARD_BUGS = ["unrescaled-o", "unrescaled-l", "m-init-zero", "normalize-in-loop", "stale-max",
+                "missing-scale", "exp-base-mismatch", "causal-diagonal", "masked-row-nan", "tail-unmasked",
+                "lse-without-max"]
 BACKWARD_BUGS = ["bwd-missing-delta", "bwd-dk-missing-scale", "bwd-dq-overwrite", "bwd-p-without-l"]
 # Interface mistakes: (id fa-check must name, what is done wrong).
 # A softmax scale of 1 is the output of missing-scale (the same numbers), so that case expects that id.
@@ -244,8 +245,8 @@ def interface_cases(root, seeds):
                 impl.scale = 1.0
             elif mistake == "layout-bnhd":
                 shape["hq"] = shape["hkv"] = 2 * shape["hkv"]
-                transform = lambda out: dict(out, o=np.ascontiguousarray(out["o"].transpose(0, 2, 1, 3)).reshape(
-                    out["o"].shape))
+                transform = lambda out: dict(
+                    out, o=np.ascontiguousarray(out["o"].transpose(0, 2, 1, 3)).reshape(out["o"].shape))
             elif mistake == "kv-swapped":
                 shape["nk"] = max(shape["nk"], 32)
             elif mistake == "gqa-interleaved":
@@ -263,7 +264,8 @@ def interface_cases(root, seeds):
                 transform = lambda out: dict(out, o=out["o"][:, ::-1].copy(), lse=out["lse"][:, ::-1].copy())
             q, k, v = normal_inputs(rng, shape)
             write_case(root, f"{mistake}-s{seed}", impl, shape, q, k, v, None,
-                       EXPECTED_ID.get(mistake, mistake), "interface", transform=transform, swap_kv=mistake == "kv-swapped")
+                       EXPECTED_ID.get(mistake, mistake), "interface", transform=transform,
+                       swap_kv=mistake == "kv-swapped")
 
 
 def main():
@@ -271,7 +273,8 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--seeds", type=int, default=3, help="cases per bug (default 3)")
     parser.add_argument("--correct", type=int, default=18, help="correct cases (default 18)")
-    parser.add_argument("--interface-seeds", type=int, default=2, help="cases per interface mistake (default 2)")
+    parser.add_argument("--interface-seeds", type=int, default=2,
+                        help="cases per interface mistake (default 2)")
     parser.add_argument("--fp8-seeds", type=int, default=1, help="FP8 cases per bug (default 1)")
     parser.add_argument("--fp8-correct", type=int, default=8, help="correct FP8 cases (default 8)")
     args = parser.parse_args()

@@ -52,7 +52,8 @@ def main():
     parser.add_argument("--min-interface-first", type=float, default=0.95,
                         help="floor on the fraction of interface mistakes named first")
     parser.add_argument("--min-fp8-first", type=float, default=0.95,
-                        help="floor on the fraction of FP8 bugs (fp8-missing-descale, fp8-p-overflow) named first")
+                        help="floor on the fraction of FP8 bugs (fp8-missing-descale, fp8-p-overflow) "
+                             "named first")
     parser.add_argument("--min-fp8-fwd-first", type=float, default=0.95,
                         help="floor on the fraction of forward bugs in FP8 outputs named first")
     parser.add_argument("--max-false-positives", type=int, default=0)
@@ -96,7 +97,8 @@ def main():
             continue
         n = t["cases"]
         if kind == "correct":
-            print(f"  {kind:9s} {n:3d} cases: false positives {t['false_positives']}, passed {t['verdict_right']}/{n}")
+            print(f"  {kind:9s} {n:3d} cases: false positives {t['false_positives']}, "
+                  f"passed {t['verdict_right']}/{n}")
         else:
             print(f"  {kind:9s} {n:3d} cases: named first {t['first']}/{n} ({100.0 * t['first'] / n:.0f}%), "
                   f"named anywhere {t['anywhere']}/{n}, failed {t['verdict_right']}/{n}")
@@ -108,7 +110,8 @@ def main():
         print("  miss:", m)
 
     ok = True
-    for kind, floor in (("fwd", args.min_first), ("bwd", args.min_first), ("interface", args.min_interface_first),
+    for kind, floor in (("fwd", args.min_first), ("bwd", args.min_first),
+                        ("interface", args.min_interface_first),
                         ("fp8", args.min_fp8_first), ("fp8-fwd", args.min_fp8_fwd_first)):
         t = tally.get(kind)
         if t and t["first"] < floor * t["cases"]:
