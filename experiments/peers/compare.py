@@ -13,6 +13,8 @@ d = sys.argv[1]
 peers = {}
 for p in glob.glob(f"{d}/peers*.csv"):
     for r in csv_rows(p):
+        if not r["tflops"]:  # a --memory-only row: bytes, no time
+            continue
         peers[(r["backend"], r["dtype"], int(r["head_dim"]), int(r["seqlen"]), r["mask"],
                r["direction"])] = float(r["tflops"])
 print("| family | dtype | d | mask | n | ours TFLOP/s | FA2 (torch) | ours/FA2 | cuDNN | ours/cuDNN |")
