@@ -43,7 +43,8 @@ fl_init() {
       echo "question: $fl_question"
       echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
       if command -v nvidia-smi >/dev/null 2>&1; then
-        echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader 2>/dev/null | head -n 1)"
+        echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total \
+          --format=csv,noheader 2>/dev/null | head -n 1)"
       else
         echo "gpu: none (nvidia-smi not found)"
       fi
@@ -70,7 +71,8 @@ fl_step() {
   [ $rc -eq 0 ] && touch "$fl_work/$name.done"
   local note=""
   [ $rc -eq 124 ] && note=" (timed out after ${limit} s)"
-  echo "step $name: rc=$rc in $((SECONDS - t0)) s$note; $(tail -n 1 "$fl_work/$name.log" 2>/dev/null | cut -c1-160)" |
+  echo "step $name: rc=$rc in $((SECONDS - t0)) s$note; $(tail -n 1 "$fl_work/$name.log" 2>/dev/null |
+      cut -c1-160)" |
     tee -a "$fl_out/$fl_question.summary.txt"
   fl_sync
   return $rc
@@ -91,7 +93,8 @@ fl_reuse() {
   local source_dir
   source_dir=$(dirname "$fl_work")/$question
   [ -f "$source_dir/$step.done" ] && [ -f "$source_dir/$step.csv" ] || return 1
-  python3 "$fl_here/../reuse_rows.py" "$source_dir/$step.csv" "$fl_work/$name.csv" "$@" >"$fl_work/$name.log" 2>&1 ||
+  python3 "$fl_here/../reuse_rows.py" "$source_dir/$step.csv" "$fl_work/$name.csv" "$@" \
+    >"$fl_work/$name.log" 2>&1 ||
     return 1
   touch "$fl_work/$name.done"
   echo "step $name: reused $question/$step.csv ($*): $(tail -n 1 "$fl_work/$name.log")" |

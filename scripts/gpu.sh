@@ -55,7 +55,8 @@ usage() {
 }
 
 [ $# -ge 1 ] || { usage >&2; exit 2; }
-[ -x "$bin/fa-bench" ] || { echo "gpu.sh: no binaries in $bin: run scripts/build-portable.sh and carry .carry/gpu" >&2; exit 2; }
+[ -x "$bin/fa-bench" ] ||
+  { echo "gpu.sh: no binaries in $bin: run scripts/build-portable.sh and carry .carry/gpu" >&2; exit 2; }
 mkdir -p "$OUT"
 
 # note TEXT: one line of the current recipe's summary (stdout and $dir/summary.txt).
@@ -106,7 +107,8 @@ if [ "$1" = experiment ]; then
 else
   for name in "$@"; do
     if [ ! -f "$recipes/$name.sh" ]; then
-      echo "gpu.sh: unknown recipe '$name'; one of: $(cd "$recipes" && ls *.sh | sed 's/\.sh$//' | tr '\n' ' ')" >&2
+      echo "gpu.sh: unknown recipe '$name'; one of: $(cd "$recipes" && ls *.sh | sed 's/\.sh$//' |
+        tr '\n' ' ')" >&2
       exit 2
     fi
   done

@@ -24,7 +24,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+    >/dev/null
 else
   echo "setup: all Debian packages present"
 fi
@@ -34,4 +35,5 @@ if [ ! -f "$cuda_home/include/nvrtc.h" ] || [ ! -f "$cuda_home/include/cuda.h" ]
   echo "setup: CUDA toolkit not found at $cuda_home (need NVRTC and cuda.h from CUDA 13); set CUDA_HOME" >&2
   exit 2
 fi
-echo "setup: CUDA toolkit at $cuda_home ($("$cuda_home/bin/nvcc" --version 2>/dev/null | grep -o 'release [0-9.]*' || echo 'nvcc absent'))"
+echo "setup: CUDA toolkit at $cuda_home ($("$cuda_home/bin/nvcc" --version 2>/dev/null |
+  grep -o 'release [0-9.]*' || echo 'nvcc absent'))"

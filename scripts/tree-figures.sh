@@ -15,9 +15,12 @@ if command -v duplicates >/dev/null; then
 else
   echo "duplicates: not installed"
 fi
-files=$( (git ls-files 2>/dev/null || find . -type f) | grep -E '\.(cpp|hpp|h|cu|cuh|py|sh)$' | grep -v '^\./build')
-echo "source files over 300 lines: $(for f in $files; do [ -f "$f" ] && [ "$(wc -l <"$f")" -gt 300 ] && echo "$f"; done | wc -l)" \
+files=$( (git ls-files 2>/dev/null || find . -type f) | grep -E '\.(cpp|hpp|h|cu|cuh|py|sh)$' |
+  grep -v '^\./build')
+echo "source files over 300 lines: $(for f in $files; do [ -f "$f" ] && [ "$(wc -l <"$f")" -gt 300 ] &&
+  echo "$f"; done | wc -l)" \
   "of $(echo "$files" | wc -l)"
 python3 "$here/layers.py" --repo "$tree" --count
-readmes=$( (git ls-files 2>/dev/null || find . -name README.md) | grep 'README.md$' | grep -Ev '^(\./)?experiments/')
+readmes=$( (git ls-files 2>/dev/null || find . -name README.md) | grep 'README.md$' |
+  grep -Ev '^(\./)?experiments/')
 echo "README lines outside experiments/: $(cat $readmes | wc -l) in $(echo "$readmes" | wc -l) files"

@@ -4,7 +4,8 @@
 # FAMILY DTYPE at n SEQLEN (headline b = 16384/n, h = 2048/d), each head dim, full and causal (a family
 # named *_bwd is tuned and timed backward):
 #   tune      fa-tune on a fresh database: bayes, BUDGET evaluations a problem (the family default first),
-#             so this card's best of BUDGET (not its optimum: fa3_sm90's forward space holds 388 configs at d64);
+#             so this card's best of BUDGET (not its optimum: fa3_sm90's forward space holds 388 configs
+#             at d64);
 #   shipped   fa-bench with SEED_GPU's seed config of each problem, on this card;
 #   default   fa-bench with the family defaults: fa-bench's and fa-tune's timings of the same config in the
 #             same call, the check that the two protocols agree.
@@ -41,15 +42,16 @@ fl_step default 180 "$fl_bin/fa-bench" --family "$family" --direction "$directio
   --head-dim "$dims" --seqlen "$n" --causal both --csv default.csv
 for d in ${dims//,/ }; do
   for causal in no yes; do
-    config=$(python3 "$fl_here/summarize.py" --seed-config "$seeds" "$seed_gpu" "$family" "$dtype" "$direction" \
-      "$d" "$causal" "$n")
+    config=$(python3 "$fl_here/summarize.py" --seed-config "$seeds" "$seed_gpu" "$family" "$dtype" \
+      "$direction" "$d" "$causal" "$n")
     if [ -z "$config" ]; then
-      echo "step shipped_d${d}_causal_$causal: no seed of $seed_gpu for it" | tee -a "$fl_out/$question.summary.txt"
+      echo "step shipped_d${d}_causal_$causal: no seed of $seed_gpu for it" |
+        tee -a "$fl_out/$question.summary.txt"
       continue
     fi
-    fl_step "shipped_d${d}_causal_$causal" 120 "$fl_bin/fa-bench" --family "$family" --direction "$direction" \
-      --dtype "$dtype" --head-dim "$d" --seqlen "$n" --causal "$causal" --config "$config" \
-      --csv "shipped_d${d}_causal_$causal.csv"
+    fl_step "shipped_d${d}_causal_$causal" 120 "$fl_bin/fa-bench" --family "$family" \
+      --direction "$direction" --dtype "$dtype" --head-dim "$d" --seqlen "$n" --causal "$causal" \
+      --config "$config" --csv "shipped_d${d}_causal_$causal.csv"
   done
 done
 python3 "$fl_here/summarize.py" "$fl_work" "$seed_gpu" >"$fl_work/table.md" 2>"$fl_work/summarize.log" &&

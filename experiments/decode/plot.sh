@@ -8,7 +8,8 @@ dir=$1
 for csvfile in "$dir"/decode_*.csv; do
   [ -f "$csvfile" ] || continue
   base=$(basename "$csvfile" .csv)
-  for nq in $(python3 -c "import csv,sys; print(' '.join(sorted({r['nq'] for r in csv.DictReader(open(sys.argv[1]))}, key=int)))" "$csvfile"); do
+  for nq in $(python3 -c "import csv,sys; \
+print(' '.join(sorted({r['nq'] for r in csv.DictReader(open(sys.argv[1]))}, key=int)))" "$csvfile"); do
     dat="$dir/${base}_nq$nq.dat"
     python3 - "$csvfile" "$nq" >"$dat" <<'PY'
 import csv, sys
@@ -20,7 +21,9 @@ print("nk " + " ".join(names))
 for nk in nks:
     print(f"{nk} " + " ".join(val.get((m, nk), "NaN") for m in names))
 PY
-    gnuplot -e "data='$dat'; out='$dir/${base}_nq$nq.svg'; title='decode, $nq query rows: K/V read bandwidth ($base)'; xlabel='n_k (KV cache length)'; ylabel='GB/s of K and V'" "$here/../lines.gp"
+    gnuplot -e "data='$dat'; out='$dir/${base}_nq$nq.svg'; \
+title='decode, $nq query rows: K/V read bandwidth ($base)'; xlabel='n_k (KV cache length)'; \
+ylabel='GB/s of K and V'" "$here/../lines.gp"
   done
 done
 if [ -f "$dir/sweep.csv" ]; then
@@ -29,5 +32,7 @@ import csv, sys
 print('splits flash_decode')
 for r in csv.DictReader(open(sys.argv[1])):
     print(r['splits'], r['kv_gbps'] or 'NaN')" "$dir/sweep.csv" >"$dir/sweep.dat"
-  gnuplot -e "data='$dir/sweep.dat'; out='$dir/sweep.svg'; title='flash_decode: K/V read bandwidth against the split count'; xlabel='kSplits'; ylabel='GB/s of K and V'" "$here/../lines.gp"
+  gnuplot -e "data='$dir/sweep.dat'; out='$dir/sweep.svg'; \
+title='flash_decode: K/V read bandwidth against the split count'; xlabel='kSplits'; \
+ylabel='GB/s of K and V'" "$here/../lines.gp"
 fi

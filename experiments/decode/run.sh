@@ -10,7 +10,8 @@
 #   131072), SWEEP (yes; no skips the split sweep), SWEEP_SHAPE ("1:32:8:1:32768": b:h:h_kv:n_q:n_k), bf16,
 #   d 128, no mask.
 set -uo pipefail
-FL_COMMAND="$0${SHAPES+ SHAPES=$SHAPES}${NQ:+ NQ=$NQ}${FA_NQ:+ FA_NQ=$FA_NQ}${NK:+ NK=$NK}${SWEEP:+ SWEEP=$SWEEP}"
+FL_COMMAND="$0${SHAPES+ SHAPES=$SHAPES}${NQ:+ NQ=$NQ}${FA_NQ:+ FA_NQ=$FA_NQ}${NK:+ NK=$NK}\
+${SWEEP:+ SWEEP=$SWEEP}"
 source "$(dirname "$0")/../lib.sh"
 fl_init decode
 nq_list=${NQ:-1,4,16}
@@ -27,13 +28,13 @@ for shape in ${SHAPES-1:16:16 1:32:8}; do
     # One CTA per (query block, head): the grid decode leaves idle. Their configs do not depend on n_k.
     [[ ",${FA_NQ:-1,16}," == *",$nq,"* ]] &&
     for fam in fa2_sm80 fa3_sm90; do
-      fl_step "bench_${fam}_${tag}_nq$nq" 240 "$fl_bin/fa-bench" --family "$fam" "${common[@]}" "${shape_args[@]}" \
-        --seqlen "$nk_list" --csv "bench_${fam}_${tag}_nq$nq.csv"
+      fl_step "bench_${fam}_${tag}_nq$nq" 240 "$fl_bin/fa-bench" --family "$fam" "${common[@]}" \
+        "${shape_args[@]}" --seqlen "$nk_list" --csv "bench_${fam}_${tag}_nq$nq.csv"
     done
     # flash_decode's default split count depends on n_k: one call per cache length.
     for nk in ${nk_list//,/ }; do
-      fl_step "bench_flash_decode_${tag}_nq${nq}_nk$nk" 120 "$fl_bin/fa-bench" --family flash_decode "${common[@]}" \
-        "${shape_args[@]}" --seqlen "$nk" --csv "bench_flash_decode_${tag}_nq${nq}_nk$nk.csv"
+      fl_step "bench_flash_decode_${tag}_nq${nq}_nk$nk" 120 "$fl_bin/fa-bench" --family flash_decode \
+        "${common[@]}" "${shape_args[@]}" --seqlen "$nk" --csv "bench_flash_decode_${tag}_nq${nq}_nk$nk.csv"
     done
   done
 done
@@ -41,8 +42,9 @@ done
 IFS=: read -r b h hkv nq nk <<<"${SWEEP_SHAPE:-1:32:8:1:32768}"
 [ "${SWEEP:-yes}" = yes ] &&
 for splits in 1 2 4 8 16 32 64 128; do
-  fl_step "sweep_splits$splits" 120 "$fl_bin/fa-bench" --family flash_decode "${common[@]}" --batch "$b" --heads "$h" \
-    --heads-kv "$hkv" --seqlen-q "$nq" --seqlen "$nk" --config "kSplits=$splits" --csv "sweep_splits$splits.csv"
+  fl_step "sweep_splits$splits" 120 "$fl_bin/fa-bench" --family flash_decode "${common[@]}" --batch "$b" \
+    --heads "$h" --heads-kv "$hkv" --seqlen-q "$nq" --seqlen "$nk" --config "kSplits=$splits" \
+    --csv "sweep_splits$splits.csv"
 done
 fl_step merge 60 python3 "$fl_here/merge.py" .
 fl_sync

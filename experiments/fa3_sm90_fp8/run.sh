@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fa3_sm90_fp8: the Hopper FP8 forward (issue 15) on the H200: correctness at FP8 tolerances, speed beside
 # our bf16 fa3_sm90 in the same call, the tile/overlap choices, and the GPU error study. One device call
-# (~8 min):   bash scripts/gpu.sh experiment fa3_sm90_fp8   (or CARRY=.carry/gpu bash experiments/fa3_sm90_fp8/run.sh)
+# (~8 min):   bash scripts/gpu.sh experiment fa3_sm90_fp8
+#             (or CARRY=.carry/gpu bash experiments/fa3_sm90_fp8/run.sh)
 # Environment: SEQLENS (2048,8192,16384), HEAD_DIMS (64,128,256). PyTorch has no FP8 SDPA kernel on this
 # machine: the published FA3 / cuDNN FP8 figures are quoted in README.md, marked as published.
 set -uo pipefail

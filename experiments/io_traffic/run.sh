@@ -25,13 +25,16 @@ for fam in $families; do
     # checks, no timing); the sum over the sequence is one forward's traffic.
     fl_step "ncu_${fam}_n$n" "${NCU_TIMEOUT:-150}" ncu --clock-control none --print-units base --csv \
       --metrics dram__bytes_read.sum,dram__bytes_write.sum \
-      "$fl_bin/fa-bench" --family "$fam" "${shape[@]}" --seqlen "$n" --launch-once --csv "alloc_${fam}_n$n.csv"
+      "$fl_bin/fa-bench" --family "$fam" "${shape[@]}" --seqlen "$n" --launch-once \
+      --csv "alloc_${fam}_n$n.csv"
   done
   # The same forward timed (for the roofline's achieved FLOP/s): speed_vs_n's rows when it ran here.
-  fl_reuse "time_$fam" speed_vs_n "bench_${fam}_fwd_d128" dtype=bf16 mask=full seqlen="$(tr ' ' , <<<"$seqlens")" ||
-    fl_step "time_$fam" 240 "$fl_bin/fa-bench" --family "$fam" "${shape[@]}" --seqlen "$(tr ' ' , <<<"$seqlens")" \
-    --runs 20 --csv "time_$fam.csv"
+  fl_reuse "time_$fam" speed_vs_n "bench_${fam}_fwd_d128" dtype=bf16 mask=full \
+    seqlen="$(tr ' ' , <<<"$seqlens")" ||
+    fl_step "time_$fam" 240 "$fl_bin/fa-bench" --family "$fam" "${shape[@]}" \
+    --seqlen "$(tr ' ' , <<<"$seqlens")" --runs 20 --csv "time_$fam.csv"
 done
-python3 "$fl_here/summarize.py" "$fl_work" >"$fl_work/table.md" 2>"$fl_work/summarize.log" && cat "$fl_work/table.md"
+python3 "$fl_here/summarize.py" "$fl_work" >"$fl_work/table.md" 2>"$fl_work/summarize.log" &&
+  cat "$fl_work/table.md"
 fl_sync
 fl_plot

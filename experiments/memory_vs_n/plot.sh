@@ -7,5 +7,6 @@ dir=$1
 python3 "$here/summarize.py" "$dir" --dat >/dev/null
 for kind in fwd fwdbwd; do
   [ -f "$dir/memory_$kind.dat" ] || continue
-  gnuplot -e "data='$dir/memory_$kind.dat'; out='$dir/memory_$kind.svg'; title='device memory, $kind (b 1, h 16, d 128, bf16)'; xlabel='n'; ylabel='GiB'; logy=1" "$here/../lines.gp"
+  gnuplot -e "data='$dir/memory_$kind.dat'; out='$dir/memory_$kind.svg'; \
+title='device memory, $kind (b 1, h 16, d 128, bf16)'; xlabel='n'; ylabel='GiB'; logy=1" "$here/../lines.gp"
 done

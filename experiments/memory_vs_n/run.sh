@@ -30,11 +30,12 @@ done
 # timing: 21 timed runs at n 65536 (b 1, h 16) take ~100 s for fa2_sm80_bwd alone (4.8 s each at its 184
 # TFLOP/s of 2026-11-29), more for fa1_bwd, for a table that reads no time.
 for fam in fa1_bwd fa2_sm80_bwd; do
-  fl_step "alloc_${fam}" 300 "$fl_bin/fa-bench" --family "$fam" --direction bwd "${shape[@]}" --seqlen "$seqlens" \
-    --check-only --csv "alloc_${fam}.csv"
+  fl_step "alloc_${fam}" 300 "$fl_bin/fa-bench" --family "$fam" --direction bwd "${shape[@]}" \
+    --seqlen "$seqlens" --check-only --csv "alloc_${fam}.csv"
 done
-fl_step peers 300 python3 "$fl_here/../peers/peers.py" --bwd --memory-only --backends math,flash,cudnn --dtype bf16 \
-  --head-dim "$d" --seqlen "$seqlens" --batch 1 --heads "$heads" --input-sets 1 --out peers.csv
-python3 "$fl_here/summarize.py" "$fl_work" >"$fl_work/table.md" 2>"$fl_work/summarize.log" && cat "$fl_work/table.md"
+fl_step peers 300 python3 "$fl_here/../peers/peers.py" --bwd --memory-only --backends math,flash,cudnn \
+  --dtype bf16 --head-dim "$d" --seqlen "$seqlens" --batch 1 --heads "$heads" --input-sets 1 --out peers.csv
+python3 "$fl_here/summarize.py" "$fl_work" >"$fl_work/table.md" 2>"$fl_work/summarize.log" &&
+  cat "$fl_work/table.md"
 fl_sync
 fl_plot

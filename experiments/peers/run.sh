@@ -20,12 +20,15 @@ directions=${DIRECTIONS:-fwd bwd}
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
-  echo "command: DTYPES=$dtypes HEAD_DIMS=$dims SEQLENS=$seqlens DIRECTIONS=\"$directions\" bash scripts/gpu.sh peers"
+  echo "command: DTYPES=$dtypes HEAD_DIMS=$dims SEQLENS=$seqlens DIRECTIONS=\"$directions\" \
+bash scripts/gpu.sh peers"
 } | tee "$out/header.txt"
 for dir in $directions; do
-  if [ "$dir" = fwd ]; then fam=${FWD_FAMILY:-fa2_sm80} cfg=${FWD_CONFIG:-}; else fam=${BWD_FAMILY:-fa2_sm80_bwd} cfg=${BWD_CONFIG:-}; fi
-  "$here/bin/fa-bench" --family "$fam" --direction "$dir" --dtype "$dtypes" --head-dim "$dims" --seqlen "$seqlens" \
-    --causal both ${cfg:+--config "$cfg"} --csv "$out/bench_${fam}_${dir}.csv" >"$out/bench_${fam}_${dir}.txt" 2>&1
+  if [ "$dir" = fwd ]; then fam=${FWD_FAMILY:-fa2_sm80} cfg=${FWD_CONFIG:-}; \
+    else fam=${BWD_FAMILY:-fa2_sm80_bwd} cfg=${BWD_CONFIG:-}; fi
+  "$here/bin/fa-bench" --family "$fam" --direction "$dir" --dtype "$dtypes" --head-dim "$dims" \
+    --seqlen "$seqlens" --causal both ${cfg:+--config "$cfg"} --csv "$out/bench_${fam}_${dir}.csv" \
+    >"$out/bench_${fam}_${dir}.txt" 2>&1
   echo "fa-bench $fam $dir rc=$? ($(tail -n 1 "$out/bench_${fam}_${dir}.txt"))"
 done
 bwd_flag=""; [[ " $directions " == *" bwd "* ]] && bwd_flag=--bwd

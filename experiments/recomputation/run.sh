@@ -15,15 +15,18 @@ shape=(--dtype bf16 --head-dim 128 --causal no --seqlen "$seqlens")
 rows=(dtype=bf16 mask=full seqlen="$seqlens")
 # The forward it recomputes, timed beside the backward: bwd / fwd time is the price of recomputation.
 fl_reuse bench_fa2_sm80_fwd speed_vs_n bench_fa2_sm80_fwd_d128 "${rows[@]}" ||
-  fl_step bench_fa2_sm80_fwd 240 "$fl_bin/fa-bench" --family fa2_sm80 "${shape[@]}" --csv bench_fa2_sm80_fwd.csv
+  fl_step bench_fa2_sm80_fwd 240 "$fl_bin/fa-bench" --family fa2_sm80 "${shape[@]}" \
+    --csv bench_fa2_sm80_fwd.csv
 for fam in fa2_sm80_bwd fa1_bwd; do
   fl_reuse "bench_${fam}" speed_vs_n "bench_${fam}_bwd_d128" "${rows[@]}" ||
-    fl_step "bench_${fam}" 300 "$fl_bin/fa-bench" --family "$fam" --direction bwd "${shape[@]}" --csv "bench_${fam}.csv"
+    fl_step "bench_${fam}" 300 "$fl_bin/fa-bench" --family "$fam" --direction bwd "${shape[@]}" \
+      --csv "bench_${fam}.csv"
 done
 # speed_vs_n's peers steps measure memory too (--memory), both masks.
 fl_reuse peers speed_vs_n peers_d128 dtype=bf16 seqlen="$seqlens" ||
-  fl_step peers 480 python3 "$fl_here/../peers/peers.py" --bwd --memory --backends math,flash,cudnn --dtype bf16 \
-    --head-dim 128 --seqlen "$seqlens" --input-sets 2 --out peers.csv
-python3 "$fl_here/summarize.py" "$fl_work" >"$fl_work/table.md" 2>"$fl_work/summarize.log" && cat "$fl_work/table.md"
+  fl_step peers 480 python3 "$fl_here/../peers/peers.py" --bwd --memory --backends math,flash,cudnn \
+    --dtype bf16 --head-dim 128 --seqlen "$seqlens" --input-sets 2 --out peers.csv
+python3 "$fl_here/summarize.py" "$fl_work" >"$fl_work/table.md" 2>"$fl_work/summarize.log" &&
+  cat "$fl_work/table.md"
 fl_sync
 fl_plot

@@ -8,5 +8,6 @@ python3 "$here/summarize.py" "$@" --dat >"$dir/table.md"
 for dat in "$dir"/speed_*.dat; do
   base=$(basename "$dat" .dat)
   IFS=_ read -r _ direction d mask <<<"$base"
-  gnuplot -e "data='$dat'; out='$dir/$base.svg'; title='$direction TFLOP/s against n ($d, $mask, bf16)'; xlabel='n (b = 16384/n, h = 2048/d; n > 16384: b = 1)'; ylabel='TFLOP/s'" "$here/../lines.gp"
+  gnuplot -e "data='$dat'; out='$dir/$base.svg'; title='$direction TFLOP/s against n ($d, $mask, bf16)'; \
+xlabel='n (b = 16384/n, h = 2048/d; n > 16384: b = 1)'; ylabel='TFLOP/s'" "$here/../lines.gp"
 done

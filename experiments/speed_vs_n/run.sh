@@ -32,10 +32,11 @@ for d in $dims; do
   for fam in ${FWD_FAMILIES-naive fa1 fa2_sm80 fa3_sm90}; do
     n=$seqlens
     [ "$fam" = naive ] && n=$(upto "$seqlens" "$naive_max")
-    [ -n "$n" ] && bench "bench_${fam}_fwd_d$d" 240 --family "$fam" --direction fwd --head-dim "$d" --seqlen "$n"
+    [ -n "$n" ] &&
+      bench "bench_${fam}_fwd_d$d" 240 --family "$fam" --direction fwd --head-dim "$d" --seqlen "$n"
     [ "$fam" = naive ] || [ -z "$long" ] && continue
-    bench "bench_${fam}_fwd_d${d}_long" 180 --family "$fam" --direction fwd --head-dim "$d" --seqlen "$long" --runs 20 \
-      --batch 1 --heads $((2048 / d))
+    bench "bench_${fam}_fwd_d${d}_long" 180 --family "$fam" --direction fwd --head-dim "$d" --seqlen "$long" \
+      --runs 20 --batch 1 --heads $((2048 / d))
   done
   for fam in ${BWD_FAMILIES-fa1_bwd fa2_sm80_bwd}; do
     [ -n "$seqlens" ] || continue
@@ -47,10 +48,12 @@ if [ -n "$peers" ]; then
   for d in $dims; do
     [ -n "$seqlens" ] && fl_step "peers_d$d" 300 python3 "$fl_here/../peers/peers.py" --bwd --memory \
       --backends "$peers" --dtype "$dtype" --head-dim "$d" --seqlen "$seqlens" --out "peers_d$d.csv"
-    [ -n "$long" ] && fl_step "peers_long_d$d" 240 python3 "$fl_here/../peers/peers.py" --bwd --backends flash,cudnn \
-      --dtype "$dtype" --head-dim "$d" --seqlen "$long" --batch 1 --input-sets 2 --out "peers_long_d$d.csv"
+    [ -n "$long" ] && fl_step "peers_long_d$d" 240 python3 "$fl_here/../peers/peers.py" --bwd \
+      --backends flash,cudnn --dtype "$dtype" --head-dim "$d" --seqlen "$long" --batch 1 --input-sets 2 \
+      --out "peers_long_d$d.csv"
   done
 fi
-python3 "$fl_here/summarize.py" "$fl_work" >"$fl_work/table.md" 2>"$fl_work/summarize.log" && cat "$fl_work/table.md"
+python3 "$fl_here/summarize.py" "$fl_work" >"$fl_work/table.md" 2>"$fl_work/summarize.log" &&
+  cat "$fl_work/table.md"
 fl_sync
 fl_plot

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tuner on the H200 (issue 6 item 9), with the binaries of the carried folder (.carry/gpu, built by
 # scripts/build-portable.sh): from the repository root on the device,
-#   STAGES=A bash scripts/gpu.sh experiment tuner      then      STAGES=BCD bash scripts/gpu.sh experiment tuner
+#   STAGES=A bash scripts/gpu.sh experiment tuner
+#   then STAGES=BCD bash scripts/gpu.sh experiment tuner
 # Logs, JSON and the dated table go under $OUT.
 #
 # Question: what does tuning buy over each family's hand-picked default, how far are we from PyTorch's
@@ -28,7 +29,8 @@
 #   D. tuner/table.py joins B and C into a dated table (TFLOP/s, tuned/default, tuned/FA2, tuned/cuDNN).
 # Environment: DTYPES (fp16,bf16), HEAD_DIMS (64,128,256), OTHER_SEQLENS (512,1024,2048,8192,16384) trim
 # stages B-D to what a call's time allows; the header of the table records what ran.
-# Two device calls (each at most 10 minutes): STAGES=A (~7 min: A1 took 167 s on 2026-11-29, A2 needs ~200 s), then STAGES=BCD (~5 min). Default: all.
+# Two device calls (each at most 10 minutes): STAGES=A (~7 min: A1 took 167 s on 2026-11-29, A2 needs
+# ~200 s), then STAGES=BCD (~5 min). Default: all.
 set -u
 stages=${STAGES:-ABCD}
 script_dir=$(cd "$(dirname "$0")" && pwd)
@@ -43,7 +45,8 @@ mkdir -p /tmp/flashlab-bench
 log="$out/run_$day.log"
 note() { echo "$*" | tee -a "$log"; }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee -a "$log"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv |
+  tee -a "$log"
 families=$(bin/fa-tune --family no-such-family 2>&1 | sed 's/.*one of: //; s/ //g')
 dtypes=${DTYPES:-fp16,bf16}
 dims=${HEAD_DIMS:-64,128,256}
@@ -62,7 +65,8 @@ one="--family fa2_sm80 --dtype bf16 --head-dim 128 --seqlen 4096 --causal no --s
 s=$(date +%s); timeout 200 bin/fa-tune --arch sm90 $one --json "$out/A1_cold.json" \
   --export-measurements "$out/fa2_sm80_h200_bf16_d128_n4096_full.tsv" >"$out/A1_cold.txt" 2>"$out/A1_cold.err"
 note "A1 cold rc=$? $(( $(date +%s) - s )) s"
-s=$(date +%s); timeout 220 bin/fa-tune --arch sm90 $one --noise-runs 2 --json "$out/A2_warm.json" >"$out/A2_warm.txt" 2>"$out/A2_warm.err"
+s=$(date +%s); timeout 220 bin/fa-tune --arch sm90 $one --noise-runs 2 --json "$out/A2_warm.json" \
+  >"$out/A2_warm.txt" 2>"$out/A2_warm.err"
 note "A2 warm (noise run 2 re-measures all) rc=$? $(( $(date +%s) - s )) s"
 s=$(date +%s); timeout 30 bin/fa-tune --arch sm90 $one >"$out/A3_rerun.txt" 2>&1
 note "A3 rerun rc=$? $(( $(date +%s) - s )) s"
@@ -73,15 +77,17 @@ fi
 if [[ $stages == *B* ]]; then
 rm -f "$db_b"*
 classes="--family fa2_sm80 --dtype $dtypes --head-dim $dims --causal both --db $db_b --strategy bayes"
-s=$(date +%s); timeout 170 bin/fa-tune --arch sm90 $classes --seqlen 4096 --budget $(( 12 * classes_n )) --json "$out/B1_n4096.json" \
-  >"$out/B1_n4096.txt" 2>"$out/B1_n4096.err"
+s=$(date +%s); timeout 170 bin/fa-tune --arch sm90 $classes --seqlen 4096 --budget $(( 12 * classes_n )) \
+  --json "$out/B1_n4096.json" >"$out/B1_n4096.txt" 2>"$out/B1_n4096.err"
 note "B1 rc=$? $(( $(date +%s) - s )) s"
-s=$(date +%s); timeout 150 bin/fa-tune --arch sm90 $classes --seqlen $other_n --budget $(( 4 * classes_n * other_n_count )) --warm-start \
+s=$(date +%s); timeout 150 bin/fa-tune --arch sm90 $classes --seqlen $other_n \
+  --budget $(( 4 * classes_n * other_n_count )) --warm-start \
   --json "$out/B2_other_n.json" >"$out/B2_other_n.txt" 2>"$out/B2_other_n.err"
 note "B2 rc=$? $(( $(date +%s) - s )) s"
 if [ "$have_fp8" = 1 ]; then
-  s=$(date +%s); timeout 60 bin/fa-tune --arch sm90 --family fa2_fp8 --dtype fp8_e4m3 --head-dim $dims --causal both \
-    --db "$db_b" --strategy bayes --seqlen 4096,$other_n --budget $(( 3 * $(count "$dims") * 2 * (other_n_count + 1) )) --warm-start \
+  s=$(date +%s); timeout 60 bin/fa-tune --arch sm90 --family fa2_fp8 --dtype fp8_e4m3 --head-dim $dims \
+    --causal both --db "$db_b" --strategy bayes --seqlen 4096,$other_n \
+    --budget $(( 3 * $(count "$dims") * 2 * (other_n_count + 1) )) --warm-start \
     --json "$out/B3_fp8.json" >"$out/B3_fp8.txt" 2>"$out/B3_fp8.err"
   note "B3 fp8 rc=$? $(( $(date +%s) - s )) s"
 fi
@@ -89,12 +95,13 @@ fi
 
 # C. peers, same shapes, same protocol, same run
 if [[ $stages == *C* ]]; then
-s=$(date +%s); timeout 120 python3 "$script_dir/../peers/peers.py" --out "$out/peers_fwd.csv" --dtype $dtypes --head-dim $dims --seqlen 4096,$other_n \
-  >"$out/peers_fwd.txt" 2>&1
+s=$(date +%s); timeout 120 python3 "$script_dir/../peers/peers.py" --out "$out/peers_fwd.csv" \
+  --dtype $dtypes --head-dim $dims --seqlen 4096,$other_n >"$out/peers_fwd.txt" 2>&1
 note "C peers rc=$? $(( $(date +%s) - s )) s"
 fi
 
 # D. the table
-[[ $stages == *D* ]] && python3 "$script_dir/table.py" --out "$out/tuned_vs_default_vs_peers_$day.md" --peers "$out/peers_fwd.csv" \
-  "$out"/B1_n4096.json "$out"/B2_other_n.json $( [ -f "$out/B3_fp8.json" ] && echo "$out/B3_fp8.json" ) | tee -a "$log"
+[[ $stages == *D* ]] && python3 "$script_dir/table.py" --out "$out/tuned_vs_default_vs_peers_$day.md" \
+  --peers "$out/peers_fwd.csv" "$out"/B1_n4096.json "$out"/B2_other_n.json \
+  $( [ -f "$out/B3_fp8.json" ] && echo "$out/B3_fp8.json" ) | tee -a "$log"
 tar czf "$out/logs.tgz" -C "$out" $(cd "$out" && ls *.err 2>/dev/null) 2>/dev/null && rm -f "$out"/*.err

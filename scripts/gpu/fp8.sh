@@ -25,7 +25,9 @@ EOF
 for arch in sm_90a sm_89; do
   if timeout 60 nvcc -cubin -arch=$arch -o "$dir/mma_$arch.cubin" "$dir/mma_e4m3.cu" 2>"$dir/mma_$arch.err" &&
     cuobjdump -sass "$dir/mma_$arch.cubin" >"$dir/mma_$arch.sass" 2>&1; then
-    note "SASS of one mma.sync e4m3 for $arch: $(grep -c QMMA "$dir/mma_$arch.sass") QMMA, $(grep -c HMMA "$dir/mma_$arch.sass") HMMA, $(grep -c F2FP "$dir/mma_$arch.sass") F2FP, $(grep -cE 'PRMT|I2F|F2F' "$dir/mma_$arch.sass") PRMT/I2F/F2F"
+    note "SASS of one mma.sync e4m3 for $arch: $(grep -c QMMA "$dir/mma_$arch.sass") QMMA, \
+$(grep -c HMMA "$dir/mma_$arch.sass") HMMA, $(grep -c F2FP "$dir/mma_$arch.sass") F2FP, \
+$(grep -cE 'PRMT|I2F|F2F' "$dir/mma_$arch.sass") PRMT/I2F/F2F"
   else
     note "SASS check for $arch: nvcc or cuobjdump unavailable ($(head -c 200 "$dir/mma_$arch.err"))"
   fi
@@ -35,19 +37,22 @@ done
 timeout 150 "$bin/test_kernels_src" "[gpu][fp8]" -r compact >"$dir/test_fp8_gpu.txt" 2>&1
 note "test_kernels_src [gpu][fp8] rc=$? $(last_line "$dir/test_fp8_gpu.txt")"
 timeout 200 "$bin/test_kernels_src" "[fp8][space]" -r compact >"$dir/test_fp8_space.txt" 2>&1
-note "test_kernels_src [fp8][space] (every config, sm_89 + sm_90a, d 64/128) rc=$? $(last_line "$dir/test_fp8_space.txt")"
+note "test_kernels_src [fp8][space] (every config, sm_89 + sm_90a, d 64/128) rc=$? \
+$(last_line "$dir/test_fp8_space.txt")"
 timeout 100 "$bin/test_tuner" "[fp8]" -r compact >"$dir/test_tuner_fp8.txt" 2>&1
 note "test_tuner [fp8] rc=$? $(last_line "$dir/test_tuner_fp8.txt")"
 timeout 100 "$bin/test_device" "[fp8]" -r compact >"$dir/test_device_fp8.txt" 2>&1
-note "test_device [fp8] (the FP8 problems and family rules, device/) rc=$? $(last_line "$dir/test_device_fp8.txt")"
+note "test_device [fp8] (the FP8 problems and family rules, device/) rc=$? \
+$(last_line "$dir/test_device_fp8.txt")"
 
 # 3. fa-check through fa-bench: edge problems (odd n, n_q != n_k, GQA) and one timed shape, per variant.
 check() {  # name, extra fa-bench options
   local name=$1
   shift
-  timeout 120 "$bin/fa-bench" --family fa2_fp8 --head-dim 64,128 --seqlen 1024 --causal both --check-only "$@" \
-    >"$dir/check_$name.txt" 2>&1
-  note "fa-bench --check-only $name rc=$? $(grep -c ' pass' "$dir/check_$name.txt") pass, $(grep -c 'FAIL' "$dir/check_$name.txt") FAIL"
+  timeout 120 "$bin/fa-bench" --family fa2_fp8 --head-dim 64,128 --seqlen 1024 --causal both --check-only \
+    "$@" >"$dir/check_$name.txt" 2>&1
+  note "fa-bench --check-only $name rc=$? $(grep -c ' pass' "$dir/check_$name.txt") pass, \
+$(grep -c 'FAIL' "$dir/check_$name.txt") FAIL"
 }
 check e4m3 --dtype fp8_e4m3
 check e4m3_block --dtype fp8_e4m3 --fp8-scaling per_block --fp8-block-rows 64
@@ -64,7 +69,8 @@ timeout 200 "$bin/fa-bench" --family fa2_sm80 --dtype bf16 "${shapes[@]}" --csv 
   >"$dir/bench_bf16.txt" 2>&1
 note "fa-bench fa2_sm80 bf16 rc=$?"
 if [ -s "$dir/fp8_bench.csv" ] && [ -s "$dir/bf16_bench.csv" ]; then
-  python3 - "$dir/fp8_bench.csv" "$dir/bf16_bench.csv" <<'EOF' | tee "$dir/fp8_vs_bf16.txt" >>"$dir/summary.txt"
+  python3 - "$dir/fp8_bench.csv" \
+    "$dir/bf16_bench.csv" <<'EOF' | tee "$dir/fp8_vs_bf16.txt" >>"$dir/summary.txt"
 import csv, sys
 def load(path):
     rows = {}
@@ -83,9 +89,10 @@ fi
 
 # 5. compute-sanitizer on one small config (edge problems + one n = 512 shape).
 for tool in memcheck racecheck; do
-  timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$bin/fa-bench" --family fa2_fp8 --dtype fp8_e4m3 \
-    --head-dim 64 --seqlen 512 --causal yes --check-only >"$dir/sanitizer_$tool.txt" 2>&1
-  note "compute-sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$dir/sanitizer_$tool.txt" | tail -n 1)"
+  timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$bin/fa-bench" --family fa2_fp8 \
+    --dtype fp8_e4m3 --head-dim 64 --seqlen 512 --causal yes --check-only >"$dir/sanitizer_$tool.txt" 2>&1
+  note "compute-sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' \
+    "$dir/sanitizer_$tool.txt" | tail -n 1)"
 done
 
 # 6. Error study: rows for experiments/fp8_error_analysis (method gpu, source = device + family + config).

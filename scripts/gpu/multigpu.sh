@@ -5,10 +5,12 @@
 # each on one H200 with --pace fast); on x8 there are fewer pairs than GPUs, so each pair's candidates are
 # split over the workers (tune/shard.hpp). On a single-GPU kind both runs take the same one-worker path.
 gpu_line
-nvidia-smi --query-gpu=index,name,uuid,clocks.sm,temperature.gpu --format=csv,noheader | tee -a "$dir/summary.txt"
+nvidia-smi --query-gpu=index,name,uuid,clocks.sm,temperature.gpu --format=csv,noheader |
+  tee -a "$dir/summary.txt"
 root=/tmp/flashlab-multigpu
 rm -rf "$root" && mkdir -p "$root"
-read -r -a grid <<<"${GRID:---family fa2_sm80 --dtype bf16 --head-dim 64,128 --seqlen 4096 --causal both --strategy exhaustive}"
+read -r -a grid <<<"${GRID:---family fa2_sm80 --dtype bf16 --head-dim 64,128 --seqlen 4096 --causal both \
+--strategy exhaustive}"
 for gpus in 0 all; do
   started=$(date +%s)
   timeout 280 "$bin/fa-tune" --arch sm90 "${grid[@]}" --gpus "$gpus" --db "$root/$gpus.sqlite" \

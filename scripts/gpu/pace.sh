@@ -9,7 +9,8 @@
 gpu_line
 root=/tmp/flashlab-pace
 rm -rf "$root" && mkdir -p "$root"
-args=(--arch sm90 --family fa2_sm80 --dtype bf16 --head-dim 128 --seqlen 4096 --causal no --strategy exhaustive)
+args=(--arch sm90 --family fa2_sm80 --dtype bf16 --head-dim 128 --seqlen 4096 --causal no \
+  --strategy exhaustive)
 for pace in baseline fast; do
   started=$(date +%s)
   timeout 250 "$bin/fa-tune" "${args[@]}" --pace "$pace" --db "$root/$pace.sqlite" --json "$dir/$pace.json" \

@@ -11,7 +11,8 @@ sanitize() {  # family direction timeout
   for tool in memcheck racecheck; do
     local log="$dir/${fam}_$tool.txt"
     timeout "$limit" compute-sanitizer --tool $tool --error-exitcode 9 "$bin/fa-bench" --family "$fam" \
-      --direction "$direction" --head-dim 64 --seqlen 300 --batch 1 --heads 2 --causal yes "${rows[@]}" --check-only >"$log" 2>&1
+      --direction "$direction" --head-dim 64 --seqlen 300 --batch 1 --heads 2 --causal yes "${rows[@]}" \
+      --check-only >"$log" 2>&1
     local rc=$?
     note "$fam $tool rc=$rc $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$log")"
     [ $rc -eq 0 ] || failed=$((failed + 1))

@@ -8,14 +8,15 @@ gpu_line
 db=/tmp/flashlab-tuning/tune.sqlite
 rm -rf "$(dirname "$db")" && mkdir -p "$(dirname "$db")"
 for d in 128 64; do
-  timeout 110 "$bin/fa-tune" --arch sm90 --family fa2_sm80 --dtype bf16 --head-dim $d --seqlen 4096 --causal both \
-    --strategy bayes --budget 12 --db "$db" --json "$dir/tune_d$d.json" --export-best "$dir/best_first.tsv" \
-    >"$dir/tune_d$d.txt" 2>"$dir/tune_d$d.err"
+  timeout 110 "$bin/fa-tune" --arch sm90 --family fa2_sm80 --dtype bf16 --head-dim $d --seqlen 4096 \
+    --causal both --strategy bayes --budget 12 --db "$db" --json "$dir/tune_d$d.json" \
+    --export-best "$dir/best_first.tsv" >"$dir/tune_d$d.txt" 2>"$dir/tune_d$d.err"
   note "fa-tune d$d rc=$?"
   grep -v "^$" "$dir/tune_d$d.txt" | tail -4 | tee -a "$dir/summary.txt"
 done
-timeout 40 "$bin/fa-tune" --arch sm90 --family fa2_sm80 --dtype bf16 --head-dim 64,128 --seqlen 4096 --causal both \
-  --strategy bayes --budget 12 --db "$db" --export-best "$dir/best_configs.tsv" >"$dir/tune_rerun.txt" 2>&1
+timeout 40 "$bin/fa-tune" --arch sm90 --family fa2_sm80 --dtype bf16 --head-dim 64,128 --seqlen 4096 \
+  --causal both --strategy bayes --budget 12 --db "$db" --export-best "$dir/best_configs.tsv" \
+  >"$dir/tune_rerun.txt" 2>&1
 note "fa-tune rerun (all from the database) rc=$?"
 grep -v "^$" "$dir/tune_rerun.txt" | tail -6 | tee -a "$dir/summary.txt"
 # The rows only: the exports' comment lines name their own command and time.

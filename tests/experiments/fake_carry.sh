@@ -19,7 +19,8 @@ work=$(mktemp -d)
 # The device's copy of the tree (tracked files only, as a device call copies the working tree) ...
 tree=$work/tree
 mkdir -p "$tree"
-(cd "$repo" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$tree" 2>/dev/null)
+(cd "$repo" && git ls-files -z --cached --others --exclude-standard |
+  xargs -0 cp --parents -t "$tree" 2>/dev/null)
 # ... and the carry inside it.
 carry=$tree/.carry/gpu
 mkdir -p "$carry/bin"
@@ -67,11 +68,13 @@ real_python=$(command -v python3)
 cat >"$fakes/python3" <<EOF
 #!/usr/bin/env bash
 # A script that imports torch is only checked to exist when there is no torch here.
-if [ -f "\${1:-}" ] && grep -q '^import torch\|^from torch' "\$1" && ! "$real_python" -c 'import torch' 2>/dev/null; then
+if [ -f "\${1:-}" ] && grep -q '^import torch\|^from torch' "\$1" && \
+! "$real_python" -c 'import torch' 2>/dev/null; then
   echo "python3 \$*" >>"$calls"
   exit 0
 fi
-[ -n "\${1:-}" ] && [ "\${1#-}" = "\$1" ] && [ ! -f "\$1" ] && { echo "python3: can't open file '\$1'" >&2; exit 2; }
+[ -n "\${1:-}" ] && [ "\${1#-}" = "\$1" ] && [ ! -f "\$1" ] && \
+{ echo "python3: can't open file '\$1'" >&2; exit 2; }
 exec "$real_python" "\$@"
 EOF
 chmod +x "$fakes"/*
@@ -92,7 +95,8 @@ for question in "$@"; do
   # Every log the steps wrote (an experiment's work folder, a recipe's $OUT), beside the script's own output.
   found=$(cat "$log" $(find "$work/flwork/$question" -name '*.log' 2>/dev/null) \
     $(find "$out" -type f \( -name '*.txt' -o -name '*.log' \) 2>/dev/null) 2>/dev/null |
-    grep -E "No such file or directory|command not found|can't open file|failed to run command|rc=12[67]|refused its arguments" |
+    grep -E "No such file or directory|command not found|can't open file|failed to run command|\
+rc=12[67]|refused its arguments" |
     grep -v -F -e "$work/out/" -e "$work/flwork/" -e "results.csv" -e ".csv'" -e ".json'" | head -n 5)
   made=$(ls "$out" 2>/dev/null | tr '\n' ' ')
   if [ -n "$found" ] || [ -z "$made" ]; then
@@ -100,7 +104,8 @@ for question in "$@"; do
     echo "$found" | sed 's/^/    /'
     status=1
   else
-    echo "ok   $question (rc $rc; \$OUT: $made; $(grep -c . "$calls" 2>/dev/null || echo 0) stubbed calls so far)"
+    echo "ok   $question (rc $rc; \$OUT: $made; $(grep -c . "$calls" 2>/dev/null ||
+      echo 0) stubbed calls so far)"
   fi
 done
 exit $status

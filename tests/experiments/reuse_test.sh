@@ -32,9 +32,11 @@ expect() {  # expect WHAT PATTERN: PATTERN (grep -E) must be in the output
   grep -qE "$2" <<<"$out" || { echo "FAIL: $1 (no /$2/ in:)"; echo "$out" | sed 's/^/    /'; status=1; }
 }
 [ "$(grep -c '^RESULT' <<<"$out")" = 5 ] || { echo "FAIL: five answers expected"; echo "$out"; status=1; }
-[ "$(grep '^RESULT' <<<"$out" | tr '\n' ' ')" = "RESULT ran RESULT reused RESULT ran RESULT ran RESULT reused " ] ||
+[ "$(grep '^RESULT' <<<"$out" | tr '\n' ' ')" \
+  = "RESULT ran RESULT reused RESULT ran RESULT ran RESULT reused " ] ||
   { echo "FAIL: answers $(grep '^RESULT' <<<"$out" | tr '\n' ' ')"; status=1; }
-expect "the summary names the source" "step b: reused other/bench.csv \(mask=full seqlen=1024,4096\): 2 rows of bench.csv"
+expect "the summary names the source" \
+  "step b: reused other/bench.csv \(mask=full seqlen=1024,4096\): 2 rows of bench.csv"
 expect "a step done earlier is not redone" "step b: done earlier"
 b=$work/flwork/q/b.csv
 [ "$(head -n 1 "$b")" = "# Mock GPU 2026-12-01" ] || { echo "FAIL: the '#' line is not kept"; status=1; }
