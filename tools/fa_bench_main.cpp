@@ -258,6 +258,8 @@ int main(int argc, char** argv) {
             } else {
               row.stats = timed->stats;
               row.tflops = timed->tflops;
+              row.samples = std::move(timed->samples);
+              row.input_sets = timed->input_sets;
             }
           }
           constexpr double kMiB = 1024.0 * 1024.0;
@@ -273,6 +275,8 @@ int main(int argc, char** argv) {
     bench_bad_input("cannot write --csv " + opt.csv);
   if (!opt.json.empty() && !write_or_false(opt.json, to_json(rows, device_text, today())))
     bench_bad_input("cannot write --json " + opt.json);
+  if (!opt.samples.empty() && !write_or_false(opt.samples, to_samples_csv(rows)))
+    bench_bad_input("cannot write --samples " + opt.samples);
   std::printf("%s\n", all_pass ? "all checks passed" : "SOME CHECKS FAILED");
   return all_pass ? common::kExitOk : common::kExitCheckFailed;
 }

@@ -1,6 +1,9 @@
 #include "tuner/bench_table.hpp"
 
+#include <chrono>
 #include <cstdio>
+#include <ctime>
+#include <string_view>
 
 namespace fl::tuner {
 
@@ -71,6 +74,27 @@ std::vector<Field> fields(BenchRow const& r) {
       {"passed", r.passed ? "true" : "false", Kind::number},
   };
 }
+
+// A field's CSV form: a text quoted, a word or number bare.
+std::string csv_field(Field const& f) {
+  return f.kind == Kind::text ? csv_quoted(f.value) : f.value;
+}
+
+// The columns that name a row's problem and config in the samples CSV, in fields()'s spelling.
+constexpr char const* kSampleKeys[] = {"family", "config", "dtype",    "mask",     "direction", "batch",
+                                       "heads",  "seqlen", "head_dim", "heads_kv", "seqlen_k"};
+
+std::string iso_utc_microseconds(std::chrono::system_clock::time_point t) {
+  auto const us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+  std::time_t const seconds = std::time_t(us / 1'000'000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%06lldZ", date, static_cast<long long>(us % 1'000'000));
+  return out;
+}
 }  // namespace
 
 std::string to_csv(std::vector<BenchRow> const& rows) {
@@ -81,9 +105,32 @@ std::string to_csv(std::vector<BenchRow> const& rows) {
     std::string line;
     for (auto const& f : fields(r)) {
       if (!line.empty()) line += ",";
-      line += f.kind == Kind::text ? csv_quoted(f.value) : f.value;
+      line += csv_field(f);
     }
     out += line + "\n";
+  }
+  return out;
+}
+
+std::string to_samples_csv(std::vector<BenchRow> const& rows) {
+  auto problem_columns = [](BenchRow const& r) {
+    std::string line;
+    for (char const* key : kSampleKeys)
+      for (auto const& f : fields(r))
+        if (std::string_view(f.name) == key) line += (line.empty() ? "" : ",") + csv_field(f);
+    return line;
+  };
+  std::string out;
+  for (char const* key : kSampleKeys) out += std::string(out.empty() ? "" : ",") + key;
+  out += ",run,input_set,ms,ended_utc\n";
+  for (auto const& r : rows) {
+    std::string const problem = problem_columns(r);
+    for (std::size_t i = 0; i < r.samples.size(); ++i) {
+      auto const& s = r.samples[i];
+      int const set = r.input_sets > 0 ? s.launch % r.input_sets : 0;
+      out += problem + "," + std::to_string(i) + "," + std::to_string(set) + "," + number(s.ms) + "," +
+             iso_utc_microseconds(s.ended) + "\n";
+    }
   }
   return out;
 }

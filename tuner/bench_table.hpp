@@ -2,7 +2,9 @@
 // fa-bench's result rows and their CSV / JSON forms (written to a temporary name, then renamed). The CSV
 // quotes config and check as RFC 4180 does (an inner " doubled); new columns go last, so that readers of
 // older files that index by name keep working. The JSON has the same fields in the same order (one list,
-// bench_table.cpp's fields()).
+// bench_table.cpp's fields()). The samples CSV has one line per timed run: the row's problem and config,
+// then run (0, 1, ... in the order they ran), input_set (launch % input sets), ms and ended_utc (ISO 8601
+// with microseconds: when the host saw the run end).
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -24,9 +26,13 @@ struct BenchRow {
   // Device memory one problem allocates (Q, K, V, O, LSE, dO/dQ/dK/dV/D, scratch): naive's n^2 S and P
   // against the flash families' O(n) statistics.
   std::size_t device_bytes = 0;
+  // Every timed run (fa-bench --samples) and the number of input sets they rotated over.
+  std::vector<RunSample> samples;
+  int input_sets = 0;
 };
 
 std::string to_csv(std::vector<BenchRow> const& rows);
+std::string to_samples_csv(std::vector<BenchRow> const& rows);
 std::string to_json(std::vector<BenchRow> const& rows, std::string const& device, std::string const& date);
 
 }  // namespace fl::tuner

@@ -7,7 +7,8 @@
 #   CARRY=$PWD/.carry/grid bash experiments/card_transfer/alternate.sh LABEL "PROBLEM" CONFIG_A CONFIG_B ...
 # PROBLEM: fa-bench's options for one problem, e.g. "--family fa3_sm90 --dtype bf16 --head-dim 256 --seqlen
 # 16384 --causal no". Environment: ROUNDS (3), RUNS (300 timed runs a command). Writes $OUT/LABEL.tgz (the
-# folder LABEL: CSVs, logs, marks.txt, smi.csv, reasons.csv, table.md) and prints table.md.
+# folder LABEL: CSVs, logs, marks.txt, smi.csv, reasons.csv, table.md) and prints table.md. Each command's
+# ROUND-cI-runs.csv (fa-bench --samples) holds every timed run with its UTC end, to set beside smi.csv.
 set -uo pipefail
 if [ $# -lt 3 ] || [ -z "${CARRY:-}" ] || [ -z "${OUT:-}" ]; then
   echo "usage: CARRY=DIR OUT=DIR alternate.sh LABEL \"FA-BENCH PROBLEM OPTIONS\" CONFIG..." >&2
@@ -37,7 +38,7 @@ for round in $(seq "$rounds"); do
     name="$round c$i"
     echo "$name start $(date -u +%FT%T.%N)" >>marks.txt
     timeout -k 5 120 "$CARRY/bin/fa-bench" "${problem[@]}" --config "${configs[$i]}" --runs "$runs" \
-      --csv "$round-c$i.csv" >"$round-c$i.log" 2>&1
+      --csv "$round-c$i.csv" --samples "$round-c$i-runs.csv" >"$round-c$i.log" 2>&1
     echo "$name end $(date -u +%FT%T.%N) rc $?" >>marks.txt
   done
 done

@@ -7,15 +7,20 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/carry/bin" "$work/path" "$work/out"
-# fa-bench: its --config and --csv noted; a CSV of one row whose TFLOP/s is the config's kBlockN, none for 0.
+# fa-bench: its --config noted; a CSV of one row whose TFLOP/s is the config's kBlockN and a --samples CSV
+# of one run, none for 0.
 cat >"$work/carry/bin/fa-bench" <<'STUB'
 #!/usr/bin/env bash
-while [ $# -gt 0 ]; do case $1 in --config) config=$2 ;; --csv) csv=$2 ;; esac; shift; done
+while [ $# -gt 0 ]; do
+  case $1 in --config) config=$2 ;; --csv) csv=$2 ;; --samples) runs=$2 ;; esac
+  shift
+done
 echo "$config" >>"$(dirname "$0")/calls"
 block=${config#kBlockN=}
 [ "$block" = 0 ] && exit 1
 printf 'family,config,median_ms,p20_ms,p80_ms,tflops,passed\nfa3_sm90,"%s",1.5,1.4,1.6,%s,true\n' \
   "$config" "$block" >"$csv"
+printf 'run,input_set,ms,ended_utc\n0,0,1.5,2026-12-07T21:40:01.000250Z\n' >"$runs"
 STUB
 cat >"$work/path/nvidia-smi" <<'STUB'
 #!/usr/bin/env bash
@@ -35,7 +40,7 @@ fail() { echo "FAIL: $1"; echo "$out" | sed 's/^/    /'; status=1; }
 grep -q '^| 2 | c0 | 64.0 | 1.500 | 1.400-1.600 | true |$' <<<"$out" || fail "round 2's row of c0"
 grep -q '^| 1 | c1 | no row: see 1-c1.log' <<<"$out" || fail "a command without a CSV names its log"
 packed=$(tar tzf "$work/out/probe.tgz" 2>&1)
-for f in marks.txt smi.csv table.md 2-c0.csv 1-c1.log; do
+for f in marks.txt smi.csv table.md 2-c0.csv 2-c0-runs.csv 1-c1.log; do
   grep -q "probe/$f" <<<"$packed" || fail "probe.tgz lacks $f"
 done
 [ "$(tar xzOf "$work/out/probe.tgz" probe/marks.txt | grep -c ' start ')" = 4 ] ||

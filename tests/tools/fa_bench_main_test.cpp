@@ -105,9 +105,9 @@ TEST_CASE("fa-bench: input is judged before the GPU is asked, and nothing is sil
   // Each of these was exit 3 ("no GPU") here, or exit 0 with --compile-space, the value ignored.
   for (char const* args :
        {"--config kBlockM=7", "--config kNoSuch=1", "--mutant FA_MUTANT_NOSUCH", "--fp8-block-rows 33",
-        "--csv /nonexistent/x.csv", "--json /tmp", "stray", "--compile-space --config kBlockM=64",
-        "--compile-space --csv x.csv", "--compile-space --config kNoSuch=1", "--dtype fp8_e4m3",
-        "--batch 70000", "--seqlen 99999999"}) {
+        "--csv /nonexistent/x.csv", "--json /tmp", "--samples /nonexistent/x.csv", "stray",
+        "--compile-space --config kBlockM=64", "--compile-space --csv x.csv",
+        "--compile-space --config kNoSuch=1", "--dtype fp8_e4m3", "--batch 70000", "--seqlen 99999999"}) {
     check_refused(args);
   }
 }
@@ -220,7 +220,8 @@ TEST_CASE("fa-bench: counts name their range, repeats and timing options a mode 
            {"--csv ''", "--csv '' is empty"},
            {"--check-only --runs 25", "--runs sets the timed runs; --check-only times nothing"},
            {"--compile-space --warmup 3", "--warmup sets the timed runs; --compile-space times nothing"},
-           {"--launch-once --runs 25", "--runs sets the timed runs; --launch-once times nothing"}}) {
+           {"--launch-once --runs 25", "--runs sets the timed runs; --launch-once times nothing"},
+           {"--check-only --samples x.csv", "--samples writes the timed runs; --check-only times nothing"}}) {
     check_refused(args);
     CHECK_THAT(run(args).output, Catch::Contains(named));
   }

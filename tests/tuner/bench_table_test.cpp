@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -57,4 +58,23 @@ TEST_CASE("fa-bench's JSON names every CSV column, in the CSV's order", "[tuner]
     REQUIRE(found != std::string::npos);
     at = found;
   }
+}
+
+TEST_CASE("fa-bench's samples CSV: one line per timed run, with its input set and UTC end",
+          "[tuner][bench_table]") {
+  BenchRow r = row("pass", true);
+  r.seqlen = r.seqlen_k = 4096;
+  r.input_sets = 3;
+  // 2026-12-07T21:40:01.000250Z and 2 ms later; launches 5 and 6 after 5 warm-up runs.
+  std::chrono::system_clock::time_point const t{std::chrono::microseconds(1'796'679'601'000'250LL)};
+  r.samples = {{1.25, 5, t}, {1.5, 6, t + std::chrono::milliseconds(2)}};
+  BenchRow unrun = row("FAIL: unrescaled O", false);  // failed its check: timed nothing, writes no line
+  auto const csv = fl::tuner::to_samples_csv({r, unrun});
+  CHECK(csv ==
+        "family,config,dtype,mask,direction,batch,heads,seqlen,head_dim,heads_kv,seqlen_k,run,input_set,ms,"
+        "ended_utc\n"
+        "fa3_sm90,\"kBlockM=128,kBlockN=128\",bf16,full,fwd,0,0,4096,0,0,4096,0,2,1.25,"
+        "2026-12-07T21:40:01.000250Z\n"
+        "fa3_sm90,\"kBlockM=128,kBlockN=128\",bf16,full,fwd,0,0,4096,0,0,4096,1,0,1.5,"
+        "2026-12-07T21:40:01.002250Z\n");
 }

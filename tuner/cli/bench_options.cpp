@@ -82,6 +82,10 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "warmup", common::count_value(kWarmup, &warmup)->default_value("5"), "untimed runs first (0..10000)")(
       "csv", po::value<std::string>(), "write the table as CSV to this file (passed: the check's verdict)")(
       "json", po::value<std::string>(), "write the table as JSON to this file")(
+      "samples", po::value<std::string>(),
+      "write every timed run as CSV to this file: the problem and config, the run's order, its input set, "
+      "its time and when it ended (UTC, microseconds: lines up with nvidia-smi's clock and power samples), "
+      "for what a median hides (two timing modes, a slow input set, a clock drop)")(
       "check-only", "verify every shape, time nothing")(
       "launch-once",
       "run each shape's launch sequence exactly once, no checks and no timing: for profilers (ncu "
@@ -174,6 +178,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   o.warmup = warmup;
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
   if (vm.count("json")) o.json = vm["json"].as<std::string>();
+  if (vm.count("samples")) o.samples = vm["samples"].as<std::string>();
   o.batch = batch;  // each 0 (not given) or in range (common::count_value)
   o.heads = heads;
   o.heads_kv = heads_kv;
@@ -189,15 +194,16 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   if (o.launch_once && (o.check_only || o.direction == device::Direction::backward))
     bench_bad_input("--launch-once runs forward families only and excludes --check-only");
   o.compile_space = vm.count("compile-space") > 0;
-  // --runs and --warmup set the timing; a mode that times nothing ignored them.
+  // --runs and --warmup set the timing and --samples writes it; a mode that times nothing ignored them.
   for (auto const& [mode, given] : {std::pair{"--check-only", o.check_only},
                                     {"--launch-once", o.launch_once},
                                     {"--compile-space", o.compile_space},
                                     {"--error-study", vm.count("error-study") > 0},
                                     {"--stability-study", vm.count("stability-study") > 0}})
-    for (char const* timing : {"runs", "warmup"})
-      if (given && !vm[timing].defaulted())
-        bench_bad_input(std::string("--") + timing + " sets the timed runs; " + mode + " times nothing");
+    for (auto const& [timing, does] : {std::pair{"runs", "sets"}, {"warmup", "sets"}, {"samples", "writes"}})
+      if (given && vm.count(timing) > 0 && !vm[timing].defaulted())
+        bench_bad_input(std::string("--") + timing + " " + does + " the timed runs; " + mode +
+                        " times nothing");
   return o;
 }
 
@@ -225,6 +231,7 @@ device::Config bench_config(BenchOptions const& opt, device::Family const& famil
 void validate_bench_plan(BenchOptions const& opt, device::Family const& family) {
   for (auto const& [option, path] : {std::pair{"--csv", &opt.csv},
                                      {"--json", &opt.json},
+                                     {"--samples", &opt.samples},
                                      {"--error-study", &opt.error_study},
                                      {"--stability-study", &opt.stability_study}}) {
     if (path->empty()) continue;

@@ -28,6 +28,7 @@ struct BenchOptions {
   int seqlen_q = 0;          // 0: n_q = n_k = --seqlen; else n_q, with --seqlen giving n_k (decode)
   int heads_kv = 0;          // 0: h_kv = h_q; else key/value heads (GQA: a divisor of h_q)
   std::string csv, json;
+  std::string samples;  // --samples: every timed run as CSV (tuner/bench_table.hpp)
   bool check_only = false;
   bool launch_once = false;
   bool compile_space = false;

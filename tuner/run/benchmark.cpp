@@ -104,10 +104,11 @@ runtime::Result<TimedResult> time_config(
       if (auto st = prepare(dp.value()); !st) return st.error();
     inputs.push_back(std::move(dp.value()));
   }
-  auto stats = time_runs([&](int i) { return runner->run(inputs[std::size_t(i % sets)].params); }, options);
-  if (!stats) return stats.error();
+  auto timed = time_runs([&](int i) { return runner->run(inputs[std::size_t(i % sets)].params); }, options);
+  if (!timed) return timed.error();
   TimedResult result;
-  result.stats = stats.value();
+  result.stats = timed->stats;
+  result.samples = std::move(timed->samples);
   result.tflops = device::attention_flops(problem) / (result.stats.median_ms * 1e-3) / 1e12;
   result.input_sets = sets;
   return result;

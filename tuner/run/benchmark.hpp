@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "device/family.hpp"
 #include "device/run/device_problem.hpp"
@@ -44,6 +45,7 @@ struct TimedResult {
   TimingStats stats;
   double tflops = 0;  // at the median
   int input_sets = 0;
+  std::vector<RunSample> samples;  // each timed run in order: its input set is launch % input_sets
 };
 
 // `prepare` runs once on every input set before timing (a backward fills O and LSE with a forward launch).

@@ -1,8 +1,10 @@
 #pragma once
 // The measurement protocol (ARCHITECTURE.md): CUDA events around the launches only, warm-up first, the
 // median of at least 20 runs with p20 and p80, and inputs rotated so that no run finds its inputs in L2.
+#include <chrono>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "runtime/result.hpp"
 #include "tuner/measure/timing_stats.hpp"
@@ -17,9 +19,24 @@ struct TimingOptions {
   std::optional<double> cut_above_ms;
 };
 
+// One timed run, kept so that a reader can ask what the median hides (two timing modes, an input set
+// that is slower, a clock drop): its GPU time, its launch index (the `i` below) and when the host saw it
+// end. elapsed_ms waits for the stop event, so `ended` trails the GPU's end by the wait's wake-up only,
+// which lines a run up with nvidia-smi's 100 ms samples of clocks and power.
+struct RunSample {
+  double ms = 0.0;
+  int launch = 0;
+  std::chrono::system_clock::time_point ended;
+};
+
+struct TimedRuns {
+  TimingStats stats;
+  std::vector<RunSample> samples;  // in the order they ran
+};
+
 // Times `launch(i)` for i = 0, 1, ...: the callee picks input set i % sets (rotation) and enqueues the
 // work; only that is between the two events of each run.
-runtime::Result<TimingStats> time_runs(std::function<runtime::Status(int)> const& launch,
-                                       TimingOptions options);
+runtime::Result<TimedRuns> time_runs(std::function<runtime::Status(int)> const& launch,
+                                     TimingOptions options);
 
 }  // namespace fl::tuner
