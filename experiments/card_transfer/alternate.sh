@@ -8,7 +8,8 @@
 # PROBLEM: fa-bench's options for one problem, e.g. "--family fa3_sm90 --dtype bf16 --head-dim 256 --seqlen
 # 16384 --causal no". Environment: ROUNDS (3), RUNS (300 timed runs a command). Writes $OUT/LABEL.tgz (the
 # folder LABEL: CSVs, logs, marks.txt, smi.csv, reasons.csv, table.md) and prints table.md. Each command's
-# ROUND-cI-runs.csv (fa-bench --samples) holds every timed run with its UTC end, to set beside smi.csv.
+# ROUND-cI-runs.csv (fa-bench --samples) holds every timed run with its UTC end; table.md ends with
+# experiments/tuner/run_modes.py's reading of them beside smi.csv (which runs were slow, and with what).
 set -uo pipefail
 if [ $# -lt 3 ] || [ -z "${CARRY:-}" ] || [ -z "${OUT:-}" ]; then
   echo "usage: CARRY=DIR OUT=DIR alternate.sh LABEL \"FA-BENCH PROBLEM OPTIONS\" CONFIG..." >&2
@@ -68,6 +69,8 @@ for r in range(1, rounds + 1):
 EOF
   echo
   python3 "$here/../tuner/power_windows.py" .
+  echo
+  python3 "$here/../tuner/run_modes.py" .
 } >table.md 2>&1
 cat table.md
 tar czf "$OUT/$label.tgz" -C "$(dirname "$work")" "$label"

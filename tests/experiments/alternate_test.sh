@@ -20,7 +20,8 @@ block=${config#kBlockN=}
 [ "$block" = 0 ] && exit 1
 printf 'family,config,median_ms,p20_ms,p80_ms,tflops,passed\nfa3_sm90,"%s",1.5,1.4,1.6,%s,true\n' \
   "$config" "$block" >"$csv"
-printf 'run,input_set,ms,ended_utc\n0,0,1.5,2026-12-07T21:40:01.000250Z\n' >"$runs"
+printf '%s\n%s\n' "family,config,dtype,mask,direction,seqlen,head_dim,run,input_set,ms,ended_utc" \
+  "fa3_sm90,\"$config\",bf16,full,fwd,4096,64,0,0,1.5,2026-12-07T21:40:01.000250Z" >"$runs"
 STUB
 cat >"$work/path/nvidia-smi" <<'STUB'
 #!/usr/bin/env bash
@@ -39,6 +40,8 @@ fail() { echo "FAIL: $1"; echo "$out" | sed 's/^/    /'; status=1; }
   fail "the configs in turn, two rounds: $(tr '\n' ' ' <"$work/carry/bin/calls")"
 grep -q '^| 2 | c0 | 64.0 | 1.500 | 1.400-1.600 | true |$' <<<"$out" || fail "round 2's row of c0"
 grep -q '^| 1 | c1 | no row: see 1-c1.log' <<<"$out" || fail "a command without a CSV names its log"
+modes_row='^| 2-c0-runs.csv: fa3_sm90 bf16 full fwd n4096 d64 kBlockN=64 | 1 | 1.5000 (1) | one mode |'
+grep -q "$modes_row" <<<"$out" || fail "run_modes.py's row of round 2's c0"
 packed=$(tar tzf "$work/out/probe.tgz" 2>&1)
 for f in marks.txt smi.csv table.md 2-c0.csv 2-c0-runs.csv 1-c1.log; do
   grep -q "probe/$f" <<<"$packed" || fail "probe.tgz lacks $f"

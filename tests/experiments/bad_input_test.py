@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Bad input to the experiments' Python tools (peers.py, power_windows.py, close_calls.py) is one line on
-stderr and exit code 2 (the project's rule), and good input still runs. peers.py imports torch: here it
-imports a stand-in that defines only the names peers.py reads at import time, so its arguments are checked
-on a machine without torch (CI's)."""
+"""Bad input to the experiments' Python tools (peers.py, power_windows.py, run_modes.py, close_calls.py) is
+one line on stderr and exit code 2 (the project's rule), and good input still runs. peers.py imports torch:
+here it imports a stand-in that defines only the names peers.py reads at import time, so its arguments are
+checked on a machine without torch (CI's)."""
 import os
 import subprocess
 import sys
@@ -79,6 +79,16 @@ class PowerWindowsTest(BadInputTest):
                 open(os.path.join(folder, name), "w", encoding="utf-8").close()
             self.assert_bad_input(run("tuner/power_windows.py", [folder]), "power_windows.py",
                                   "no marked windows or no nvidia-smi samples")
+
+
+class RunModesTest(BadInputTest):
+    def test_a_folder_without_runs_and_a_runs_file_of_other_columns(self):
+        with tempfile.TemporaryDirectory() as folder:
+            self.assert_bad_input(run("tuner/run_modes.py", [folder]), "run_modes.py", "has no *-runs.csv")
+            with open(os.path.join(folder, "1-c0-runs.csv"), "w", encoding="utf-8") as f:
+                f.write("family,config,median_ms\nfa3_sm90,x,1.0\n")  # fa-bench's --csv, not --samples
+            self.assert_bad_input(run("tuner/run_modes.py", [folder]), "run_modes.py",
+                                  "not fa-bench --samples CSV")
 
 
 
