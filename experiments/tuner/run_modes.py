@@ -115,5 +115,6 @@ def main():
         for name, runs in problems.items():
             print(f"| {os.path.basename(path)}: {name} | " + " | ".join(describe(runs, samples)) + " |")
 
+
 if __name__ == "__main__":
     main()

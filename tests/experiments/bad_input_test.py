@@ -91,7 +91,6 @@ class RunModesTest(BadInputTest):
                                   "not fa-bench --samples CSV")
 
 
-
 class CloseCallsTest(BadInputTest):
     def test_a_file_that_is_not_a_database_and_a_margin_past_one(self):
         readme = os.path.join(EXPERIMENTS, "README.md")
