@@ -6,8 +6,9 @@ them). A problem's runs split into a fast and a slow mode at the widest gap betw
 times when that gap is over MODE_GAP of the faster side; one mode otherwise. Prints a Markdown table, a row
 per file and problem: the runs, each mode's median and size, the slow mode's share of each input set (a
 slow set points at placement), how often consecutive runs change mode against what independent runs would
-give (fewer: the modes come in phases of time), and the SM clock sampled nearest each mode's runs (a lower
-clock in the slow mode points at power). Usage: run_modes.py DIR"""
+give (fewer: the modes come in phases of time), the first change of mode (its run, and how long after the
+first run it ended: where the modes are phases, the warm-up a timing needs to stay in one), and the SM clock
+sampled nearest each mode's runs (a lower clock in the slow mode points at power). Usage: run_modes.py DIR"""
 import csv
 import datetime
 import glob
@@ -70,7 +71,7 @@ def describe(runs, samples):
     slow_ms = [t for t, s in zip(times, slow) if s]
     cells = [str(len(runs)), f"{statistics.median(fast_ms):.4f} ({len(fast_ms)})"]
     if not slow_ms:
-        return cells + ["one mode", "", "", clocks(runs, slow, samples)]
+        return cells + ["one mode", "", "", "", clocks(runs, slow, samples)]
     cells.append(f"{statistics.median(slow_ms):.4f} ({len(slow_ms)}), "
                  f"+{100 * (statistics.median(slow_ms) / statistics.median(fast_ms) - 1):.1f}%")
     by_set = {}
@@ -80,6 +81,9 @@ def describe(runs, samples):
     share = len(slow_ms) / len(runs)
     switches = sum(a != b for a, b in zip(slow, slow[1:]))
     cells.append(f"{switches} (independent: {(len(runs) - 1) * 2 * share * (1 - share):.0f})")
+    first = next(i for i, s in enumerate(slow) if s != slow[0])
+    after_ms = (runs[first][3] - runs[0][3]).total_seconds() * 1000
+    cells.append(f"run {runs[first][0]}, {after_ms:.0f} ms after run {runs[0][0]}")
     return cells + [clocks(runs, slow, samples)]
 
 
@@ -106,12 +110,12 @@ def main():
     smi = os.path.join(folder, "smi.csv")
     samples = read_samples(smi) if os.path.isfile(smi) else []
     print("| runs file: problem | runs | fast mode ms (runs) | slow mode ms (runs) | slow runs by input set "
-          "| mode changes | SM MHz by mode |")
-    print("|---|---|---|---|---|---|---|")
+          "| mode changes | first change | SM MHz by mode |")
+    print("|---|---|---|---|---|---|---|---|")
     for path in files:
         problems = read_runs(path)
         if not problems:
-            print(f"| {os.path.basename(path)} | 0 | | | | | |")
+            print(f"| {os.path.basename(path)} | 0 | | | | | | |")
         for name, runs in problems.items():
             print(f"| {os.path.basename(path)}: {name} | " + " | ".join(describe(runs, samples)) + " |")
 
