@@ -251,8 +251,9 @@ int main(int argc, char** argv) {
                 return runner->run(dp.params);
               };
             }
-            auto timed = time_config(*family, config, p, program.value(), device,
-                                     {opt.warmup, opt.runs, std::nullopt}, *timed_inputs(), prepare);
+            auto timed =
+                time_config(*family, config, p, program.value(), device,
+                            {opt.warmup, opt.runs, std::nullopt, opt.settle_ms}, *timed_inputs(), prepare);
             if (!timed) {
               row.check += "; timing: " + timed.error().one_line();
             } else {

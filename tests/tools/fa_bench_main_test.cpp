@@ -210,6 +210,7 @@ TEST_CASE("fa-bench: counts name their range, repeats and timing options a mode 
            {"--runs 19", "--runs 19 is not allowed (20..100000; the protocol's minimum is 20)"},
            {"--warmup 99999999", "--warmup 99999999 is not allowed (0..10000)"},
            {"--warmup 1x", "--warmup '1x' is not allowed (a whole number, 0..10000)"},
+           {"--settle-ms 10001", "--settle-ms 10001 is not allowed (0..10000)"},
            {"--batch 99999999999 --heads 1", "--batch 99999999999 is not allowed (1..65536)"},
            {"--seqlen-q 99999999999", "--seqlen-q 99999999999 is not allowed (1..16777216)"},
            {"--heads-kv 5x", "--heads-kv '5x' is not allowed (a whole number, 1..65536)"},
@@ -221,7 +222,9 @@ TEST_CASE("fa-bench: counts name their range, repeats and timing options a mode 
            {"--check-only --runs 25", "--runs sets the timed runs; --check-only times nothing"},
            {"--compile-space --warmup 3", "--warmup sets the timed runs; --compile-space times nothing"},
            {"--launch-once --runs 25", "--runs sets the timed runs; --launch-once times nothing"},
-           {"--check-only --samples x.csv", "--samples writes the timed runs; --check-only times nothing"}}) {
+           {"--check-only --samples x.csv", "--samples writes the timed runs; --check-only times nothing"},
+           {"--error-study e.csv --settle-ms 200",
+            "--settle-ms sets the timed runs; --error-study times nothing"}}) {
     check_refused(args);
     CHECK_THAT(run(args).output, Catch::Contains(named));
   }

@@ -25,6 +25,9 @@ namespace {
 // headline sweep would run for days.
 constexpr common::CountRange kRuns{"--runs", 20, 100000, "the protocol's minimum is 20"};
 constexpr common::CountRange kWarmup{"--warmup", 0, 10000};
+// Ten seconds: the second clock step of the H100 came under a second into sustained load, so a longer
+// settle only delays the timing.
+constexpr common::CountRange kSettleMs{"--settle-ms", 0, 10000};
 constexpr double kMaxCountedBytes = 0x1p60;  // far beyond any GPU, far below 2^64
 
 // A list naming a value twice would check and time it twice: refused.
@@ -47,7 +50,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "(b = 16384/n, h = 2048/d; TFLOP/s: fwd 4*b*h*n^2*d, halved for causal). Options");
   std::string family, config, dtypes, head_dims, seqlens, causal, arch, kernels_dir, mutants, direction;
   Fp8Flags fp8_flags;
-  int runs = 30, warmup = 5;
+  int runs = 30, warmup = 5, settle_ms = 0;
   int batch = 0, heads = 0, heads_kv = 0, seqlen_q = 0;
   std::string const config_help =
       "tunables, e.g. kBlockM=128,kBlockN=64 (unset ones: the family default), and precision options, which "
@@ -80,6 +83,10 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "runs", common::count_value(kRuns, &runs)->default_value("30"),
       "timed runs per shape (20..100000); median, p20, p80 reported")(
       "warmup", common::count_value(kWarmup, &warmup)->default_value("5"), "untimed runs first (0..10000)")(
+      "settle-ms", common::count_value(kSettleMs, &settle_ms)->default_value("0"),
+      "after the warm-up, keep launching untimed for this many ms (0..10000) before timing, so that every "
+      "config is timed at the clock the card's power cap settles to under sustained load, not across its "
+      "first step down (17-67 ms into the runs on an H100 at 700 W: see experiments/card_transfer)")(
       "csv", po::value<std::string>(), "write the table as CSV to this file (passed: the check's verdict)")(
       "json", po::value<std::string>(), "write the table as JSON to this file")(
       "samples", po::value<std::string>(),
@@ -176,6 +183,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   }
   o.runs = runs;  // in range (common::count_value)
   o.warmup = warmup;
+  o.settle_ms = settle_ms;
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
   if (vm.count("json")) o.json = vm["json"].as<std::string>();
   if (vm.count("samples")) o.samples = vm["samples"].as<std::string>();
@@ -194,13 +202,15 @@ BenchOptions parse_bench_options(int argc, char** argv) {
   if (o.launch_once && (o.check_only || o.direction == device::Direction::backward))
     bench_bad_input("--launch-once runs forward families only and excludes --check-only");
   o.compile_space = vm.count("compile-space") > 0;
-  // --runs and --warmup set the timing and --samples writes it; a mode that times nothing ignored them.
+  // --runs, --warmup and --settle-ms set the timing and --samples writes it; a mode that times nothing
+  // ignored them.
   for (auto const& [mode, given] : {std::pair{"--check-only", o.check_only},
                                     {"--launch-once", o.launch_once},
                                     {"--compile-space", o.compile_space},
                                     {"--error-study", vm.count("error-study") > 0},
                                     {"--stability-study", vm.count("stability-study") > 0}})
-    for (auto const& [timing, does] : {std::pair{"runs", "sets"}, {"warmup", "sets"}, {"samples", "writes"}})
+    for (auto const& [timing, does] :
+         {std::pair{"runs", "sets"}, {"warmup", "sets"}, {"settle-ms", "sets"}, {"samples", "writes"}})
       if (given && vm.count(timing) > 0 && !vm[timing].defaulted())
         bench_bad_input(std::string("--") + timing + " " + does + " the timed runs; " + mode +
                         " times nothing");

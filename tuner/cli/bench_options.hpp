@@ -24,6 +24,7 @@ struct BenchOptions {
   std::optional<std::filesystem::path> kernels_dir;
   std::vector<std::string> mutants;
   int runs = 30, warmup = 5;
+  int settle_ms = 0;         // --settle-ms: untimed launches after the warm-up (tuner/run/timing.hpp)
   int batch = 0, heads = 0;  // 0: the headline shape's b = 16384/n, h = 2048/d
   int seqlen_q = 0;          // 0: n_q = n_k = --seqlen; else n_q, with --seqlen giving n_k (decode)
   int heads_kv = 0;          // 0: h_kv = h_q; else key/value heads (GQA: a divisor of h_q)

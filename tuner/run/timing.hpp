@@ -17,6 +17,12 @@ struct TimingOptions {
   // Set: stop after the probe runs when the fastest of them is above this (tuner/measure/early_stop.hpp);
   // the stats are then those of the probe runs.
   std::optional<double> cut_above_ms;
+  // After the warm-up runs: keep launching, untimed, for this long (host wall time, the GPU kept busy)
+  // before the first timed run. Under sustained load a card's power cap lowers its clock in steps: on
+  // the H100 the first came 17-67 ms into the timed runs, and 30-run medians taken across it were 1% or
+  // 7% apart for the same pair of configs, while after 240 ms of warm-up they were within 1.5%
+  // (experiments/card_transfer/README.md). 0: none.
+  int settle_ms = 0;
 };
 
 // One timed run, kept so that a reader can ask what the median hides (two timing modes, an input set
