@@ -86,7 +86,7 @@ BenchOptions parse_bench_options(int argc, char** argv) {
       "settle-ms", common::count_value(kSettleMs, &settle_ms)->default_value("0"),
       "after the warm-up, keep launching untimed for this many ms (0..10000) before timing, so that every "
       "config is timed at the clock the card's power cap settles to under sustained load, not across its "
-      "first step down (17-67 ms into the runs on an H100 at 700 W: see experiments/card_transfer)")(
+      "first step down (16-67 ms into the runs on an H100: see experiments/card_transfer)")(
       "csv", po::value<std::string>(), "write the table as CSV to this file (passed: the check's verdict)")(
       "json", po::value<std::string>(), "write the table as JSON to this file")(
       "samples", po::value<std::string>(),

@@ -19,8 +19,8 @@ struct TimingOptions {
   std::optional<double> cut_above_ms;
   // After the warm-up runs: keep launching, untimed, for this long (host wall time, the GPU kept busy)
   // before the first timed run. Under sustained load a card's power cap lowers its clock in steps: on
-  // the H100 the first came 17-67 ms into the timed runs, and 30-run medians taken across it were 1% or
-  // 7% apart for the same pair of configs, while after 240 ms of warm-up they were within 1.5%
+  // the H100 the first came 16-67 ms into the timed runs, and 30-run medians taken across it put the same
+  // pair of configs -0.5% to 12.7% apart in four rounds, 6.9-8.3% after about 250 ms of warm-up
   // (experiments/card_transfer/README.md). 0: none.
   int settle_ms = 0;
 };
