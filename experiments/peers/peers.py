@@ -10,6 +10,9 @@ backward 2.5x the forward FLOPs (the FlashAttention convention).
 
 Usage: peers.py --out results.csv [--dtype bf16,fp16] [--head-dim 64,128] [--seqlen 512,...] [--bwd]
                 [--backends flash,cudnn,math] [--batch B --heads H] [--memory | --memory-only]
+                [--settle-ms MS]
+--settle-ms keeps calling, untimed, for MS after the warm-ups, as fa-bench --settle-ms does: under 5 warm-ups
+a short call is timed at the boost clock, before the power cap's first step (experiments/card_transfer).
 --memory adds the peak device memory a call allocates beyond its inputs (torch.cuda.max_memory_allocated
 after reset_peak_memory_stats, minus what was allocated before): extra_fwd_bytes for the forward and
 extra_fwdbwd_bytes for forward + backward of one input set. --memory-only measures that alone (one call,
@@ -21,9 +24,11 @@ import argparse
 import csv
 import dataclasses
 import datetime
+import math
 import os
 import statistics
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from bad_input import fail  # noqa: E402  (experiments/bad_input.py)
@@ -41,9 +46,26 @@ def quantile(sorted_values, q):
     return sorted_values[round(q * (len(sorted_values) - 1))]
 
 
-def time_call(fn, sets, warmup=5, runs=30):
+def settle(fn, sets, settle_ms):
+    """Calls fn, untimed, in batches that end with a synchronize, until settle_ms of wall time have passed:
+    the timed runs then start at the clock the card's power cap settles to, as fa-bench --settle-ms does
+    (tuner/run/timing.hpp: a batch sized from the last one's time per call, at most doubling)."""
+    until = time.monotonic() + settle_ms / 1000
+    batch, i = 1, 0
+    while (now := time.monotonic()) < until:
+        for _ in range(batch):
+            fn(sets[i % len(sets)])
+            i += 1
+        torch.cuda.synchronize()
+        per_call = max((time.monotonic() - now) / batch, 1e-9)
+        batch = max(1, min(2 * batch, math.ceil((until - time.monotonic()) / per_call)))
+
+
+def time_call(fn, sets, warmup=5, runs=30, settle_ms=0):
     for i in range(warmup):
         fn(sets[i % len(sets)])
+    if settle_ms:
+        settle(fn, sets, settle_ms)
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     ms = []
     for i in range(runs):
@@ -131,7 +153,7 @@ def forward_row(problem, name, backend, sets, args):
         forward(sets[0])
         timing, tflops = UNTIMED, ""
     else:
-        timing = time_call(forward, sets)
+        timing = time_call(forward, sets, settle_ms=args.settle_ms)
         tflops = problem.flops() / timing[0] / 1e9
     memory = extra_memory(lambda: forward(sets[0])) if args.memory else ""
     return problem.row(name, "fwd", timing, tflops, fwd_bytes=memory)
@@ -148,7 +170,8 @@ def backward_row(problem, name, backend, sets, args):
     for s in sets:
         q, k, v = with_grad(s)
         graphs.append((attend(backend, q, k, v, problem.causal), s[3], (q, k, v)))
-    timing = time_call(lambda g: torch.autograd.grad(g[0], g[2], g[1], retain_graph=True), graphs)
+    timing = time_call(lambda g: torch.autograd.grad(g[0], g[2], g[1], retain_graph=True), graphs,
+                       settle_ms=args.settle_ms)
     del graphs
     memory = ""
     if args.memory:
@@ -196,6 +219,9 @@ def parse_args():
                     help="measure the peak extra device memory, not the time")
     ap.add_argument("--input-sets", type=int, default=3,
                     help="input sets rotated (fewer when memory is short)")
+    ap.add_argument("--settle-ms", type=int, default=0,
+                    help="after the warm-ups, call untimed for this many ms (0..10000) before timing, as "
+                         "fa-bench --settle-ms: every call timed at the power cap's settled clock")
     args = ap.parse_args()
     args.memory = args.memory or args.memory_only
     args.backend_names = names_from(args.backends, BACKENDS, "--backends")
@@ -206,6 +232,8 @@ def parse_args():
     for option, value in sizes:
         if value is not None and value < 1:
             fail(f"{option} {value}: a positive integer")
+    if not 0 <= args.settle_ms <= 10000:
+        fail(f"--settle-ms {args.settle_ms}: 0..10000 (as fa-bench's)")
     return args
 
 

@@ -60,14 +60,15 @@ class PeersTest(BadInputTest):
                  (["--head-dim", "64,abc"], "--head-dim '64,abc'"),
                  (["--seqlen", "0"], "--seqlen '0'"),
                  (["--batch", "-1"], "--batch -1"),
-                 (["--input-sets", "0"], "--input-sets 0")]
+                 (["--input-sets", "0"], "--input-sets 0"),
+                 (["--settle-ms", "10001"], "--settle-ms 10001")]
         for args, words in cases:
             with self.subTest(args=args):
                 self.assert_bad_input(self.peers(*args), "peers.py", words)
 
     def test_good_arguments_reach_the_measurement(self):
         # A measurement's first use of torch fails in the stand-in: reaching it means the arguments passed.
-        result = self.peers("--dtype", "fp16", "--head-dim", "64", "--seqlen", "512")
+        result = self.peers("--dtype", "fp16", "--head-dim", "64", "--seqlen", "512", "--settle-ms", "200")
         self.assertIn("no torch here", result.stderr)
 
 
