@@ -12,10 +12,12 @@ import unittest
 for name in ("torch", "torch.nn", "torch.nn.functional", "torch.nn.attention"):
     sys.modules[name] = types.ModuleType(name)
 sys.modules["torch"].bfloat16, sys.modules["torch"].float16 = "bfloat16", "float16"
-sys.modules["torch.nn.attention"].SDPBackend = types.SimpleNamespace(FLASH_ATTENTION=0, CUDNN_ATTENTION=1, MATH=2)
-sys.modules["torch.nn.attention"].sdpa_kernel = None
+attention = sys.modules["torch.nn.attention"]
+attention.SDPBackend = types.SimpleNamespace(FLASH_ATTENTION=0, CUDNN_ATTENTION=1, MATH=2)
+attention.sdpa_kernel = None
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments", "peers"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments",
+                                "peers"))
 import peers  # noqa: E402
 
 
