@@ -1,24 +1,14 @@
 #include "db/tuning_store.hpp"
 
 #include <chrono>
-#include <ctime>
 
+#include "common/utc_time.hpp"
 #include "db/transaction.hpp"
 
 namespace fl::db {
 
 std::string utc_timestamp() {
-  auto const now = std::chrono::system_clock::now();
-  std::time_t const t = std::chrono::system_clock::to_time_t(now);
-  auto const ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buffer[40];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03dZ", buffer, static_cast<int>(ms));
-  return out;
+  return common::iso_utc(std::chrono::system_clock::now(), 3);
 }
 
 std::int64_t gpu_id(Database& db, GpuKey const& gpu) {

@@ -1,9 +1,9 @@
 #include "tuner/bench_table.hpp"
 
-#include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <string_view>
+
+#include "common/utc_time.hpp"
 
 namespace fl::tuner {
 
@@ -83,18 +83,6 @@ std::string csv_field(Field const& f) {
 // The columns that name a row's problem and config in the samples CSV, in fields()'s spelling.
 constexpr char const* kSampleKeys[] = {"family", "config", "dtype",    "mask",     "direction", "batch",
                                        "heads",  "seqlen", "head_dim", "heads_kv", "seqlen_k"};
-
-std::string iso_utc_microseconds(std::chrono::system_clock::time_point t) {
-  auto const us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-  std::time_t const seconds = std::time_t(us / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%06lldZ", date, static_cast<long long>(us % 1'000'000));
-  return out;
-}
 }  // namespace
 
 std::string to_csv(std::vector<BenchRow> const& rows) {
@@ -129,7 +117,7 @@ std::string to_samples_csv(std::vector<BenchRow> const& rows) {
       auto const& s = r.samples[i];
       int const set = r.input_sets > 0 ? s.launch % r.input_sets : 0;
       out += problem + "," + std::to_string(i) + "," + std::to_string(set) + "," + number(s.ms) + "," +
-             iso_utc_microseconds(s.ended) + "\n";
+             common::iso_utc(s.ended, 6) + "\n";
     }
   }
   return out;

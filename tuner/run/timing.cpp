@@ -35,6 +35,13 @@ runtime::Result<int> settle(std::function<runtime::Status(int)> const& launch, i
   return index;
 }
 
+std::vector<double> times_of(std::vector<RunSample> const& samples) {
+  std::vector<double> ms;
+  ms.reserve(samples.size());
+  for (auto const& s : samples) ms.push_back(s.ms);
+  return ms;
+}
+
 }  // namespace
 
 runtime::Result<TimedRuns> time_runs(std::function<runtime::Status(int)> const& launch,
@@ -51,7 +58,6 @@ runtime::Result<TimedRuns> time_runs(std::function<runtime::Status(int)> const& 
     if (!next) return next.error();
     first_timed = next.value();
   }
-  std::vector<double> ms;
   TimedRuns out;
   for (int i = 0; i < options.runs; ++i) {
     int const index = first_timed + i;
@@ -60,12 +66,12 @@ runtime::Result<TimedRuns> time_runs(std::function<runtime::Status(int)> const& 
     if (auto st = stop->record(); !st) return st.error();
     auto elapsed = runtime::elapsed_ms(start.value(), stop.value());
     if (!elapsed) return elapsed.error();
-    ms.push_back(elapsed.value());
     out.samples.push_back({elapsed.value(), index, std::chrono::system_clock::now()});
-    if (int(ms.size()) == kProbeRuns && cut_after_probe(ms, options.cut_above_ms)) break;
+    if (int(out.samples.size()) == kProbeRuns && cut_after_probe(times_of(out.samples), options.cut_above_ms))
+      break;
   }
   // One definition of the statistics for every caller (tuner/measure/timing_stats.hpp).
-  auto stats = summarize(std::move(ms));
+  auto stats = summarize(times_of(out.samples));
   if (!stats) return runtime::Error{"timing", "no timed runs (runs must be positive)", ""};
   out.stats = *stats;
   return out;
