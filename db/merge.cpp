@@ -64,10 +64,11 @@ MergeCounts merge_measurements(Database& into, std::filesystem::path const& othe
         std::string(
             "INSERT INTO main.measurements (gpu_id, nvrtc_version, source_hash, family, config, problem_id, "
             "verdict, diagnosis, median_ms, p20_ms, p80_ms, min_ms, max_ms, runs, tflops, clock_mhz, "
-            "temperature_c, compile_cache_key, measured_at, run_id) SELECT g.here_id, o.nvrtc_version, "
-            "o.source_hash, o.family, o.config, p.here_id, o.verdict, o.diagnosis, o.median_ms, o.p20_ms, "
-            "o.p80_ms, o.min_ms, o.max_ms, o.runs, o.tflops, o.clock_mhz, o.temperature_c, "
-            "o.compile_cache_key, o.measured_at, ? FROM other.measurements o JOIN (") +
+            "temperature_c, compile_cache_key, measured_at, run_id, warmup_runs, settle_ms) SELECT "
+            "g.here_id, o.nvrtc_version, o.source_hash, o.family, o.config, p.here_id, o.verdict, "
+            "o.diagnosis, o.median_ms, o.p20_ms, o.p80_ms, o.min_ms, o.max_ms, o.runs, o.tflops, "
+            "o.clock_mhz, o.temperature_c, o.compile_cache_key, o.measured_at, ?, o.warmup_runs, "
+            "o.settle_ms FROM other.measurements o JOIN (") +
         kGpuMap + ") g ON g.other_id = o.gpu_id JOIN (" + kProblemMap +
         ") p ON p.other_id = o.problem_id WHERE true ON CONFLICT DO NOTHING");
     insert.bind_int64(1, run_id).run();

@@ -270,6 +270,22 @@ UPDATE best_configs SET recorded_at = coalesce((
 WHERE source = 'measured';
 )sql";
 
+// Version 9: how each measurement was timed, so that a resumed run reuses only rows timed as it times
+// (tuner/tune/stored_rows.hpp) and a reader can tell a boost-clock timing from a settled one: warmup_runs
+// untimed launches, then settle_ms of untimed launches by wall time (tuner/run/timing.hpp). On the H100 a
+// 0.85 ms kernel ran 13-15% faster after 5 warm-up runs than settled for 200 ms (the power cap's first clock
+// step comes 16-67 ms into sustained load; experiments/card_transfer/README.md). NULL: not timed. Every row
+// timed before this version was fa-tune's: 5 warm-up runs and no settle (TimingOptions' default from the
+// first, kTuningWarmupRuns since 1ca28b3).
+constexpr std::string_view kTimingProtocol = R"sql(
+ALTER TABLE measurements ADD COLUMN warmup_runs INTEGER CHECK (warmup_runs >= 0);
+ALTER TABLE measurements ADD COLUMN settle_ms INTEGER CHECK (settle_ms >= 0);
+ALTER TABLE remeasurements ADD COLUMN warmup_runs INTEGER CHECK (warmup_runs >= 0);
+ALTER TABLE remeasurements ADD COLUMN settle_ms INTEGER CHECK (settle_ms >= 0);
+UPDATE measurements SET warmup_runs = 5, settle_ms = 0 WHERE median_ms IS NOT NULL;
+UPDATE remeasurements SET warmup_runs = 5, settle_ms = 0 WHERE median_ms IS NOT NULL;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "compile cache", kCompileCache},
     {2, "tuning: gpus, problems, measurements, best configs", kTuning},
@@ -279,6 +295,7 @@ constexpr Migration kMigrations[] = {
     {6, "compiles that crashed or hung NVRTC", kCompileFailures},
     {7, "drop numerics_runs (never written)", kDropNumericsRuns},
     {8, "best configs keep the time they were measured", kBestMeasuredAt},
+    {9, "how each measurement was timed (warm-up runs, settle ms)", kTimingProtocol},
 };
 
 }  // namespace

@@ -55,7 +55,7 @@ std::int64_t problem_id(Database& db, ProblemKey const& p) {
 
 constexpr char const* kMeasurementColumns =
     "verdict, diagnosis, median_ms, p20_ms, p80_ms, min_ms, max_ms, runs, tflops, clock_mhz, temperature_c, "
-    "compile_cache_key, measured_at, run_id";
+    "compile_cache_key, measured_at, run_id, warmup_runs, settle_ms";
 
 Measurement read_measurement(Statement& s, int first) {
   Measurement m;
@@ -73,6 +73,9 @@ Measurement read_measurement(Statement& s, int first) {
   m.compile_cache_key = s.column_optional_text(first + 11).value_or("");
   m.measured_at = s.column_text(first + 12);
   m.run_id = s.column_optional_int64(first + 13);
+  auto const warmup = s.column_optional_int64(first + 14);
+  auto const settle = s.column_optional_int64(first + 15);
+  if (warmup && settle) m.protocol = TimingProtocol{static_cast<int>(*warmup), static_cast<int>(*settle)};
   return m;
 }
 
@@ -95,6 +98,12 @@ void bind_optional_int(Statement& s, int index, std::optional<std::int64_t> valu
     s.bind_int64(index, *value);
   else
     s.bind_null(index);
+}
+
+// Binds the protocol's two columns at `index` and `index + 1` (NULL, NULL: not timed).
+void bind_protocol(Statement& s, int index, std::optional<TimingProtocol> const& protocol) {
+  bind_optional_int(s, index, protocol ? std::optional<std::int64_t>(protocol->warmup_runs) : std::nullopt);
+  bind_optional_int(s, index + 1, protocol ? std::optional<std::int64_t>(protocol->settle_ms) : std::nullopt);
 }
 
 }  // namespace
@@ -123,14 +132,15 @@ std::int64_t store_measurement(Database& database, MeasurementKey const& key, Me
       std::string(
           "INSERT INTO measurements (gpu_id, nvrtc_version, source_hash, family, config, problem_id, ") +
       kMeasurementColumns +
-      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+      ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
       "ON CONFLICT (gpu_id, nvrtc_version, source_hash, family, config, problem_id) DO UPDATE SET "
       "verdict = excluded.verdict, diagnosis = excluded.diagnosis, median_ms = excluded.median_ms, "
       "p20_ms = excluded.p20_ms, p80_ms = excluded.p80_ms, min_ms = excluded.min_ms, max_ms = "
       "excluded.max_ms, "
       "runs = excluded.runs, tflops = excluded.tflops, clock_mhz = excluded.clock_mhz, "
       "temperature_c = excluded.temperature_c, compile_cache_key = excluded.compile_cache_key, "
-      "measured_at = excluded.measured_at, run_id = excluded.run_id");
+      "measured_at = excluded.measured_at, run_id = excluded.run_id, warmup_runs = excluded.warmup_runs, "
+      "settle_ms = excluded.settle_ms");
   s.bind_int64(1, gpu).bind_text(2, key.nvrtc_version).bind_text(3, key.source_hash).bind_text(4, key.family);
   s.bind_text(5, key.config).bind_int64(6, problem).bind_text(7, m.verdict).bind_text(8, m.diagnosis);
   s.bind_optional_double(9, m.median_ms)
@@ -147,6 +157,7 @@ std::int64_t store_measurement(Database& database, MeasurementKey const& key, Me
       18, m.compile_cache_key.empty() ? std::nullopt : std::optional<std::string_view>(m.compile_cache_key));
   s.bind_text(19, m.measured_at.empty() ? utc_timestamp() : m.measured_at);
   bind_optional_int(s, 20, m.run_id);
+  bind_protocol(s, 21, m.protocol);
   s.run();
   auto const row = *measurement_id(database, gpu, problem, key);
   transaction.commit();
@@ -168,8 +179,8 @@ void store_remeasurement(Database& database, MeasurementKey const& key, std::int
   }
   auto s = database.prepare(
       "INSERT OR REPLACE INTO remeasurements (run_id, measurement_id, verdict, diagnosis, median_ms, p20_ms, "
-      "p80_ms, min_ms, max_ms, runs, tflops, clock_mhz, temperature_c, measured_at) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "p80_ms, min_ms, max_ms, runs, tflops, clock_mhz, temperature_c, measured_at, warmup_runs, settle_ms) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind_int64(1, run_id).bind_int64(2, *stored).bind_text(3, m.verdict).bind_text(4, m.diagnosis);
   s.bind_optional_double(5, m.median_ms).bind_optional_double(6, m.p20_ms).bind_optional_double(7, m.p80_ms);
   s.bind_optional_double(8, m.min_ms).bind_optional_double(9, m.max_ms);
@@ -177,6 +188,7 @@ void store_remeasurement(Database& database, MeasurementKey const& key, std::int
   s.bind_optional_double(11, m.tflops).bind_optional_double(12, m.clock_mhz);
   s.bind_optional_double(13, m.temperature_c);
   s.bind_text(14, m.measured_at.empty() ? utc_timestamp() : m.measured_at);
+  bind_protocol(s, 15, m.protocol);
   s.run();
   transaction.commit();
 }
@@ -189,8 +201,8 @@ std::vector<Measurement> remeasurements_of(Database& database, MeasurementKey co
   if (auto const id = measurement_id(database, gpu, problem, key)) {
     auto s = database.prepare(
         "SELECT verdict, diagnosis, median_ms, p20_ms, p80_ms, min_ms, max_ms, runs, tflops, clock_mhz, "
-        "temperature_c, NULL, measured_at, run_id FROM remeasurements WHERE measurement_id = ? ORDER BY "
-        "run_id");
+        "temperature_c, NULL, measured_at, run_id, warmup_runs, settle_ms FROM remeasurements WHERE "
+        "measurement_id = ? ORDER BY run_id");
     s.bind_int64(1, *id);
     while (s.step()) rows.push_back(read_measurement(s, 0));
   }

@@ -41,6 +41,15 @@ struct MeasurementKey {
   ProblemKey problem;
 };
 
+// How a measurement was timed (schema v9): untimed launches before the first timed run, by count, then by
+// wall time (tuner/run/timing.hpp's TimingOptions). Under sustained load a card's clock steps down (the
+// power cap), so the same kernel times faster after a short warm-up than settled.
+struct TimingProtocol {
+  int warmup_runs = 0;
+  int settle_ms = 0;
+  friend bool operator==(TimingProtocol const&, TimingProtocol const&) = default;
+};
+
 struct Measurement {
   std::string verdict;  // ok, wrong, pruned, failed
   std::string diagnosis;
@@ -48,8 +57,9 @@ struct Measurement {
   std::optional<int> runs;
   std::optional<double> clock_mhz, temperature_c;
   std::string compile_cache_key;
-  std::string measured_at;             // filled by store_measurement when empty
-  std::optional<std::int64_t> run_id;  // the tuning run that measured it (NULL before schema v5)
+  std::string measured_at;                 // filled by store_measurement when empty
+  std::optional<std::int64_t> run_id;      // the tuning run that measured it (NULL before schema v5)
+  std::optional<TimingProtocol> protocol;  // how it was timed; none when it was not timed
 };
 
 struct BestConfig {

@@ -25,6 +25,7 @@ Measurement ok(double ms) {
   m.median_ms = m.p20_ms = m.p80_ms = ms;
   m.runs = 30;
   m.tflops = 300.0 / ms;
+  m.protocol = TimingProtocol{5, static_cast<int>(ms * 100)};  // told apart by their timing
   return m;
 }
 void best(Database& db, std::string config, double ms) {
@@ -55,6 +56,7 @@ TEST_CASE("merging another database imports what is new, keeps what is here, and
   auto const imported = find_measurement(here, key("kBlockM=128"));
   REQUIRE(imported);
   CHECK(*imported->median_ms == 1.5);
+  CHECK(imported->protocol == TimingProtocol{5, 150});  // how it was timed comes with it
   REQUIRE(imported->run_id);
   {
     auto run = here.prepare("SELECT command FROM tuning_runs WHERE run_id = ?");

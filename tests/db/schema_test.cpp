@@ -262,3 +262,40 @@ TEST_CASE("version 8 gives measured best configs the time of their measurement",
   CHECK(times == std::vector<std::string>{"2026-12-04T10:00:00.000Z", "2026-12-01T09:00:00.000Z",
                                           "2026-12-05T08:00:00.000Z"});
 }
+
+// Version 9: each measurement says how it was timed. Every timed row before it was fa-tune's (5 warm-up
+// runs, no settle); a row that was not timed (wrong, pruned, failed) has no protocol.
+TEST_CASE("version 9 gives every timed row fa-tune's protocol and leaves untimed rows without one",
+          "[db][schema]") {
+  Database db(":memory:");
+  migrate(db, 8);
+  db.execute(
+      "INSERT INTO gpus (name, cc_major, cc_minor, sm_count, driver_version) VALUES ('NVIDIA H200', 9, 0, "
+      "132, '580.159.04');"
+      "INSERT INTO problems (batch, heads_q, heads_kv, seqlen_q, seqlen_k, head_dim, dtype, causal, "
+      "direction) VALUES (4, 16, 16, 4096, 4096, 128, 'bf16', 0, 'fwd');"
+      "INSERT INTO tuning_runs (started_at, command) VALUES ('2026-12-04T10:00:00.000Z', 'fa-tune');");
+  db.prepare(
+        "INSERT INTO measurements (gpu_id, nvrtc_version, source_hash, family, config, problem_id, verdict, "
+        "median_ms, p20_ms, p80_ms, runs, tflops, measured_at) VALUES "
+        "(1, '13.0', ?1, 'fa2_sm80', 'kBlockM=128', 1, 'ok', 1.79, 1.78, 1.80, 30, 307.0, '2026-12-04'),"
+        "(1, '13.0', ?1, 'fa2_sm80', 'kBlockM=64', 1, 'wrong', NULL, NULL, NULL, NULL, NULL, '2026-12-04');")
+      .bind_text(1, std::string(64, 'a'))
+      .run();
+  db.execute(
+      "INSERT INTO remeasurements (run_id, measurement_id, verdict, median_ms, p20_ms, p80_ms, runs, tflops, "
+      "measured_at) VALUES (1, 1, 'ok', 1.81, 1.80, 1.82, 30, 304.0, '2026-12-04'),"
+      "(1, 2, 'wrong', NULL, NULL, NULL, NULL, NULL, '2026-12-04');");
+  migrate(db, 9);
+  for (char const* table : {"measurements", "remeasurements"}) {
+    auto rows = db.prepare(std::string("SELECT measurement_id, warmup_runs, settle_ms FROM ") + table +
+                           " ORDER BY measurement_id");
+    REQUIRE(rows.step());
+    CHECK(rows.column_optional_int64(1) == 5);
+    CHECK(rows.column_optional_int64(2) == 0);
+    REQUIRE(rows.step());
+    CHECK_FALSE(rows.column_optional_int64(1));
+    CHECK_FALSE(rows.column_optional_int64(2));
+    CHECK_FALSE(rows.step());
+  }
+}

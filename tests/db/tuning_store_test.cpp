@@ -51,6 +51,28 @@ TEST_CASE("a measurement names its run, and a repeat is kept beside it", "[db][t
   CHECK(repeats[0].run_id == second);
 }
 
+TEST_CASE("a measurement and a repeat keep how they were timed, and an untimed one has no protocol",
+          "[db][tuning]") {
+  Database db(":memory:");
+  migrate(db);
+  auto const key = key_for(GpuKey{"NVIDIA H200", 9, 0, 132, "580.159.04", 13000});
+  auto const run = begin_tuning_run(db, "fa-tune");
+  auto timed = ok(1.0);
+  timed.protocol = TimingProtocol{5, 0};
+  store_measurement(db, key, timed);
+  auto repeat = ok(1.1);
+  repeat.protocol = TimingProtocol{0, 200};
+  store_remeasurement(db, key, run, repeat);
+  CHECK(find_measurement(db, key)->protocol == TimingProtocol{5, 0});
+  CHECK(remeasurements_of(db, key).at(0).protocol == TimingProtocol{0, 200});
+
+  // Stored again as not timed: the protocol goes with the timing.
+  Measurement wrong;
+  wrong.verdict = "wrong";
+  store_measurement(db, key, wrong);
+  CHECK_FALSE(find_measurement(db, key)->protocol);
+}
+
 TEST_CASE("the GPU row carries the driver release and the CUDA driver API version", "[db][tuning]") {
   Database db(":memory:");
   migrate(db);

@@ -32,8 +32,9 @@ What happens to each candidate (config of a family for one problem), in order:
               with --pace fast the verdict of step 4 on the timed problem is computed meanwhile (a wrong
               kernel's timing is dropped), and a candidate clearly slower than the best so far (fastest of
               5 probe runs > 1.25x the best median) is timed by those 5 runs only.
-  6. store:   every result is committed to SQLite at once: kill -9 loses nothing finished, and a rerun
-              starts each problem from every measurement stored for it (--budget counts them).
+  6. store:   every result is committed to SQLite at once, with how it was timed: kill -9 loses nothing
+              finished, and a rerun starts each problem from every measurement stored for it (--budget
+              counts them) that was timed as this fa-tune times (one timed otherwise is timed again).
 The strategy (exhaustive, random, anneal, bayes) proposes the next candidate from the costs so far. A
 sticky CUDA fault stores its candidate as failed and resets the GPU context, and the run goes on; where
 the reset does not bring the GPU back (the H200's case), fa-tune starts itself again and resumes after the

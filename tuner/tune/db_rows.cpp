@@ -52,6 +52,7 @@ db::Measurement measurement_of(Evaluation const& e) {
     m.max_ms = e.stats->max_ms;
     m.runs = e.stats->runs;
     m.tflops = e.tflops;
+    m.protocol = e.protocol;
   }
   m.clock_mhz = e.clock_mhz;
   m.temperature_c = e.temperature_c;

@@ -8,6 +8,7 @@
 #include "device/config.hpp"
 #include "device/problem.hpp"
 #include "tuner/measure/timing_stats.hpp"
+#include "tuner/tune/tuning_protocol.hpp"
 
 namespace fl::tuner {
 
@@ -15,6 +16,7 @@ struct Evaluation {
   std::string verdict = "ok";  // ok, wrong, pruned, failed (db/tuning_store.hpp)
   std::string diagnosis;       // why, when not ok
   std::optional<TimingStats> stats;
+  db::TimingProtocol protocol = kTuningProtocol;  // how `stats` were taken (read only where they are set)
   double tflops = 0.0;
   std::string compile_cache_key;
   std::optional<double> clock_mhz;

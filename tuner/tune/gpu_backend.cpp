@@ -25,7 +25,8 @@ Evaluator& GpuBackend::evaluator_for(device::Family const& family) {
     slot.family = device::find_family(family.name());
     slot.evaluator = std::make_unique<GpuEvaluator>(
         *slot.family, pool_, invalidator_, spec_, device_,
-        TimingOptions{kTuningWarmupRuns, kTuningTimedRuns, std::nullopt}, references_, pace_);
+        TimingOptions{kTuningWarmupRuns, kTuningTimedRuns, std::nullopt, kTuningSettleMs}, references_,
+        pace_);
   }
   return *slot.evaluator;
 }

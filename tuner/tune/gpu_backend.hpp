@@ -13,13 +13,9 @@
 #include "tuner/tune/gpu_evaluator.hpp"
 #include "tuner/tune/reference_cache.hpp"
 #include "tuner/tune/tuning_backend.hpp"
+#include "tuner/tune/tuning_protocol.hpp"
 
 namespace fl::tuner {
-
-// The timing protocol of fa-tune's candidates: warm-up runs, then the median of this many (>= 20 by the
-// measurement protocol; 30 keeps p20/p80 stable).
-constexpr int kTuningWarmupRuns = 5;
-constexpr int kTuningTimedRuns = 30;
 
 class GpuBackend final : public TuningBackend {
  public:

@@ -217,6 +217,7 @@ Evaluation GpuEvaluator::evaluate(device::Config const& config, device::Problem 
   auto const& timed = *judged.measured;
   if (!timed) return failed("failed", timed.error());
   e.stats = timed->stats;
+  e.protocol = db::TimingProtocol{timing_.warmup, timing_.settle_ms};
   e.tflops = timed->tflops;
   auto const telemetry = device::read_gpu_telemetry(device_.ordinal);
   e.clock_mhz = telemetry.sm_clock_mhz;

@@ -18,6 +18,7 @@
 #include "tuner/strategy/family_space.hpp"
 #include "tuner/tune/db_rows.hpp"
 #include "tuner/tune/source_hash.hpp"
+#include "tuner/tune/stored_rows.hpp"
 #include "tuner/tune/tune_loop.hpp"
 
 extern char** environ;
@@ -143,6 +144,7 @@ TuningReport report_from_store(
     db::MeasurementKey const prefix{gpu, nvrtc_version, hash.value(), name, "", problem_key(problem)};
     std::optional<db::Measurement> best;
     for (auto& [config, m] : db::measurements_for(database, prefix)) {
+      if (timed_otherwise(m)) continue;  // not reached by the workers, which would have timed it again
       ++(m.run_id && *m.run_id > before_run ? row.evaluated : row.resumed);
       bool const ok = m.verdict == "ok" && m.median_ms;
       if (!ok) ++row.rejected;

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "tuner/measure/early_stop.hpp"
-#include "tuner/tune/gpu_backend.hpp"
 #include "tuner/tune/gpu_evaluator.hpp"
+#include "tuner/tune/tuning_protocol.hpp"
 
 namespace fl::tuner {
 

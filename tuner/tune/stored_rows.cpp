@@ -1,10 +1,16 @@
 #include "tuner/tune/stored_rows.hpp"
 
+#include "tuner/tune/tuning_protocol.hpp"
+
 namespace fl::tuner {
+
+bool timed_otherwise(db::Measurement const& stored) {
+  return stored.protocol && *stored.protocol != kTuningProtocol;
+}
 
 bool measure_again(device::Config const& config, db::Measurement const& stored,
                    device::Config const& default_config) {
-  return stored.verdict == "pruned" && config == default_config;
+  return timed_otherwise(stored) || (stored.verdict == "pruned" && config == default_config);
 }
 
 std::vector<StoredRow> stored_rows(db::Database& database, db::MeasurementKey const& prefix,

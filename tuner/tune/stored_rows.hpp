@@ -21,8 +21,13 @@ struct StoredRow {
   db::Measurement measurement;
 };
 
-// A default stored as pruned was pruned by the rule before SpillRule (tuner/compile/prune.hpp: spills never
-// prune the default): it is measured again, as every problem measures its default, never taken as answered.
+// Timed with another protocol than fa-tune's (tuning_protocol.hpp). A row without one was not timed: schema
+// v9 gave every timed row before it fa-tune's.
+bool timed_otherwise(db::Measurement const& stored);
+
+// A stored row that is measured again, never taken as answered: one timed otherwise, and a default stored as
+// pruned, which was pruned by the rule before SpillRule (tuner/compile/prune.hpp: spills never prune the
+// default), as every problem measures its default.
 bool measure_again(device::Config const& config, db::Measurement const& stored,
                    device::Config const& default_config);
 

@@ -47,7 +47,10 @@ class ProblemTuning::Run {
     auto key = key_;
     key.config = device::to_string(config);
     auto [it, inserted] = stored_.try_emplace(key.config, false);
-    if (inserted) it->second = db::find_measurement(*store_.database, key).has_value();
+    if (inserted) {
+      auto const found = db::find_measurement(*store_.database, key);
+      it->second = found && !measure_again(config, *found, family_.default_config(problem_));
+    }
     return it->second;
   }
 

@@ -256,3 +256,34 @@ TEST_CASE("two hosts tune halves into their own databases, and fa-tune --merge c
   CHECK(combined.exit_code == 2);
   CHECK_THAT(combined.err, Catch::Contains("--merge writes only the database"));
 }
+
+// The coordinator's table is read from the store after the workers: a row timed with another protocol than
+// fa-tune's, which no worker reached (the workers time such a row again), is neither counted nor ranked.
+TEST_CASE("the table from the store leaves out rows timed with another protocol", "[tuner][tune]") {
+  if (!std::filesystem::exists(fixture())) {
+    WARN("skipped: " << fixture() << " is not committed");
+    return;
+  }
+  test::TempKernelsDir dir;
+  auto const kernels = runtime::resolve_kernels_dir(std::nullopt).value();
+  auto const db_path = dir.path() / "tuned.sqlite";
+  ReplayBackend backend(fixture());
+  auto const tuned = run_tuning(options_for({}), backend, kernels, db_path);
+  REQUIRE(tuned.rows.size() == 1);
+  REQUIRE_FALSE(tuned.rows[0].best_config.empty());
+  {
+    // The slowest timed row, settled and now the fastest: it would be the best if it were counted.
+    auto database = db::open_database(db_path);
+    database.execute(
+        "UPDATE measurements SET settle_ms = 200, median_ms = 0.001, p20_ms = 0.001, p80_ms = 0.001, "
+        "min_ms = 0.001 WHERE measurement_id = (SELECT measurement_id FROM measurements WHERE verdict = "
+        "'ok' ORDER BY median_ms DESC LIMIT 1)");
+  }
+  auto const can_measure = [&](Family const& f, Problem const& p) { return backend.can_measure(f, p); };
+  auto const report =
+      report_from_store(options_for({}), backend.gpu(), "replay", kernels, db_path, can_measure, 0);
+  REQUIRE(report.rows.size() == 1);
+  CHECK(report.rows[0].evaluated == stored_rows(db_path) - 1);
+  CHECK(report.rows[0].best_config == tuned.rows[0].best_config);
+  CHECK(report.rows[0].best_ms == tuned.rows[0].best_ms);
+}

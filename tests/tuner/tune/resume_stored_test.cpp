@@ -125,3 +125,37 @@ TEST_CASE("a worker with the candidates split resumes only its own candidates", 
   CHECK(resumed.outcome.end == SearchEnd::exhausted);
   for (auto const& [config, m] : resumed.outcome.rows) CHECK(mine.point_of(*parse_config(config)));
 }
+
+// Each timed row stores how it was timed (schema v9); a rerun reuses only rows timed as fa-tune times now
+// (tuning_protocol.hpp), so changing the protocol re-times the stored rows instead of ranking a settled
+// timing against a boost-clock one.
+TEST_CASE("a rerun measures again the rows timed with another protocol, and only those", "[tuner][tune]") {
+  Setup s;
+  auto const first = s.run();
+  REQUIRE(first.evaluated > 2);
+  auto const rows = [&s] {
+    auto database = db::open_database(s.db_path);
+    std::vector<std::optional<db::TimingProtocol>> protocols;
+    auto select = database.prepare("SELECT warmup_runs, settle_ms FROM measurements ORDER BY measurement_id");
+    while (select.step())
+      protocols.push_back(
+          select.column_optional_int64(0)
+              ? std::optional(db::TimingProtocol{int(select.column_int64(0)), int(select.column_int64(1))})
+              : std::nullopt);
+    return protocols;
+  };
+  auto const stored = rows();
+  REQUIRE(stored.size() == std::size_t(first.evaluated));
+  CHECK(std::ranges::all_of(stored, [](auto const& p) { return p == kTuningProtocol; }));
+  {
+    auto database = db::open_database(s.db_path);
+    database.execute("UPDATE measurements SET settle_ms = 200 WHERE measurement_id IN (1, 3)");
+  }
+  int evaluations = 0;
+  auto const again = s.run([&] { ++evaluations; });
+  CHECK(evaluations == 2);
+  CHECK(again.evaluated == 2);
+  CHECK(again.resumed == first.evaluated - 2);
+  CHECK(rows() == stored);  // the two were stored again, timed as fa-tune times
+  CHECK(s.run().evaluated == 0);
+}
