@@ -6,29 +6,10 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/carry/bin" "$work/path" "$work/out"
-# fa-bench: its arguments noted, one line a call; a CSV row and a --samples CSV of one run.
-cat >"$work/carry/bin/fa-bench" <<'STUB'
-#!/usr/bin/env bash
-echo "$*" >>"$(dirname "$0")/calls"
-while [ $# -gt 0 ]; do
-  case $1 in --config) config=$2 ;; --csv) csv=$2 ;; --samples) runs=$2 ;; esac
-  shift
-done
-printf 'family,config,median_ms,p20_ms,p80_ms,tflops,passed\nfa3_sm90,"%s",1.5,1.4,1.6,600,true\n' \
-  "$config" >"$csv"
-printf '%s\n%s\n' "family,config,dtype,mask,direction,seqlen,head_dim,run,input_set,ms,ended_utc" \
-  "fa3_sm90,\"$config\",bf16,full,fwd,4096,64,0,0,1.5,2026-12-08T01:40:01.000250Z" >"$runs"
-STUB
-cat >"$work/path/nvidia-smi" <<'STUB'
-#!/usr/bin/env bash
-case "$*" in
-  *name,driver*) echo "NVIDIA H200, 580.159.04" ;;
-  *name*) echo "NVIDIA H200" ;;
-  *) while echo "$(date -u '+%Y/%m/%d %H:%M:%S.%3N'), 1980 MHz, 3201 MHz, 500.0 W, 50"; do sleep 0.1; done ;;
-esac
-STUB
-chmod +x "$work/carry/bin/fa-bench" "$work/path/nvidia-smi"
+mkdir -p "$work/out"
+# shellcheck source=card_stand_ins.sh
+. "$(dirname "$0")/card_stand_ins.sh"
+card_stand_ins "$work" "NVIDIA H200"
 out=$(PATH=$work/path:$PATH CARRY=$work/carry OUT=$work/out \
   bash "$repo/experiments/card_transfer/clock_steps.sh" 2>&1)
 rc=$?
@@ -59,7 +40,8 @@ for label in runs300 w5 settle200 d128-w5 d128-settle200; do
   tar tzf "$work/out/clock-steps.tgz" | grep -q "h200-$label.tgz" ||
     fail "clock-steps.tgz lacks h200-$label.tgz"
 done
-grep -q '^| 1 | c1 | 600.0 | 1.500 | 1.400-1.600 | true |$' <<<"$out" || fail "a table's row"
+grep -q '^| 1 | c1 | 80.0 | 1.500 | 1.400-1.600 | true |$' <<<"$out" || fail "a table's row (kBlockN 80)"
+grep -q '^| 1 | c0 | 600.0 | 1.500 | 1.400-1.600 | true |$' <<<"$out" || fail "a table's row (kStages=2)"
 OUT=$work/out bash "$repo/experiments/card_transfer/clock_steps.sh" >/dev/null 2>&1
 [ $? = 2 ] || fail "no CARRY should exit 2"
 [ "$status" = 0 ] && echo "ok: clock_steps.sh"
