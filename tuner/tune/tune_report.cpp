@@ -6,6 +6,7 @@
 #include "tuner/measure/early_stop.hpp"
 #include "tuner/report/table.hpp"
 #include "tuner/tune/tune_command.hpp"
+#include "tuner/tune/tuning_protocol.hpp"
 
 namespace fl::tuner {
 
@@ -91,6 +92,14 @@ std::string margin_text(ProblemWinner const& w) {
   return format_fixed(w.tflops / w.runner_up_tflops, 2) + "x over " + w.runner_up_family;
 }
 
+// How every candidate was timed (tuning_protocol.hpp), said once above the table: a kernel timed after a
+// few warm-up runs reads faster than the same kernel settled, so a reader comparing TFLOP/s needs it.
+std::string timing_note() {
+  return "timed: " + std::to_string(kTuningWarmupRuns) + " warm-up runs, " +
+         (kTuningSettleMs > 0 ? std::to_string(kTuningSettleMs) + " ms settled" : std::string("no settle")) +
+         ", then the median of " + std::to_string(kTuningTimedRuns) + " runs a candidate (stored with each)";
+}
+
 }  // namespace
 
 std::string render_tuning(TuningReport const& report) {
@@ -103,7 +112,7 @@ std::string render_tuning(TuningReport const& report) {
                    std::string(name(r.end)), std::to_string(r.evaluated), std::to_string(r.resumed),
                    std::to_string(r.rejected)});
   std::string out = "GPU " + report.gpu.name + ", driver " + driver_text(report.gpu) + ", NVRTC " +
-                    report.nvrtc_version + ", strategy " + report.strategy + "\n";
+                    report.nvrtc_version + ", strategy " + report.strategy + "\n" + timing_note() + "\n";
   if (!report.split_note.empty()) out += report.split_note + "\n";
   out += table.render();
   // The best family per problem, when more than one family was tried anywhere.
@@ -160,7 +169,11 @@ std::string tuning_json(TuningReport const& report, std::string const& gpu_ident
       ",\n  \"driver\": " + quoted(report.gpu.driver_version) +
       ",\n  \"cuda_driver_api\": " + std::to_string(report.gpu.cuda_driver_api) +
       ",\n  \"nvrtc\": " + quoted(report.nvrtc_version) + ",\n  \"date\": " + quoted(db::utc_timestamp()) +
-      ",\n  \"strategy\": " + quoted(report.strategy) + ",\n  \"split\": " + quoted(report.split_note) +
+      ",\n  \"strategy\": " + quoted(report.strategy) +
+      ",\n  \"timing\": {\"warmup_runs\": " + std::to_string(kTuningWarmupRuns) +
+      ", \"settle_ms\": " + std::to_string(kTuningSettleMs) +
+      ", \"timed_runs\": " + std::to_string(kTuningTimedRuns) + "}" +
+      ",\n  \"split\": " + quoted(report.split_note) +
       ",\n  \"compile_workers\": " + std::to_string(report.compile_workers) +
       ",\n  \"reference_s\": " + format_fixed(report.reference_s, 3) +
       ",\n  \"forwards\": {\"ahead\": " + std::to_string(report.forwards.ahead) +

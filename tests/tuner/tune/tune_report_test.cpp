@@ -161,6 +161,9 @@ TEST_CASE("every column of the table is a field of --json, with the same value",
         "\"verify_s\": ", "\"timing_s\": ", "\"compile_cpu_s\": ", "\"timing_cut\": ", "\"faults\": [",
         "\"reference_s\": ", "\"split\": ", "\"cross_check\": ", "\"stop_signal\": ", "\"context_lost\": "})
     CHECK_THAT(json, Catch::Contains(key));
+  // And the line above the table: how every candidate was timed (tuning_protocol.hpp).
+  CHECK_THAT(table, Catch::Contains("timed: 5 warm-up runs, no settle, then the median of 30 runs"));
+  CHECK_THAT(json, Catch::Contains("\"timing\": {\"warmup_runs\": 5, \"settle_ms\": 0, \"timed_runs\": 30}"));
 }
 
 TEST_CASE("the footer and --json say where the backward forwards came from", "[tuner][tune]") {
