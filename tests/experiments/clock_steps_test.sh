@@ -35,10 +35,11 @@ expect 5 "--settle-ms 200"
 expect 6 "--head-dim 128 --seqlen 4096" "--settle-ms"
 expect 6 "--config kStages=2"
 expect 7 "--settle-ms 200"
+# Listed once: `tar | grep -q` under pipefail fails when grep's early exit kills tar with SIGPIPE.
+packed=$(tar tzf "$work/out/clock-steps.tgz" 2>&1)
 for label in runs300 w5 settle200 d128-w5 d128-settle200; do
   grep -q "^## h200-$label (rc 0)$" <<<"$out" || fail "the heading of h200-$label"
-  tar tzf "$work/out/clock-steps.tgz" | grep -q "h200-$label.tgz" ||
-    fail "clock-steps.tgz lacks h200-$label.tgz"
+  grep -q "h200-$label.tgz" <<<"$packed" || fail "clock-steps.tgz lacks h200-$label.tgz"
 done
 grep -q '^| 1 | c1 | 80.0 | 1.500 | 1.400-1.600 | true |$' <<<"$out" || fail "a table's row (kBlockN 80)"
 grep -q '^| 1 | c0 | 600.0 | 1.500 | 1.400-1.600 | true |$' <<<"$out" || fail "a table's row (kStages=2)"

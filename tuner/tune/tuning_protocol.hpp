@@ -9,9 +9,10 @@ namespace fl::tuner {
 // Warm-up runs, then the median of this many (>= 20 by the measurement protocol; 30 keeps p20/p80 stable).
 constexpr int kTuningWarmupRuns = 5;
 constexpr int kTuningTimedRuns = 30;
-// No settle: every row of the shipped grid was timed without one. A kernel under about 1 ms is therefore
-// timed before the power cap's first clock step (on the H100, 13-15% faster than after fa-bench
-// --settle-ms 200; experiments/card_transfer/README.md). Changing this re-times every stored row on resume.
+// No settle: every row of the shipped grid was timed without one. So a short kernel's timed runs can all
+// fall before the power cap's first clock step (on the H100 a 0.85 ms kernel timed 13-15% faster than after
+// fa-bench --settle-ms 200) and a longer one's straddle it (experiments/card_transfer/README.md). Changing
+// this re-times every stored row on resume.
 constexpr int kTuningSettleMs = 0;
 constexpr db::TimingProtocol kTuningProtocol{kTuningWarmupRuns, kTuningSettleMs};
 
