@@ -86,7 +86,9 @@ TEST_CASE("time a later problem leaves unspent goes back to the problem its shar
   CHECK(fa1.end == SearchEnd::exhausted);
   CHECK(fa2.end == SearchEnd::time);
   INFO("fa2_sm80 searched " << searched(fa2) << " in " << fa2.wall_s << " s, fa1 " << fa1.wall_s << " s");
-  CHECK(fa2.wall_s > 1.4);  // its own share alone ends near 1 s
+  // Its own share alone ends near 1 s; with fa1's time back it ran 1.75 s here idle, 1.37 s under a parallel
+  // ctest on this 2-core machine (2026-12-08), so the bound sits between the share and the loaded case.
+  CHECK(fa2.wall_s > 1.25);
   CHECK(searched(fa2) < int(fa2.space_size));
   CHECK_THAT(report.split_note, Catch::Contains("goes back to the problems whose share ran out"));
 }
