@@ -22,6 +22,7 @@ class ProblemTuning::Run {
         store_(std::move(store)),
         progress_(progress),
         space_size_(space.valid_points().size()),
+        default_config_(family.default_config(problem_)),
         key_{store_.gpu, store_.nvrtc_version, store_.source_hash, std::string(family.name()),
              "",         problem_key(problem_)} {}
 
@@ -49,7 +50,7 @@ class ProblemTuning::Run {
     auto [it, inserted] = stored_.try_emplace(key.config, false);
     if (inserted) {
       auto const found = db::find_measurement(*store_.database, key);
-      it->second = found && !measure_again(config, *found, family_.default_config(problem_));
+      it->second = found && !measure_again(config, *found, default_config_);
     }
     return it->second;
   }
@@ -70,7 +71,7 @@ class ProblemTuning::Run {
   int resume(TuneLimits const& limits) {
     if (resumed_from_store_ || limits.remeasure_run) return 0;
     resumed_from_store_ = true;
-    auto const rows = stored_rows(*store_.database, key_, space_, family_.default_config(problem_));
+    auto const rows = stored_rows(*store_.database, key_, space_, default_config_);
     for (auto const& row : rows) {
       key_.config = row.text;
       stored_[key_.config] = true;
@@ -160,7 +161,7 @@ class ProblemTuning::Run {
     key_.config = device::to_string(config);
     std::optional<db::Measurement> found;
     if (!limits.remeasure_run) found = db::find_measurement(*store_.database, key_);
-    if (found && measure_again(config, *found, family_.default_config(problem_))) found.reset();
+    if (found && measure_again(config, *found, default_config_)) found.reset();
     cost_ = {};
     std::optional<double> cost;
     if (found) {
@@ -254,6 +255,7 @@ class ProblemTuning::Run {
   TuneStore store_;
   Progress* progress_;
   std::size_t space_size_;
+  device::Config default_config_;  // asked of each stored row (measure_again): built once, not per lookup
 
  public:
   std::string progress_prefix_;
